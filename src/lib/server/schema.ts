@@ -1,0 +1,439 @@
+// The whole data model (DESIGN.md §4). Migrations in drizzle/ are generated from this file with
+// `npm run db:generate`; never edit a generated migration by hand.
+import { sql } from 'drizzle-orm';
+import {
+	bigint,
+	boolean,
+	customType,
+	foreignKey,
+	index,
+	integer,
+	jsonb,
+	pgTable,
+	primaryKey,
+	text,
+	timestamp,
+	uniqueIndex,
+	uuid
+} from 'drizzle-orm/pg-core';
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({
+	dataType: () => 'bytea'
+});
+
+const ts = (name: string) => timestamp(name, { withTimezone: true, mode: 'date' });
+const createdAt = () => ts('created_at').notNull().defaultNow();
+
+/** Key/value settings of the instance (the generated share-link secret lives here). */
+export const instanceSetting = pgTable('instance_setting', {
+	key: text('key').primaryKey(),
+	value: text('value').notNull()
+});
+
+// ─── Auth and tenancy ─────────────────────────────────────────────────────────────────────
+
+export const account = pgTable('account', {
+	id: text('id').primaryKey(),
+	username: text('username').notNull().unique(),
+	passwordHash: text('password_hash'),
+	instanceAdmin: boolean('instance_admin').notNull().default(false),
+	createdAt: createdAt()
+});
+
+export const session = pgTable(
+	'session',
+	{
+		// SHA-256 (hex) of the cookie token: a database leak does not leak live sessions.
+		id: text('id').primaryKey(),
+		accountId: text('account_id')
+			.notNull()
+			.references(() => account.id, { onDelete: 'cascade' }),
+		expiresAt: ts('expires_at').notNull()
+	},
+	(t) => [index('session_account_idx').on(t.accountId)]
+);
+
+export const workspace = pgTable('workspace', {
+	id: text('id').primaryKey(),
+	name: text('name').notNull(),
+	createdBy: text('created_by'),
+	createdAt: createdAt()
+});
+
+export const member = pgTable(
+	'member',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		username: text('username').notNull(),
+		accountId: text('account_id')
+			.notNull()
+			.references(() => account.id, { onDelete: 'cascade' }),
+		isAdmin: boolean('is_admin').notNull().default(false),
+		createdAt: createdAt()
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspace, t.username] }),
+		index('member_account_idx').on(t.accountId)
+	]
+);
+
+export const group = pgTable(
+	'group',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		name: text('name').notNull()
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.name] })]
+);
+
+export const groupMember = pgTable(
+	'group_member',
+	{
+		workspace: text('workspace').notNull(),
+		groupName: text('group_name').notNull(),
+		username: text('username').notNull()
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspace, t.groupName, t.username] }),
+		foreignKey({
+			columns: [t.workspace, t.groupName],
+			foreignColumns: [group.workspace, group.name]
+		}).onDelete('cascade'),
+		index('group_member_user_idx').on(t.workspace, t.username)
+	]
+);
+
+export const folder = pgTable(
+	'folder',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		name: text('name').notNull(),
+		// Principals as written in the API: `u/<username>` or `g/<group>`.
+		readers: text('readers').array().notNull().default(sql`'{}'::text[]`),
+		writers: text('writers').array().notNull().default(sql`'{}'::text[]`)
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.name] })]
+);
+
+export const apiToken = pgTable(
+	'api_token',
+	{
+		id: text('id').primaryKey(),
+		// SHA-256 (hex) of the bearer token; the token itself is shown once.
+		hash: text('hash').notNull().unique(),
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		owner: text('owner').notNull(),
+		label: text('label').notNull(),
+		scopes: text('scopes').array().notNull().default(sql`'{}'::text[]`),
+		expiresAt: ts('expires_at'),
+		createdAt: createdAt(),
+		lastUsedAt: ts('last_used_at')
+	},
+	(t) => [index('api_token_owner_idx').on(t.workspace, t.owner)]
+);
+
+// ─── Scripts, jobs, warehouses ────────────────────────────────────────────────────────────
+
+export const script = pgTable(
+	'script',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		hash: bigint('hash', { mode: 'bigint' }).notNull(),
+		path: text('path').notNull(),
+		language: text('language').notNull(),
+		content: text('content').notNull(),
+		createdBy: text('created_by').notNull(),
+		createdAt: createdAt(),
+		deleted: boolean('deleted').notNull().default(false),
+		archived: boolean('archived').notNull().default(false)
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspace, t.hash] }),
+		index('script_path_idx').on(t.workspace, t.path, t.createdAt)
+	]
+);
+
+/** The project files of a dbt version (tar.gz), kept apart so listing scripts never reads them. */
+export const scriptArchive = pgTable(
+	'script_archive',
+	{
+		workspace: text('workspace').notNull(),
+		hash: bigint('hash', { mode: 'bigint' }).notNull(),
+		data: bytea('data').notNull()
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspace, t.hash] }),
+		foreignKey({ columns: [t.workspace, t.hash], foreignColumns: [script.workspace, script.hash] }).onDelete(
+			'cascade'
+		)
+	]
+);
+
+export const job = pgTable(
+	'job',
+	{
+		id: uuid('id').primaryKey(),
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		kind: text('kind').notNull(),
+		scriptPath: text('script_path'),
+		scriptHash: bigint('script_hash', { mode: 'bigint' }),
+		createdBy: text('created_by').notNull(),
+		permissionedAs: text('permissioned_as').notNull(),
+		parentJob: uuid('parent_job'),
+		status: text('status').notNull().default('queued'),
+		args: jsonb('args').notNull().default({}),
+		result: jsonb('result'),
+		logs: text('logs').notNull().default(''),
+		timeoutS: integer('timeout_s'),
+		workerId: text('worker_id'),
+		heartbeatAt: ts('heartbeat_at'),
+		cancelRequested: boolean('cancel_requested').notNull().default(false),
+		createdAt: createdAt(),
+		startedAt: ts('started_at'),
+		completedAt: ts('completed_at')
+	},
+	(t) => [
+		index('job_ws_created_idx').on(t.workspace, t.createdAt),
+		index('job_ws_path_idx').on(t.workspace, t.scriptPath, t.createdAt),
+		index('job_queue_idx').on(t.status, t.createdAt),
+		index('job_parent_idx').on(t.parentJob)
+	]
+);
+
+export const warehouse = pgTable(
+	'warehouse',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		name: text('name').notNull(),
+		defaultDatabase: text('default_database'),
+		settings: jsonb('settings').notNull().default({}),
+		// Write-only: no API returns these; they reach dbt as environment variables only.
+		secrets: jsonb('secrets').notNull().default({})
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.name] })]
+);
+
+// ─── The dbt graph ────────────────────────────────────────────────────────────────────────
+// Every graph table carries the same key: (workspace, script_path, script_hash, job_id).
+// A version's own graph has job_id = the zero uuid; a run snapshot has its job's id; a
+// preview has script_hash NULL. Uniqueness is two partial indexes because NULL never equals
+// NULL; the surrogate id keeps the primary key total.
+
+export const ZERO_UUID = '00000000-0000-0000-0000-000000000000';
+
+const graphKey = () => ({
+	id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+	workspace: text('workspace').notNull(),
+	scriptPath: text('script_path').notNull(),
+	scriptHash: bigint('script_hash', { mode: 'bigint' }),
+	jobId: uuid('job_id').notNull()
+});
+
+export const dbtNode = pgTable(
+	'dbt_node',
+	{
+		...graphKey(),
+		uniqueId: text('unique_id').notNull(),
+		resourceType: text('resource_type').notNull(),
+		name: text('name').notNull(),
+		assetPath: text('asset_path'),
+		materialized: text('materialized'),
+		materializeStrategy: text('materialize_strategy'),
+		uniqueKey: text('unique_key'),
+		tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+		description: text('description'),
+		testKind: text('test_kind'),
+		testColumn: text('test_column'),
+		testArgs: jsonb('test_args'),
+		severity: text('severity'),
+		attachedNode: text('attached_node'),
+		columns: jsonb('columns'),
+		columnSchema: jsonb('column_schema'),
+		freshness: jsonb('freshness'),
+		rawCode: text('raw_code'),
+		originalFilePath: text('original_file_path'),
+		ingestedAt: ts('ingested_at').notNull().defaultNow()
+	},
+	(t) => [
+		uniqueIndex('dbt_node_version_uq')
+			.on(t.workspace, t.scriptPath, t.scriptHash, t.jobId, t.uniqueId)
+			.where(sql`script_hash IS NOT NULL`),
+		uniqueIndex('dbt_node_preview_uq')
+			.on(t.workspace, t.jobId, t.uniqueId)
+			.where(sql`script_hash IS NULL`),
+		foreignKey({ columns: [t.workspace, t.scriptHash], foreignColumns: [script.workspace, script.hash] }).onDelete(
+			'cascade'
+		),
+		index('dbt_node_asset_idx').on(t.workspace, t.assetPath),
+		index('dbt_node_job_idx').on(t.jobId),
+		index('dbt_node_ingested_idx').on(t.ingestedAt)
+	]
+);
+
+export const dbtEdge = pgTable(
+	'dbt_edge',
+	{
+		...graphKey(),
+		parentUniqueId: text('parent_unique_id').notNull(),
+		childUniqueId: text('child_unique_id').notNull()
+	},
+	(t) => [
+		uniqueIndex('dbt_edge_version_uq')
+			.on(t.workspace, t.scriptPath, t.scriptHash, t.jobId, t.parentUniqueId, t.childUniqueId)
+			.where(sql`script_hash IS NOT NULL`),
+		uniqueIndex('dbt_edge_preview_uq')
+			.on(t.workspace, t.jobId, t.parentUniqueId, t.childUniqueId)
+			.where(sql`script_hash IS NULL`),
+		foreignKey({ columns: [t.workspace, t.scriptHash], foreignColumns: [script.workspace, script.hash] }).onDelete(
+			'cascade'
+		),
+		index('dbt_edge_job_idx').on(t.jobId)
+	]
+);
+
+export const dbtColumnEdge = pgTable(
+	'dbt_column_edge',
+	{
+		...graphKey(),
+		parentUniqueId: text('parent_unique_id').notNull(),
+		parentColumn: text('parent_column').notNull(),
+		childUniqueId: text('child_unique_id').notNull(),
+		childColumn: text('child_column').notNull(),
+		lineageKind: text('lineage_kind').notNull(),
+		// Connected component of the DIRECT (copy/mod) edges, computed at ingest, so a
+		// column-lineage read fetches one component by index instead of walking the project.
+		// NULL for scan and other non-direct kinds, which are never served.
+		component: integer('component')
+	},
+	(t) => [
+		uniqueIndex('dbt_column_edge_version_uq')
+			.on(
+				t.workspace,
+				t.scriptPath,
+				t.scriptHash,
+				t.jobId,
+				t.parentUniqueId,
+				t.parentColumn,
+				t.childUniqueId,
+				t.childColumn,
+				t.lineageKind
+			)
+			.where(sql`script_hash IS NOT NULL`),
+		uniqueIndex('dbt_column_edge_preview_uq')
+			.on(
+				t.workspace,
+				t.jobId,
+				t.parentUniqueId,
+				t.parentColumn,
+				t.childUniqueId,
+				t.childColumn,
+				t.lineageKind
+			)
+			.where(sql`script_hash IS NULL`),
+		foreignKey({ columns: [t.workspace, t.scriptHash], foreignColumns: [script.workspace, script.hash] }).onDelete(
+			'cascade'
+		),
+		index('dbt_column_edge_component_idx').on(t.workspace, t.jobId, t.scriptHash, t.component),
+		index('dbt_column_edge_child_idx').on(t.workspace, t.jobId, t.scriptHash, t.childUniqueId),
+		index('dbt_column_edge_parent_idx').on(t.workspace, t.jobId, t.scriptHash, t.parentUniqueId)
+	]
+);
+
+export const dbtGraphSnapshot = pgTable(
+	'dbt_graph_snapshot',
+	{
+		...graphKey(),
+		digest: text('digest').notNull(),
+		relationRootAtLastIngest: text('relation_root_at_last_ingest'),
+		permissionedAs: text('permissioned_as').notNull(),
+		// What the ingest stored and dropped, so a page can explain a graph without re-reading it.
+		stats: jsonb('stats').notNull().default({}),
+		ingestedAt: ts('ingested_at').notNull().defaultNow()
+	},
+	(t) => [
+		uniqueIndex('dbt_graph_snapshot_version_uq')
+			.on(t.workspace, t.scriptPath, t.scriptHash, t.jobId)
+			.where(sql`script_hash IS NOT NULL`),
+		uniqueIndex('dbt_graph_snapshot_preview_uq')
+			.on(t.workspace, t.jobId)
+			.where(sql`script_hash IS NULL`),
+		foreignKey({ columns: [t.workspace, t.scriptHash], foreignColumns: [script.workspace, script.hash] }).onDelete(
+			'cascade'
+		),
+		index('dbt_graph_snapshot_path_idx').on(t.workspace, t.scriptPath, t.ingestedAt),
+		index('dbt_graph_snapshot_job_idx').on(t.jobId),
+		index('dbt_graph_snapshot_ingested_idx').on(t.ingestedAt)
+	]
+);
+
+export const dbtRunProgress = pgTable(
+	'dbt_run_progress',
+	{
+		workspace: text('workspace').notNull(),
+		jobId: uuid('job_id').notNull(),
+		assetKind: text('asset_kind').notNull(),
+		assetPath: text('asset_path').notNull(),
+		status: text('status').notNull(),
+		rowCount: bigint('row_count', { mode: 'number' }),
+		error: text('error'),
+		updatedAt: ts('updated_at').notNull().defaultNow()
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspace, t.jobId, t.assetKind, t.assetPath] }),
+		index('dbt_run_progress_updated_idx').on(t.updatedAt)
+	]
+);
+
+export const assetUsage = pgTable(
+	'asset_usage',
+	{
+		workspace: text('workspace').notNull(),
+		assetKind: text('asset_kind').notNull(),
+		assetPath: text('asset_path').notNull(),
+		access: text('access').notNull(),
+		scriptPath: text('script_path').notNull()
+	},
+	(t) => [
+		primaryKey({ columns: [t.workspace, t.scriptPath, t.assetKind, t.assetPath] }),
+		index('asset_usage_asset_idx').on(t.workspace, t.assetKind, t.assetPath)
+	]
+);
+
+export const producerColumnLineage = pgTable(
+	'producer_column_lineage',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		workspace: text('workspace').notNull(),
+		scriptPath: text('script_path').notNull(),
+		scriptHash: bigint('script_hash', { mode: 'bigint' }).notNull(),
+		outputAssetKind: text('output_asset_kind').notNull(),
+		outputAssetPath: text('output_asset_path').notNull(),
+		outputColumn: text('output_column').notNull(),
+		inputAssetKind: text('input_asset_kind').notNull(),
+		inputAssetPath: text('input_asset_path').notNull(),
+		inputColumn: text('input_column').notNull(),
+		source: text('source').notNull()
+	},
+	(t) => [
+		foreignKey({ columns: [t.workspace, t.scriptHash], foreignColumns: [script.workspace, script.hash] }).onDelete(
+			'cascade'
+		),
+		index('producer_column_lineage_version_idx').on(t.workspace, t.scriptHash),
+		index('producer_column_lineage_input_idx').on(t.workspace, t.inputAssetKind, t.inputAssetPath),
+		index('producer_column_lineage_output_idx').on(t.workspace, t.outputAssetKind, t.outputAssetPath)
+	]
+);

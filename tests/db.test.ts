@@ -1,0 +1,52 @@
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Database } from '../src/lib/server/db';
+import { toBigInt, toNumber } from '../src/lib/server/db';
+import { script, workspace, dbtNode, ZERO_UUID } from '../src/lib/server/schema';
+import { testBackends } from './support/db';
+
+describe.each(testBackends())('database on $name', (backend) => {
+	let h: Database;
+	beforeAll(async () => {
+		h = await backend.open();
+	});
+	afterAll(async () => {
+		await h?.close();
+	});
+
+	it('has every table of the data model', async () => {
+		const rows = await h.rows<{ t: string }>(
+			sql`select table_name as t from information_schema.tables where table_schema = 'public' order by 1`
+		);
+		const names = rows.map((r) => r.t);
+		for (const t of [
+			'account', 'session', 'workspace', 'member', 'group', 'group_member', 'folder', 'api_token',
+			'script', 'job', 'warehouse', 'dbt_node', 'dbt_edge', 'dbt_column_edge', 'dbt_graph_snapshot',
+			'dbt_run_progress', 'asset_usage', 'producer_column_lineage'
+		]) {
+			expect(names).toContain(t);
+		}
+	});
+
+	it('normalises raw bigint results above 2^53 and array parameters', async () => {
+		const [r] = await h.rows<{ big: unknown; n: unknown }>(
+			sql`select ${sql.param('9007199254740993')}::bigint as big, count(*) as n from (values (1),(2)) v(x) where x = any(${sql.param([1, 2])}::int[])`
+		);
+		expect(toBigInt(r.big)).toBe(9007199254740993n);
+		expect(toNumber(r.n)).toBe(2);
+	});
+
+	it('keeps a preview (NULL hash) and a version graph apart, and cascades a version delete', async () => {
+		await h.db.insert(workspace).values({ id: 'ws1', name: 'one' });
+		await h.db.insert(script).values({ workspace: 'ws1', hash: 42n, path: 'f/a/p', language: 'dbt', content: '', createdBy: 'x' });
+		const base = { workspace: 'ws1', scriptPath: 'f/a/p', uniqueId: 'model.p.a', resourceType: 'model', name: 'a' };
+		await h.db.insert(dbtNode).values({ ...base, scriptHash: 42n, jobId: ZERO_UUID });
+		await h.db.insert(dbtNode).values({ ...base, scriptHash: null, jobId: ZERO_UUID });
+		// The same preview row twice violates the NULL-hash partial unique index.
+		await expect(h.db.insert(dbtNode).values({ ...base, scriptHash: null, jobId: ZERO_UUID })).rejects.toThrow();
+		await expect(h.db.insert(dbtNode).values({ ...base, scriptHash: 42n, jobId: ZERO_UUID })).rejects.toThrow();
+		await h.db.delete(script).where(sql`hash = 42`);
+		const left = await h.rows<{ n: number }>(sql`select count(*)::int as n, bool_and(script_hash is null) as only_null from dbt_node`);
+		expect(left[0]).toMatchObject({ n: 1, only_null: true });
+	});
+});

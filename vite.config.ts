@@ -1,0 +1,16 @@
+import { sveltekit } from '@sveltejs/kit/vite';
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+	plugins: [sveltekit()],
+	test: {
+		include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
+		globalSetup: ['tests/support/global-setup.ts'],
+		// PGlite instances cost ~0.5 GB and seconds of CPU each; two workers keep a 2-core
+		// machine responsive without serialising the whole suite.
+		maxWorkers: 2,
+		testTimeout: 30_000,
+		hookTimeout: 120_000,
+		reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default']
+	}
+});
