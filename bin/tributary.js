@@ -1,0 +1,181 @@
+#!/usr/bin/env node
+// The command-line client CI calls: upload a dbt target directory as a deploy or a preview.
+//   npx tributary deploy ./target --path f/analytics/jaffle --url https://tributary.example --token …
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { create } from 'tar';
+
+const USAGE = `usage: tributary <deploy|preview> <target-dir> --path <u/user/name|f/folder/name>
+                 [--url URL] [--token TOKEN] [--workspace WS] [--descriptor FILE]
+                 [--project DIR | --no-project]
+
+  Finds manifest.json, run_results.json and the column-lineage index (index/*.parquet or
+  info_schema/v1/*.parquet) in <target-dir> and uploads them. The project files (the directory
+  holding dbt_project.yml, default: the parent of <target-dir>) are uploaded as a tar.gz without
+  target/, logs/ and .env* so the server can run the version.
+  --url and --token default to $TRIBUTARY_URL and $TRIBUTARY_TOKEN; --workspace to
+  $TRIBUTARY_WORKSPACE, else the token's only workspace.`;
+
+function fail(msg, code = 1) {
+	process.stderr.write(`tributary: ${msg}\n`);
+	process.exit(code);
+}
+
+const { values, positionals } = parseArgs({
+	allowPositionals: true,
+	options: {
+		path: { type: 'string' },
+		url: { type: 'string' },
+		token: { type: 'string' },
+		workspace: { type: 'string' },
+		descriptor: { type: 'string' },
+		project: { type: 'string' },
+		'no-project': { type: 'boolean' },
+		help: { type: 'boolean', short: 'h' }
+	}
+});
+
+if (values.help) {
+	process.stdout.write(`${USAGE}\n`);
+	process.exit(0);
+}
+const [command, targetArg] = positionals;
+if (!['deploy', 'preview'].includes(command ?? '') || !targetArg) fail(`${USAGE}`, 2);
+const url = (values.url ?? process.env.TRIBUTARY_URL ?? '').replace(/\/$/, '');
+const token = values.token ?? process.env.TRIBUTARY_TOKEN;
+if (!url) fail('no server: pass --url or set TRIBUTARY_URL', 2);
+if (!token) fail('no token: pass --token or set TRIBUTARY_TOKEN (mint one in Settings → Tokens)', 2);
+if (!values.path) fail('--path is required (u/<user>/<name> or f/<folder>/<name>)', 2);
+
+const target = path.resolve(targetArg);
+if (!existsSync(path.join(target, 'manifest.json'))) fail(`${target}: no manifest.json here (is this a dbt target/ directory?)`);
+
+function firstExisting(...candidates) {
+	return candidates.map((c) => path.join(target, c)).find((p) => existsSync(p));
+}
+
+const files = {
+	manifest: path.join(target, 'manifest.json'),
+	run_results: firstExisting('run_results.json'),
+	column_lineage: firstExisting(
+		'index/dbt.column_lineage.parquet',
+		'private/index/dbt.column_lineage.parquet',
+		'info_schema/v1/dbt.column_lineage.parquet'
+	),
+	node_columns: firstExisting(
+		'index/dbt.node_columns.parquet',
+		'private/index/dbt.node_columns.parquet',
+		'info_schema/v1/dbt.node_columns.parquet'
+	)
+};
+
+async function projectArchive() {
+	if (values['no-project']) return null;
+	const dir = path.resolve(values.project ?? path.dirname(target));
+	if (!existsSync(path.join(dir, 'dbt_project.yml'))) {
+		if (values.project) fail(`${dir}: no dbt_project.yml here`);
+		return null;
+	}
+	const skip = /^(\.\/)?(target|logs|dbt_packages|node_modules|\.git)(\/|$)|(^|\/)\.env/;
+	const chunks = [];
+	const stream = create({ gzip: true, cwd: dir, portable: true, filter: (p) => !skip.test(p) }, ['.']);
+	for await (const c of stream) chunks.push(c);
+	return Buffer.concat(chunks);
+}
+
+const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
+
+async function main() {
+	const form = new FormData();
+	form.set('path', values.path);
+	if (values.descriptor) form.set('descriptor', readFileSync(values.descriptor, 'utf8'));
+	let total = 0;
+	for (const [field, file] of Object.entries(files)) {
+		if (!file) continue;
+		const bytes = readFileSync(file);
+		total += bytes.length;
+		form.set(field, new Blob([bytes]), path.basename(file));
+		process.stderr.write(`  ${field.padEnd(15)} ${path.relative(process.cwd(), file)} (${mb(statSync(file).size)})\n`);
+	}
+	if (!files.column_lineage) process.stderr.write('  no column-lineage index in this target (dbt compile --static-analysis strict --write-index makes one)\n');
+	const tgz = await projectArchive();
+	if (tgz) {
+		total += tgz.length;
+		form.set('project', new Blob([tgz]), 'project.tar.gz');
+		process.stderr.write(`  ${'project'.padEnd(15)} ${mb(tgz.length)} tar.gz\n`);
+	}
+
+	let workspace = values.workspace ?? process.env.TRIBUTARY_WORKSPACE;
+	const headers = { authorization: `Bearer ${token}` };
+	if (!workspace) {
+		const who = await fetch(`${url}/api/whoami`, { headers });
+		if (!who.ok) fail(`${url}/api/whoami: ${who.status} ${await errorText(who)}`);
+		const ws = (await who.json()).workspaces ?? [];
+		if (ws.length !== 1) fail(`this token reaches ${ws.length} workspaces: pass --workspace`, 2);
+		workspace = ws[0].id;
+	}
+
+	// Upload progress: serialise the form, then stream it out in slices we can count.
+	const body = new Response(form);
+	const contentType = body.headers.get('content-type');
+	const bytes = new Uint8Array(await body.arrayBuffer());
+	let sent = 0;
+	const started = Date.now();
+	const tty = process.stderr.isTTY;
+	const progress = (label) => {
+		const line = `${label} ${mb(sent)} / ${mb(bytes.length)}  ${((Date.now() - started) / 1000).toFixed(1)}s`;
+		process.stderr.write(tty ? `\r${line}` : '');
+	};
+	const stream = new ReadableStream({
+		pull(controller) {
+			if (sent >= bytes.length) {
+				controller.close();
+				progress('uploaded');
+				process.stderr.write(tty ? `\n` : `uploaded ${mb(bytes.length)}\n`);
+				return;
+			}
+			const next = bytes.subarray(sent, sent + 256 * 1024);
+			sent += next.length;
+			controller.enqueue(next);
+			progress('uploading');
+		}
+	});
+	const ticker = setInterval(() => {
+		if (sent >= bytes.length && tty) process.stderr.write(`\ringesting… ${((Date.now() - started) / 1000).toFixed(1)}s`);
+	}, 250);
+	let res;
+	try {
+		res = await fetch(`${url}/api/w/${workspace}/scripts/dbt/${command}`, {
+			method: 'POST',
+			headers: { ...headers, 'content-type': contentType },
+			body: stream,
+			duplex: 'half'
+		});
+	} finally {
+		clearInterval(ticker);
+		if (tty) process.stderr.write('\n');
+	}
+	if (!res.ok) fail(`${command} failed (${res.status}): ${await errorText(res)}`);
+	const a = await res.json();
+	const secs = ((Date.now() - started) / 1000).toFixed(1);
+	const lines = [
+		`${command === 'deploy' ? `deployed ${values.path} version ${a.hash}` : `preview of ${values.path} stored`} in ${secs}s`,
+		`  nodes ${a.nodes}, edges ${a.edges}, column edges ${a.column_edges ?? 'none'}, typed nodes ${a.typed_nodes}`,
+		`  dropped: ${a.dropped.column_edges_outside_graph} outside the graph, ${a.dropped.column_edges_over_cap} over the cap, ${a.dropped.unnamed_columns} unnamed columns`,
+		...a.warnings.map((w) => `  warning: ${w}`),
+		`  job ${a.job_id}: ${url}${a.url}`
+	];
+	process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+async function errorText(res) {
+	const text = await res.text();
+	try {
+		return JSON.parse(text).error ?? text;
+	} catch {
+		return text.slice(0, 500);
+	}
+}
+
+main().catch((e) => fail(e.message));

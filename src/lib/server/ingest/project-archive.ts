@@ -1,0 +1,60 @@
+// The project archive (tar.gz of a dbt project without target/, logs/, .env*) is unpacked later
+// by the runner, so it is checked entry by entry at upload: a path that escapes its directory,
+// a link, or a device file refuses the whole upload before anything is stored.
+import { Parser, type ReadEntry } from 'tar';
+import { IngestError } from './errors';
+
+export const ARCHIVE_LIMITS = { maxEntries: 20_000, maxUnpackedBytes: 512 * 1024 * 1024 };
+
+export interface ArchiveSummary {
+	files: number;
+	unpackedBytes: number;
+	hasDbtProject: boolean;
+}
+
+function badEntryPath(p: string): string | null {
+	if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) return 'is an absolute path';
+	const parts = p.split(/[\\/]/);
+	if (parts.includes('..')) return 'escapes the project directory';
+	return null;
+}
+
+export async function inspectProjectArchive(data: Uint8Array, file = 'project'): Promise<ArchiveSummary> {
+	if (data.length < 2 || data[0] !== 0x1f || data[1] !== 0x8b) {
+		throw new IngestError(file, 'is not a gzip-compressed tar archive (expected a .tar.gz of the project directory)');
+	}
+	const summary: ArchiveSummary = { files: 0, unpackedBytes: 0, hasDbtProject: false };
+	let problem: IngestError | null = null;
+	const parser = new Parser({
+		strict: true,
+		onReadEntry: (entry: ReadEntry) => {
+			entry.resume();
+			if (problem) return;
+			const p = entry.path;
+			const why = badEntryPath(p);
+			if (why) problem = new IngestError(file, `entry "${p}" ${why}`);
+			else if (entry.type !== 'File' && entry.type !== 'Directory' && entry.type !== 'OldFile') {
+				problem = new IngestError(file, `entry "${p}" is a ${entry.type}; only files and directories are accepted`);
+			} else {
+				if (entry.type !== 'Directory') summary.files++;
+				summary.unpackedBytes += entry.size ?? 0;
+				if (/^(\.\/)?dbt_project\.yml$/.test(p)) summary.hasDbtProject = true;
+				if (summary.files > ARCHIVE_LIMITS.maxEntries) problem = new IngestError(file, `has more than ${ARCHIVE_LIMITS.maxEntries} entries`);
+				if (summary.unpackedBytes > ARCHIVE_LIMITS.maxUnpackedBytes) {
+					problem = new IngestError(file, `unpacks to more than ${ARCHIVE_LIMITS.maxUnpackedBytes / 1024 / 1024} MB`);
+				}
+			}
+		}
+	});
+	await new Promise<void>((resolve, reject) => {
+		parser.on('error', (e: Error) => reject(new IngestError(file, `is not a readable tar.gz (${e.message})`)));
+		parser.on('warn', (_code: string, message: string) => {
+			problem ??= new IngestError(file, `is not a readable tar.gz (${message})`);
+		});
+		parser.on('end', () => resolve());
+		parser.end(Buffer.from(data));
+	});
+	if (problem) throw problem;
+	if (!summary.hasDbtProject) throw new IngestError(file, 'has no dbt_project.yml at its top level');
+	return summary;
+}

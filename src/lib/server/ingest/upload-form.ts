@@ -1,0 +1,59 @@
+// Reads the multipart body of a deploy or preview: fields `path`, `descriptor`; files
+// `manifest` (required), `column_lineage`, `node_columns`, `run_results`, `project`.
+import { badRequest } from '../http';
+import { parseScriptPath } from '../paths';
+import type { UploadedFile, UploadRequest } from './deploy';
+
+const FILES = {
+	manifest: 'manifest.json',
+	column_lineage: 'dbt.column_lineage.parquet',
+	node_columns: 'dbt.node_columns.parquet',
+	run_results: 'run_results.json',
+	project: 'project.tar.gz'
+} as const;
+
+async function fileField(form: FormData, field: keyof typeof FILES): Promise<UploadedFile | undefined> {
+	const v = form.get(field);
+	if (v === null) return undefined;
+	if (typeof v === 'string') {
+		// curl -F manifest=<file sends text; accept it rather than make CI scripts care.
+		return { name: FILES[field], bytes: new TextEncoder().encode(v) };
+	}
+	return { name: v.name && v.name !== 'blob' ? v.name : FILES[field], bytes: new Uint8Array(await v.arrayBuffer()) };
+}
+
+export async function readUploadForm(
+	request: Request,
+	ctx: { workspace: string; username: string; kind: 'deploy' | 'preview' }
+): Promise<UploadRequest> {
+	const type = request.headers.get('content-type') ?? '';
+	if (!type.startsWith('multipart/form-data')) {
+		throw badRequest('the request must be multipart/form-data with a `manifest` file and a `path` field');
+	}
+	let form: FormData;
+	try {
+		form = await request.formData();
+	} catch (e) {
+		throw badRequest(`the multipart body could not be read (${(e as Error).message})`);
+	}
+	const path = form.get('path');
+	if (typeof path !== 'string' || !parseScriptPath(path)) {
+		throw badRequest('path: must be u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-], at most 255 characters');
+	}
+	const descriptor = form.get('descriptor');
+	if (descriptor !== null && typeof descriptor !== 'string' && !(descriptor instanceof Blob)) {
+		throw badRequest('descriptor: must be YAML text');
+	}
+	const manifest = await fileField(form, 'manifest');
+	if (!manifest) throw badRequest('manifest: the manifest.json file is required');
+	return {
+		...ctx,
+		path,
+		descriptor: descriptor === null ? undefined : typeof descriptor === 'string' ? descriptor : await descriptor.text(),
+		manifest,
+		columnLineage: await fileField(form, 'column_lineage'),
+		nodeColumns: await fileField(form, 'node_columns'),
+		runResults: await fileField(form, 'run_results'),
+		project: await fileField(form, 'project')
+	};
+}

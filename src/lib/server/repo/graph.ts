@@ -1,0 +1,324 @@
+// Storage of dbt graphs (DESIGN.md §4): replace one graph atomically, publish asset usage, and
+// the retention sweeps. A graph is addressed by its key (workspace, path, hash, job); a NULL
+// hash (a preview) never equals anything, so every statement branches on it explicitly.
+import { createHash } from 'node:crypto';
+import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Database, Tx } from '../db';
+import { toNumber } from '../db';
+import { dbtColumnEdge, dbtEdge, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
+
+export interface GraphKey {
+	workspace: string;
+	scriptPath: string;
+	scriptHash: bigint | null;
+	jobId: string;
+}
+
+export interface NodeRow {
+	uniqueId: string;
+	resourceType: string;
+	name: string;
+	assetPath: string | null;
+	materialized: string | null;
+	materializeStrategy: string | null;
+	uniqueKey: string | null;
+	tags: string[];
+	description: string | null;
+	testKind: string | null;
+	testColumn: string | null;
+	testArgs: unknown;
+	severity: string | null;
+	attachedNode: string | null;
+	columns: Record<string, string> | null;
+	columnSchema: { name: string; type?: string }[] | null;
+	freshness: unknown;
+	rawCode: string | null;
+	originalFilePath: string | null;
+}
+
+export interface EdgeRow {
+	parent: string;
+	child: string;
+}
+
+export interface ColumnEdgeRow {
+	parentUniqueId: string;
+	parentColumn: string;
+	childUniqueId: string;
+	childColumn: string;
+	lineageKind: string;
+	component: number | null;
+}
+
+export interface GraphContent {
+	nodes: NodeRow[];
+	edges: EdgeRow[];
+	/** null when the graph has no column lineage at all (not the same as zero edges). */
+	columnEdges: ColumnEdgeRow[] | null;
+}
+
+export interface MarkerInfo {
+	digest: string;
+	permissionedAs: string;
+	relationRoot?: string | null;
+	stats?: Record<string, unknown>;
+}
+
+/** Where a key's rows are: the partial unique indexes make these the two exact predicates. */
+type KeyedTable = typeof dbtNode | typeof dbtEdge | typeof dbtColumnEdge | typeof dbtGraphSnapshot;
+
+function keyWhere(t: KeyedTable, key: GraphKey): SQL {
+	return key.scriptHash === null
+		? and(eq(t.workspace, key.workspace), eq(t.jobId, key.jobId), isNull(t.scriptHash))!
+		: and(
+				eq(t.workspace, key.workspace),
+				eq(t.scriptPath, key.scriptPath),
+				eq(t.scriptHash, key.scriptHash),
+				eq(t.jobId, key.jobId)
+			)!;
+}
+
+const stable = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x));
+
+/**
+ * SHA-256 over a stable serialization: nodes by unique_id, then edges, then column edges only
+ * when the graph has them (so adding an index changes the digest, and an absent index does not
+ * look like an empty one). Callers pass rows already sorted by the ingest.
+ */
+export function graphDigest(g: GraphContent): string {
+	const h = createHash('sha256');
+	const nodes = [...g.nodes].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
+	h.update('nodes\n');
+	for (const n of nodes) h.update(stable(n)).update('\n');
+	h.update('edges\n');
+	for (const e of g.edges) h.update(e.parent).update('\u0000').update(e.child).update('\n');
+	if (g.columnEdges) {
+		h.update('column_edges\n');
+		for (const c of g.columnEdges) {
+			h.update(
+				[c.parentUniqueId, c.parentColumn, c.childUniqueId, c.childColumn, c.lineageKind].join('\u0000')
+			).update('\n');
+		}
+	}
+	return h.digest('hex');
+}
+
+const NODE_BATCH = 500;
+const EDGE_BATCH = 20_000;
+
+/** Deletes exactly one graph's rows and marker. */
+export async function deleteGraph(tx: Tx, key: GraphKey): Promise<void> {
+	await tx.delete(dbtColumnEdge).where(keyWhere(dbtColumnEdge, key));
+	await tx.delete(dbtEdge).where(keyWhere(dbtEdge, key));
+	await tx.delete(dbtNode).where(keyWhere(dbtNode, key));
+	await tx.delete(dbtGraphSnapshot).where(keyWhere(dbtGraphSnapshot, key));
+}
+
+/**
+ * Replaces one graph inside the caller's transaction: delete exactly this key's rows, write the
+ * marker, insert the rows. Edges go through `unnest` (one parameter per column) because a
+ * 200,000-edge index inserted row by row takes minutes on PGlite.
+ */
+export async function replaceGraph(h: Database, tx: Tx, key: GraphKey, g: GraphContent, marker: MarkerInfo): Promise<void> {
+	await deleteGraph(tx, key);
+	await tx.insert(dbtGraphSnapshot).values({
+		...key,
+		digest: marker.digest,
+		permissionedAs: marker.permissionedAs,
+		relationRootAtLastIngest: marker.relationRoot ?? null,
+		stats: marker.stats ?? {}
+	});
+	for (let i = 0; i < g.nodes.length; i += NODE_BATCH) {
+		await tx.insert(dbtNode).values(
+			g.nodes.slice(i, i + NODE_BATCH).map((n) => ({
+				...key,
+				...n,
+				testArgs: n.testArgs ?? null,
+				freshness: n.freshness ?? null
+			}))
+		);
+	}
+	const hashParam = key.scriptHash === null ? sql`null::bigint` : sql`${sql.param(key.scriptHash.toString())}::bigint`;
+	for (let i = 0; i < g.edges.length; i += EDGE_BATCH) {
+		const part = g.edges.slice(i, i + EDGE_BATCH);
+		await h.rows(
+			sql`insert into dbt_edge (workspace, script_path, script_hash, job_id, parent_unique_id, child_unique_id)
+				select ${key.workspace}, ${key.scriptPath}, ${hashParam}, ${key.jobId}::uuid, p, c
+				from unnest(${sql.param(part.map((e) => e.parent))}::text[], ${sql.param(part.map((e) => e.child))}::text[]) as u(p, c)`,
+			tx
+		);
+	}
+	const ce = g.columnEdges ?? [];
+	for (let i = 0; i < ce.length; i += EDGE_BATCH) {
+		const part = ce.slice(i, i + EDGE_BATCH);
+		await h.rows(
+			sql`insert into dbt_column_edge (workspace, script_path, script_hash, job_id, parent_unique_id, parent_column,
+					child_unique_id, child_column, lineage_kind, component)
+				select ${key.workspace}, ${key.scriptPath}, ${hashParam}, ${key.jobId}::uuid, pu, pc, cu, cc, k, comp
+				from unnest(
+					${sql.param(part.map((e) => e.parentUniqueId))}::text[],
+					${sql.param(part.map((e) => e.parentColumn))}::text[],
+					${sql.param(part.map((e) => e.childUniqueId))}::text[],
+					${sql.param(part.map((e) => e.childColumn))}::text[],
+					${sql.param(part.map((e) => e.lineageKind))}::text[],
+					${sql.param(part.map((e) => e.component))}::int[]
+				) as u(pu, pc, cu, cc, k, comp)`,
+			tx
+		);
+	}
+}
+
+export interface StoredMarker {
+	digest: string;
+	ingestedAt: Date;
+	permissionedAs: string;
+	stats: Record<string, unknown>;
+}
+
+export async function readMarker(tx: Tx, key: GraphKey): Promise<StoredMarker | null> {
+	const rows = await tx
+		.select({
+			digest: dbtGraphSnapshot.digest,
+			ingestedAt: dbtGraphSnapshot.ingestedAt,
+			permissionedAs: dbtGraphSnapshot.permissionedAs,
+			stats: dbtGraphSnapshot.stats
+		})
+		.from(dbtGraphSnapshot)
+		.where(keyWhere(dbtGraphSnapshot, key))
+		.limit(1);
+	const r = rows[0];
+	return r ? { ...r, stats: (r.stats ?? {}) as Record<string, unknown> } : null;
+}
+
+/** Counts of one stored graph (tests and the deploy answer use it). */
+export async function graphCounts(tx: Tx, key: GraphKey): Promise<{ nodes: number; edges: number; columnEdges: number }> {
+	const [n] = await tx.select({ c: sql<number>`count(*)::int` }).from(dbtNode).where(keyWhere(dbtNode, key));
+	const [e] = await tx.select({ c: sql<number>`count(*)::int` }).from(dbtEdge).where(keyWhere(dbtEdge, key));
+	const [c] = await tx.select({ c: sql<number>`count(*)::int` }).from(dbtColumnEdge).where(keyWhere(dbtColumnEdge, key));
+	return { nodes: toNumber(n.c), edges: toNumber(e.c), columnEdges: toNumber(c.c) };
+}
+
+/** All rows of one graph in a stable order: what tests compare "row for row". */
+export async function dumpGraph(tx: Tx, key: GraphKey) {
+	const nodes = await tx.select().from(dbtNode).where(keyWhere(dbtNode, key)).orderBy(dbtNode.uniqueId);
+	const edges = await tx
+		.select({ p: dbtEdge.parentUniqueId, c: dbtEdge.childUniqueId })
+		.from(dbtEdge)
+		.where(keyWhere(dbtEdge, key))
+		.orderBy(dbtEdge.parentUniqueId, dbtEdge.childUniqueId);
+	const columnEdges = await tx
+		.select({
+			pu: dbtColumnEdge.parentUniqueId,
+			pc: dbtColumnEdge.parentColumn,
+			cu: dbtColumnEdge.childUniqueId,
+			cc: dbtColumnEdge.childColumn,
+			k: dbtColumnEdge.lineageKind,
+			comp: dbtColumnEdge.component
+		})
+		.from(dbtColumnEdge)
+		.where(keyWhere(dbtColumnEdge, key))
+		.orderBy(
+			dbtColumnEdge.parentUniqueId,
+			dbtColumnEdge.parentColumn,
+			dbtColumnEdge.childUniqueId,
+			dbtColumnEdge.childColumn,
+			dbtColumnEdge.lineageKind
+		);
+	const marker = await readMarker(tx, key);
+	// Surrogate ids and ingest times differ between two stores of the same graph.
+	return {
+		marker: marker && { digest: marker.digest, permissionedAs: marker.permissionedAs },
+		nodes: nodes.map(({ id: _id, ingestedAt: _t, ...rest }) => rest),
+		edges,
+		columnEdges
+	};
+}
+
+export const versionKey = (workspace: string, scriptPath: string, scriptHash: bigint): GraphKey => ({
+	workspace,
+	scriptPath,
+	scriptHash,
+	jobId: ZERO_UUID
+});
+
+// ─── Retention (DESIGN.md §4) ─────────────────────────────────────────────────────────────
+
+export const RETENTION = { runDays: 30, versionsPerPath: 50, previewsPerPathAndPrincipal: 5 };
+
+async function deleteKeys(h: Database, tx: Tx, keys: GraphKey[]): Promise<void> {
+	for (const k of keys) await deleteGraph(tx, k);
+}
+
+interface MarkerKeyRow {
+	workspace: string;
+	script_path: string;
+	script_hash: unknown;
+	job_id: string;
+}
+
+const toKey = (r: MarkerKeyRow): GraphKey => ({
+	workspace: r.workspace,
+	scriptPath: r.script_path,
+	scriptHash: r.script_hash === null ? null : BigInt(String(r.script_hash)),
+	jobId: r.job_id
+});
+
+/**
+ * The three sweeps, for one path, each run in the caller's transaction together with its marker
+ * deletes: run snapshots and progress rows older than 30 days (workspace-wide), version graphs
+ * beyond the newest 50 deploys of the path, previews beyond the newest 5 per path and principal.
+ */
+export async function pruneGraphs(
+	h: Database,
+	tx: Tx,
+	workspace: string,
+	scriptPath: string,
+	now: Date = new Date()
+): Promise<{ runs: number; versions: number; previews: number; progress: number }> {
+	const cutoff = new Date(now.getTime() - RETENTION.runDays * 86_400_000).toISOString();
+	const oldRuns = (
+		await h.rows<MarkerKeyRow>(
+			sql`select workspace, script_path, script_hash::text as script_hash, job_id::text as job_id from dbt_graph_snapshot
+				where workspace = ${workspace} and script_hash is not null and job_id <> ${ZERO_UUID}::uuid
+				and ingested_at < ${cutoff}::timestamptz`,
+			tx
+		)
+	).map(toKey);
+	await deleteKeys(h, tx, oldRuns);
+	const progress = await h.rows<{ n: unknown }>(
+		sql`with d as (delete from dbt_run_progress where workspace = ${workspace} and updated_at < ${cutoff}::timestamptz returning 1)
+			select count(*)::int as n from d`,
+		tx
+	);
+	const oldVersions = (
+		await h.rows<MarkerKeyRow>(
+			sql`select g.workspace, g.script_path, g.script_hash::text as script_hash, g.job_id::text as job_id
+				from dbt_graph_snapshot g
+				join script s on s.workspace = g.workspace and s.hash = g.script_hash
+				where g.workspace = ${workspace} and g.script_path = ${scriptPath} and g.job_id = ${ZERO_UUID}::uuid
+				and s.hash not in (
+					select hash from script where workspace = ${workspace} and path = ${scriptPath}
+					order by created_at desc, hash desc limit ${RETENTION.versionsPerPath}
+				)`,
+			tx
+		)
+	).map(toKey);
+	await deleteKeys(h, tx, oldVersions);
+	const oldPreviews = (
+		await h.rows<MarkerKeyRow>(
+			sql`select workspace, script_path, null as script_hash, job_id::text as job_id from (
+					select *, row_number() over (partition by permissioned_as order by ingested_at desc, id desc) as rn
+					from dbt_graph_snapshot
+					where workspace = ${workspace} and script_path = ${scriptPath} and script_hash is null
+				) p where rn > ${RETENTION.previewsPerPathAndPrincipal}`,
+			tx
+		)
+	).map(toKey);
+	await deleteKeys(h, tx, oldPreviews);
+	return {
+		runs: oldRuns.length,
+		versions: oldVersions.length,
+		previews: oldPreviews.length,
+		progress: toNumber(progress[0]?.n)
+	};
+}

@@ -1,0 +1,104 @@
+// Script versions (dbt projects and producer SQL), their archives and asset usage.
+import { randomBytes } from 'node:crypto';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db';
+import { assetUsage, script, scriptArchive } from '../schema';
+
+export function newScriptHash(): bigint {
+	return randomBytes(8).readBigInt64BE();
+}
+
+export interface ScriptVersion {
+	workspace: string;
+	hash: bigint;
+	path: string;
+	language: string;
+	content: string;
+	createdBy: string;
+	createdAt: Date;
+	deleted: boolean;
+	archived: boolean;
+}
+
+export async function insertScriptVersion(
+	tx: Tx,
+	v: { workspace: string; hash: bigint; path: string; language: 'dbt' | 'sql'; content: string; createdBy: string }
+): Promise<void> {
+	await tx.insert(script).values(v);
+}
+
+export async function storeArchive(tx: Tx, workspace: string, hash: bigint, data: Uint8Array): Promise<void> {
+	await tx.insert(scriptArchive).values({ workspace, hash, data });
+}
+
+export async function hasArchive(tx: Tx, workspace: string, hash: bigint): Promise<boolean> {
+	const r = await tx
+		.select({ h: scriptArchive.hash })
+		.from(scriptArchive)
+		.where(and(eq(scriptArchive.workspace, workspace), eq(scriptArchive.hash, hash)))
+		.limit(1);
+	return r.length > 0;
+}
+
+/** The newest live (not deleted, not archived) version of a path. */
+export async function newestVersion(tx: Tx, workspace: string, path: string): Promise<ScriptVersion | null> {
+	const r = await tx
+		.select()
+		.from(script)
+		.where(and(eq(script.workspace, workspace), eq(script.path, path), eq(script.deleted, false), eq(script.archived, false)))
+		.orderBy(desc(script.createdAt), desc(script.hash))
+		.limit(1);
+	return r[0] ?? null;
+}
+
+export async function getVersion(tx: Tx, workspace: string, hash: bigint): Promise<ScriptVersion | null> {
+	const r = await tx
+		.select()
+		.from(script)
+		.where(and(eq(script.workspace, workspace), eq(script.hash, hash)))
+		.limit(1);
+	return r[0] ?? null;
+}
+
+export interface AssetUse {
+	assetKind: 'dbt' | 'ducklake';
+	assetPath: string;
+	access: 'r' | 'w' | 'rw';
+}
+
+/**
+ * Publishes which assets a path reads and writes, but only when `hash` is the newest live
+ * version of the path. The transaction-scoped advisory lock on the path serialises two deploys
+ * of one path: whichever publishes second sees the other's committed version and decides
+ * correctly, so the newest always ends up owning the rows.
+ */
+export async function publishAssetUsage(
+	h: Database,
+	tx: Tx,
+	workspace: string,
+	path: string,
+	hash: bigint,
+	uses: AssetUse[]
+): Promise<boolean> {
+	await h.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}\u0000${path}`}, 0))`, tx);
+	const newest = await newestVersion(tx, workspace, path);
+	if (!newest || newest.hash !== hash) return false;
+	await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)));
+	const merged = new Map<string, AssetUse>();
+	for (const u of uses) {
+		const k = `${u.assetKind}\u0000${u.assetPath}`;
+		const prev = merged.get(k);
+		merged.set(k, prev && prev.access !== u.access ? { ...u, access: 'rw' } : u);
+	}
+	const rows = [...merged.values()].map((u) => ({ workspace, scriptPath: path, ...u }));
+	for (let i = 0; i < rows.length; i += 1000) await tx.insert(assetUsage).values(rows.slice(i, i + 1000));
+	return true;
+}
+
+export async function assetUsageOf(tx: Tx, workspace: string, path: string) {
+	return tx
+		.select({ assetKind: assetUsage.assetKind, assetPath: assetUsage.assetPath, access: assetUsage.access })
+		.from(assetUsage)
+		.where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)))
+		.orderBy(assetUsage.assetKind, assetUsage.assetPath);
+}
