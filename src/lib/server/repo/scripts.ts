@@ -80,7 +80,7 @@ export async function publishAssetUsage(
 	hash: bigint,
 	uses: AssetUse[]
 ): Promise<boolean> {
-	await h.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}\u0000${path}`}, 0))`, tx);
+	await h.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}:${path}`}, 0))`, tx);
 	const newest = await newestVersion(tx, workspace, path);
 	if (!newest || newest.hash !== hash) return false;
 	await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)));

@@ -1,0 +1,232 @@
+// Graph storage on both databases: the three provenances, atomic replacement, retention and
+// asset-usage ownership. Rows here are built from the named lineage graphs, not from dbt files
+// (the fixture-driven ingest tests live in tests/ingest-*.test.ts).
+import { randomUUID } from 'node:crypto';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { directComponents } from '../src/lib/lineage/components';
+import { namedGraphs } from '../src/lib/lineage/test-graphs';
+import type { Database } from '../src/lib/server/db';
+import {
+	dumpGraph,
+	graphCounts,
+	graphDigest,
+	pruneGraphs,
+	replaceGraph,
+	versionKey,
+	type GraphContent,
+	type GraphKey,
+	type NodeRow
+} from '../src/lib/server/repo/graph';
+import { insertJob } from '../src/lib/server/repo/jobs';
+import { assetUsageOf, insertScriptVersion, newestVersion, publishAssetUsage } from '../src/lib/server/repo/scripts';
+import { script, workspace } from '../src/lib/server/schema';
+import { testBackends } from './support/db';
+
+function node(uniqueId: string, extra: Partial<NodeRow> = {}): NodeRow {
+	return {
+		uniqueId,
+		resourceType: 'model',
+		name: uniqueId.split('.').pop()!,
+		assetPath: `analytics/${uniqueId.split('.').pop()}`,
+		materialized: 'table',
+		materializeStrategy: null,
+		uniqueKey: null,
+		tags: [],
+		description: null,
+		testKind: null,
+		testColumn: null,
+		testArgs: null,
+		severity: null,
+		attachedNode: null,
+		columns: null,
+		columnSchema: null,
+		freshness: null,
+		rawCode: `select 1 as ${uniqueId.replace(/\W/g, '_')}`,
+		originalFilePath: `models/${uniqueId}.sql`,
+		...extra
+	};
+}
+
+/** A graph from a named lineage shape: its models, ref edges, and column edges. */
+function graphFrom(name: string, withColumns = true): GraphContent {
+	const g = namedGraphs.find((x) => x.name === name)!;
+	const ids = new Set<string>();
+	const edges = new Map<string, { parent: string; child: string }>();
+	for (const e of g.edges) {
+		ids.add(e.parentUniqueId).add(e.childUniqueId);
+		if (e.parentUniqueId !== e.childUniqueId) edges.set(`${e.parentUniqueId}>${e.childUniqueId}`, { parent: e.parentUniqueId, child: e.childUniqueId });
+	}
+	const comps = directComponents(g.edges);
+	return {
+		nodes: [...ids].sort().map((id) => node(id)),
+		edges: [...edges.values()],
+		columnEdges: withColumns ? g.edges.map((e, i) => ({ ...e, component: comps[i] })) : null
+	};
+}
+
+async function store(h: Database, key: GraphKey, g: GraphContent, by = 'u/alice') {
+	await h.db.transaction(async (tx) => {
+		await replaceGraph(h, tx, key, g, { digest: graphDigest(g), permissionedAs: by });
+	});
+}
+
+describe.each(testBackends())('graph storage on $name', (backend) => {
+	let h: Database;
+	const ws = 'acme';
+	beforeAll(async () => {
+		h = await backend.open();
+		await h.db.insert(workspace).values({ id: ws, name: 'Acme' });
+	});
+	afterAll(async () => {
+		await h?.close();
+	});
+
+	async function version(path: string, createdAt?: Date): Promise<bigint> {
+		const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
+		await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
+		if (createdAt) await h.db.update(script).set({ createdAt }).where(sql`hash = ${hash.toString()}::bigint`);
+		return hash;
+	}
+
+	it.each(['diamond', 'cycle', 'self-loop', 'fan-out', 'disconnected families'])(
+		'stores and reads back the %s graph row for row',
+		async (name) => {
+			const g = graphFrom(name);
+			const key = versionKey(ws, `f/shapes/${name.replace(/\W/g, '_')}`, await version(`f/shapes/${name.replace(/\W/g, '_')}`));
+			await store(h, key, g);
+			const d = await dumpGraph(h.db, key);
+			expect(d.nodes.map((n) => n.uniqueId)).toEqual(g.nodes.map((n) => n.uniqueId));
+			expect(d.edges).toHaveLength(g.edges.length);
+			expect(d.columnEdges).toHaveLength(g.columnEdges!.length);
+			expect(d.marker?.digest).toBe(graphDigest(g));
+			// Scan edges carry no component; direct ones carry the one computed at ingest.
+			for (const c of d.columnEdges) expect(c.comp === null).toBe(c.k !== 'copy' && c.k !== 'mod');
+		}
+	);
+
+	it('keeps the three provenances apart: version, run snapshot, preview', async () => {
+		const path = 'f/prov/project';
+		const hash = await version(path);
+		const runJob = randomUUID();
+		const previewJob = randomUUID();
+		const v = versionKey(ws, path, hash);
+		const run: GraphKey = { ...v, jobId: runJob };
+		const preview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: previewJob };
+		await store(h, v, graphFrom('diamond'));
+		await store(h, run, graphFrom('fan-out'));
+		await store(h, preview, graphFrom('cycle'));
+		expect(await graphCounts(h.db, v)).toEqual({ nodes: 4, edges: 4, columnEdges: 4 });
+		expect(await graphCounts(h.db, run)).toEqual({ nodes: 5, edges: 4, columnEdges: 4 });
+		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 3, edges: 3, columnEdges: 3 });
+		// Replacing the preview touches nothing else.
+		await store(h, preview, graphFrom('self-loop'));
+		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
+		expect(await graphCounts(h.db, v)).toEqual({ nodes: 4, edges: 4, columnEdges: 4 });
+		expect(await graphCounts(h.db, run)).toEqual({ nodes: 5, edges: 4, columnEdges: 4 });
+		// Deleting the version cascades its own and its run's rows; the preview survives.
+		await h.db.delete(script).where(sql`hash = ${hash.toString()}::bigint`);
+		expect(await graphCounts(h.db, v)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
+		expect(await graphCounts(h.db, run)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
+		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
+	});
+
+	it('a failed replacement leaves the previous graph exactly as it was', async () => {
+		const path = 'f/atomic/project';
+		const key = versionKey(ws, path, await version(path));
+		await store(h, key, graphFrom('diamond'));
+		const before = await dumpGraph(h.db, key);
+		const bad = graphFrom('fan-out');
+		bad.nodes.push(bad.nodes[0]); // a duplicate unique_id violates the unique index mid-insert
+		await expect(store(h, key, bad)).rejects.toThrow();
+		expect(await dumpGraph(h.db, key)).toEqual(before);
+	});
+
+	it('the digest includes column edges only when present', () => {
+		const withCols = graphFrom('diamond');
+		const without = graphFrom('diamond', false);
+		const empty = { ...withCols, columnEdges: [] };
+		expect(graphDigest(withCols)).not.toBe(graphDigest(without));
+		expect(graphDigest(empty)).not.toBe(graphDigest(without));
+		expect(graphDigest(graphFrom('diamond'))).toBe(graphDigest(withCols));
+	});
+
+	it('retention: runs older than 30 days, versions beyond 50, previews beyond 5 per principal', async () => {
+		const path = 'f/retention/project';
+		const now = new Date();
+		const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
+		const hashes: bigint[] = [];
+		for (let i = 0; i < 53; i++) hashes.push(await version(path, days(60 - i)));
+		for (const hash of hashes) await store(h, versionKey(ws, path, hash), graphFrom('self-loop'));
+		const newest = hashes[hashes.length - 1];
+		const oldRun: GraphKey = { ...versionKey(ws, path, newest), jobId: randomUUID() };
+		const freshRun: GraphKey = { ...versionKey(ws, path, newest), jobId: randomUUID() };
+		await store(h, oldRun, graphFrom('diamond'));
+		await store(h, freshRun, graphFrom('diamond'));
+		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(31).toISOString()}::timestamptz where job_id = ${oldRun.jobId}::uuid`);
+		const previews: GraphKey[] = [];
+		for (let i = 0; i < 7; i++) {
+			const k: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+			previews.push(k);
+			await store(h, k, graphFrom('cycle'), 'u/alice');
+			await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(10 - i).toISOString()}::timestamptz where job_id = ${k.jobId}::uuid`);
+		}
+		const bobPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+		await store(h, bobPreview, graphFrom('cycle'), 'u/bob');
+		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(20).toISOString()}::timestamptz where job_id = ${bobPreview.jobId}::uuid`);
+
+		const pruned = await h.db.transaction((tx) => pruneGraphs(h, tx, ws, path, now));
+		expect(pruned).toMatchObject({ runs: 1, versions: 3, previews: 2 });
+		for (const hash of hashes.slice(0, 3)) expect((await graphCounts(h.db, versionKey(ws, path, hash))).nodes).toBe(0);
+		for (const hash of hashes.slice(3)) expect((await graphCounts(h.db, versionKey(ws, path, hash))).nodes).toBe(2);
+		expect((await graphCounts(h.db, oldRun)).nodes).toBe(0);
+		expect((await graphCounts(h.db, freshRun)).nodes).toBe(4);
+		// Alice's two oldest previews go; Bob's single older one stays (5 per principal).
+		expect((await graphCounts(h.db, previews[0])).nodes).toBe(0);
+		expect((await graphCounts(h.db, previews[1])).nodes).toBe(0);
+		for (const k of previews.slice(2)) expect((await graphCounts(h.db, k)).nodes).toBe(3);
+		expect((await graphCounts(h.db, bobPreview)).nodes).toBe(3);
+		// Markers went with their rows.
+		const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
+		expect(n).toBe(50 + 1 + 5 + 1);
+	});
+
+	it('asset usage: an older version never takes the path back from a newer one', async () => {
+		const path = 'f/usage/project';
+		const older = await version(path, new Date(Date.now() - 60_000));
+		const newer = await version(path);
+		const published = await h.db.transaction((tx) =>
+			publishAssetUsage(h, tx, ws, path, newer, [{ assetKind: 'dbt', assetPath: 'analytics/new', access: 'w' }])
+		);
+		const late = await h.db.transaction((tx) =>
+			publishAssetUsage(h, tx, ws, path, older, [{ assetKind: 'dbt', assetPath: 'analytics/old', access: 'w' }])
+		);
+		expect([published, late]).toEqual([true, false]);
+		expect(await assetUsageOf(h.db, ws, path)).toEqual([{ assetKind: 'dbt', assetPath: 'analytics/new', access: 'w' }]);
+	});
+
+	it('asset usage: two deploys racing leave the newest version owning', async () => {
+		const path = 'f/race/project';
+		const deploy = (asset: string, delayMs: number) =>
+			h.db.transaction(async (tx) => {
+				const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
+				await insertScriptVersion(tx, { workspace: ws, hash, path, language: 'dbt', content: asset, createdBy: 'alice' });
+				await insertJob(tx, {
+					workspace: ws, kind: 'deploy', scriptPath: path, scriptHash: hash, createdBy: 'alice',
+					permissionedAs: 'u/alice', status: 'success'
+				});
+				// Hold the transaction open so the two overlap on Postgres (PGlite serialises them).
+				await new Promise((r) => setTimeout(r, delayMs));
+				await publishAssetUsage(h, tx, ws, path, hash, [{ assetKind: 'dbt', assetPath: `analytics/${asset}`, access: 'w' }]);
+				return hash;
+			});
+		for (let round = 0; round < 4; round++) {
+			// Alternate which deploy starts first and which one publishes first.
+			const [a, b] = await Promise.all([deploy(`a${round}`, round % 2 ? 5 : 80), deploy(`b${round}`, round % 2 ? 80 : 5)]);
+			const newest = await newestVersion(h.db, ws, path);
+			expect([a, b]).toContain(newest!.hash);
+			const usage = await assetUsageOf(h.db, ws, path);
+			expect(usage).toEqual([{ assetKind: 'dbt', assetPath: `analytics/${newest!.content}`, access: 'w' }]);
+		}
+	});
+});
