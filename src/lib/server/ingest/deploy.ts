@@ -16,7 +16,7 @@ import {
 } from '../repo/graph';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
-import { warehouseDefaults } from '../repo/warehouses';
+import { getWarehouse } from '../repo/warehouses';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { parseDescriptor } from './descriptor';
 import { IngestError } from './errors';
@@ -85,12 +85,20 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	};
 
 	const descriptor = parseDescriptor(req.descriptor ?? '');
-	const wh = await warehouseDefaults(h.db, req.workspace, descriptor.warehouse);
+	for (const w of descriptor.warnings) warn(`descriptor: ${w}`);
+	const wh = (await getWarehouse(h, req.workspace, descriptor.warehouse)) ?? { defaultDatabase: null };
+	if (!('name' in wh)) {
+		warn(
+			`warehouse "${descriptor.warehouse}" is not configured in this workspace: its default database is unknown, ` +
+				'so every relation that names a database is stored under <database>.<schema>'
+		);
+	}
 	const manifestText = decodeUtf8(req.manifest);
 	const parsed = parseManifest(manifestText, {
 		fileName: req.manifest.name,
+		warehouse: descriptor.warehouse,
 		defaultDatabase: wh.defaultDatabase,
-		selection: { select: descriptor.select, exclude: descriptor.exclude }
+		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector }
 	});
 	log.push(
 		`${req.manifest.name}: dbt ${parsed.dbtVersion ?? 'unknown'}, manifest ${parsed.schemaVersion}, ` +
