@@ -14,7 +14,10 @@ export const haveFixtures = existsSync(FIXTURES);
 
 /** `describe` over the real fixtures: throws in CI when they are missing, skips loudly elsewhere. */
 export function describeFixtures(name: string, fn: () => void): void {
-	if (haveFixtures) return describe(name, fn);
+	if (haveFixtures) {
+		describe(name, fn);
+		return;
+	}
 	if (process.env.CI) throw new Error(`fixtures folder missing: ${FIXTURES} (needed by "${name}")`);
 	process.stderr.write(`[notice] skipping "${name}": no fixtures at ${FIXTURES}\n`);
 	describe.skip(name, fn);

@@ -1,0 +1,373 @@
+// THE one place where access is decided (DESIGN.md §6). Two independent questions, always
+// asked together by a gate:
+//   1. may the OWNER do this?   canReadPath / canWritePath (membership, folders, groups, admin)
+//   2. does the TOKEN allow it? scopeAllows / requireScope (narrowing only; never grants)
+// A token acts as its owner narrowed by its scopes, so a gate is the conjunction of both;
+// mayReadPath / mayWritePath spell that conjunction for the common script-path case.
+import { error, redirect, type RequestEvent } from '@sveltejs/kit';
+import type { AuthContext } from './auth/context';
+import { getDatabase } from './db';
+import { ApiError, badRequest, forbidden, notFound, unauthorized } from './http';
+import { isWorkspaceId, parseScriptPath } from './paths';
+import { foldersGrantedTo, listFolders } from './repo/folders';
+import { loadMembership } from './repo/workspaces';
+
+export interface Principal {
+	workspace: string;
+	username: string;
+	accountId: string;
+	/** Workspace admin. */
+	isAdmin: boolean;
+	instanceAdmin: boolean;
+	groups: string[];
+	/** Folders the owner may read (writers included: writing implies reading). */
+	readFolders: Set<string>;
+	writeFolders: Set<string>;
+	/** The token's scopes; null = not narrowed (a session, or a token minted without scopes). */
+	scopes: string[] | null;
+	via: 'session' | 'token';
+}
+
+// ─── Building a principal ──────────────────────────────────────────────────────────────────
+
+/** The caller, or 401. */
+export function requireAuth(event: Pick<RequestEvent, 'locals'>): AuthContext {
+	const auth = event.locals.auth;
+	if (!auth) throw unauthorized();
+	return auth;
+}
+
+/**
+ * The caller as a member of `ws`: 400 for a malformed id, 401 without credentials, 404 when
+ * the workspace does not exist, the caller is not a member, or a token of another workspace is
+ * used (one message for all three, so a stranger cannot probe which workspaces exist).
+ * Memoised per request: several gates in one handler cost one lookup.
+ */
+export async function workspacePrincipal(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
+	const auth = requireAuth(event);
+	let perEvent = memo.get(event.locals);
+	if (!perEvent) memo.set(event.locals, (perEvent = new Map()));
+	let p = perEvent.get(ws);
+	if (!p) {
+		p = buildPrincipal(auth, ws);
+		perEvent.set(ws, p);
+		p.catch(() => perEvent.delete(ws));
+	}
+	return p;
+}
+
+/**
+ * workspacePrincipal for page loads and form actions: no credentials redirect to the sign-in
+ * page (coming back here afterwards); the other refusals become the page's error status.
+ */
+export async function pagePrincipal(event: Pick<RequestEvent, 'locals' | 'url'>, ws: string): Promise<Principal> {
+	try {
+		return await workspacePrincipal(event, ws);
+	} catch (e) {
+		if (!(e instanceof ApiError)) throw e;
+		if (e.status === 401) redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
+		error(e.status, e.message);
+	}
+}
+
+const memo = new WeakMap<object, Map<string, Promise<Principal>>>();
+
+export const NO_SUCH_WORKSPACE = 'no such workspace';
+
+/** Builds the principal from an authenticated caller (no request needed: tests, workers). */
+export async function buildPrincipal(auth: AuthContext, ws: string): Promise<Principal> {
+	if (auth.token && auth.token.workspace !== ws) throw notFound(NO_SUCH_WORKSPACE);
+	const h = await getDatabase();
+	const m = await loadMembership(h, ws, auth.accountId);
+	if (!m) throw notFound(NO_SUCH_WORKSPACE);
+	const readFolders = new Set<string>();
+	const writeFolders = new Set<string>();
+	if (m.isAdmin) {
+		for (const f of await listFolders(h, ws)) {
+			readFolders.add(f.name);
+			writeFolders.add(f.name);
+		}
+	} else {
+		const grantees = granteesOf(m.username, m.groups);
+		const mine = new Set(grantees);
+		for (const f of await foldersGrantedTo(h, ws, grantees)) {
+			const writes = f.writers.some((g) => mine.has(g));
+			if (writes) writeFolders.add(f.name);
+			if (writes || f.readers.some((g) => mine.has(g))) readFolders.add(f.name);
+		}
+	}
+	const scopes = auth.token && auth.token.scopes.length > 0 ? [...auth.token.scopes] : null;
+	return {
+		workspace: ws,
+		username: m.username,
+		accountId: auth.accountId,
+		isAdmin: m.isAdmin,
+		instanceAdmin: auth.instanceAdmin,
+		groups: m.groups,
+		readFolders,
+		writeFolders,
+		scopes,
+		via: auth.via
+	};
+}
+
+/** How a member appears in folder grants: `u/<username>` and `g/<group>` for each group. */
+export function granteesOf(username: string, groups: string[]): string[] {
+	return [`u/${username}`, ...groups.map((g) => `g/${g}`)];
+}
+
+// ─── What the owner may do ─────────────────────────────────────────────────────────────────
+
+/** Read a script path: admin; the caller's own `u/<username>/...`; a folder it reads or writes. */
+export function canReadPath(p: Principal, path: string): boolean {
+	const parsed = parseScriptPath(path);
+	if (!parsed) return false;
+	if (p.isAdmin) return true;
+	if (parsed.kind === 'user') return parsed.owner === p.username;
+	return p.readFolders.has(parsed.folder) || p.writeFolders.has(parsed.folder);
+}
+
+/** Write a script path: admin; the caller's own `u/` path; a folder it writes. */
+export function canWritePath(p: Principal, path: string): boolean {
+	const parsed = parseScriptPath(path);
+	if (!parsed) return false;
+	if (p.isAdmin) return true;
+	if (parsed.kind === 'user') return parsed.owner === p.username;
+	return p.writeFolders.has(parsed.folder);
+}
+
+export function canReadFolder(p: Principal, folder: string): boolean {
+	return p.isAdmin || p.readFolders.has(folder) || p.writeFolders.has(folder);
+}
+
+export function canWriteFolder(p: Principal, folder: string): boolean {
+	return p.isAdmin || p.writeFolders.has(folder);
+}
+
+/** 403 unless the caller administers the workspace. */
+export function requireAdmin(p: Principal): void {
+	if (!p.isAdmin) throw forbidden('only a workspace admin may do this');
+}
+
+// ─── Token scopes ──────────────────────────────────────────────────────────────────────────
+// `{domain}:{action}[:{pattern},{pattern},...]` where a pattern is an exact path, a prefix
+// `a/b/*` (everything strictly below a/b, at any depth) or `*`. Matching is exact on domain
+// and action: `scripts:write` does not imply `scripts:read`.
+
+export type PathPattern = { kind: 'exact'; path: string } | { kind: 'prefix'; prefix: string } | { kind: 'any' };
+
+export interface ParsedScope {
+	domain: string;
+	action: string;
+	/** null = every path in the domain. */
+	paths: PathPattern[] | null;
+}
+
+const WORD = /^[a-z][a-z_]{0,49}$/;
+// Script paths use [A-Za-z0-9_-]; asset paths may also hold dots (`db.schema`), so allow them,
+// but never a `.`/`..` segment.
+const PATTERN_SEGMENT = /^[A-Za-z0-9_.-]+$/;
+
+function validPatternPath(s: string): boolean {
+	if (s.length === 0 || s.length > 255) return false;
+	return s.split('/').every((seg) => PATTERN_SEGMENT.test(seg) && seg !== '.' && seg !== '..');
+}
+
+/** A scope string, or null when it breaks the grammar (used to validate token minting). */
+export function parseScope(s: unknown): ParsedScope | null {
+	if (typeof s !== 'string' || s.length === 0 || s.length > 2000) return null;
+	const first = s.indexOf(':');
+	if (first < 0) return null;
+	const second = s.indexOf(':', first + 1);
+	const domain = s.slice(0, first);
+	const action = second < 0 ? s.slice(first + 1) : s.slice(first + 1, second);
+	if (!WORD.test(domain) || !WORD.test(action)) return null;
+	if (second < 0) return { domain, action, paths: null };
+	const rest = s.slice(second + 1);
+	if (rest.length === 0) return null;
+	const paths: PathPattern[] = [];
+	for (const item of rest.split(',')) {
+		if (item === '*') paths.push({ kind: 'any' });
+		else if (item.endsWith('/*')) {
+			const base = item.slice(0, -2);
+			if (!validPatternPath(base)) return null;
+			paths.push({ kind: 'prefix', prefix: `${base}/` });
+		} else if (validPatternPath(item)) paths.push({ kind: 'exact', path: item });
+		else return null;
+	}
+	return { domain, action, paths };
+}
+
+export function patternMatches(pattern: PathPattern, path: string): boolean {
+	switch (pattern.kind) {
+		case 'any':
+			return true;
+		case 'exact':
+			return path === pattern.path;
+		case 'prefix':
+			// The trailing slash is part of the prefix: `f/a/*` never matches `f/ab/x`.
+			return path.length > pattern.prefix.length && path.startsWith(pattern.prefix);
+	}
+}
+
+function matchingScopes(p: Principal, domain: string, action: string): ParsedScope[] {
+	const out: ParsedScope[] = [];
+	for (const s of p.scopes ?? []) {
+		const parsed = parseScope(s);
+		if (parsed && parsed.domain === domain && parsed.action === action) out.push(parsed);
+	}
+	return out;
+}
+
+/**
+ * Whether the caller's token scopes allow `domain:action` (on `path` when given). This is the
+ * token's narrowing only: it never grants what the owner may not do, so always combine it
+ * with canReadPath/canWritePath (or use mayReadPath/mayWritePath).
+ *
+ * Without a path, a path-restricted scope still answers true: the route is allowed, and it
+ * must then restrict what it returns with scopePathFilter.
+ */
+export function scopeAllows(p: Principal, domain: string, action: string, path?: string): boolean {
+	if (p.scopes === null) return true;
+	for (const s of matchingScopes(p, domain, action)) {
+		if (s.paths === null || path === undefined) return true;
+		if (s.paths.some((pat) => patternMatches(pat, path))) return true;
+	}
+	return false;
+}
+
+/** 403 naming the missing scope, e.g. `this token lacks the scope scripts:read:f/a/x`. */
+export function requireScope(p: Principal, domain: string, action: string, path?: string): void {
+	if (!scopeAllows(p, domain, action, path)) {
+		throw forbidden(`this token lacks the scope ${domain}:${action}${path === undefined ? '' : `:${path}`}`);
+	}
+}
+
+export type ScopePathFilter = { all: true } | { all: false; exact: string[]; prefixes: string[] };
+
+/**
+ * The paths a listing may return under `domain:action`, for filtering in SQL. Prefixes end
+ * with `/`; compare with `starts_with(path, prefix)` or `left(path, length(prefix)) = prefix`,
+ * never LIKE (`_` is a LIKE wildcard and a legal path character).
+ */
+export function scopePathFilter(p: Principal, domain: string, action: string): ScopePathFilter {
+	if (p.scopes === null) return { all: true };
+	const exact: string[] = [];
+	const prefixes: string[] = [];
+	for (const s of matchingScopes(p, domain, action)) {
+		if (s.paths === null) return { all: true };
+		for (const pat of s.paths) {
+			if (pat.kind === 'any') return { all: true };
+			if (pat.kind === 'exact') exact.push(pat.path);
+			else prefixes.push(pat.prefix);
+		}
+	}
+	return { all: false, exact, prefixes };
+}
+
+export function filterAllows(f: ScopePathFilter, path: string): boolean {
+	if (f.all) return true;
+	return f.exact.includes(path) || f.prefixes.some((pre) => path.length > pre.length && path.startsWith(pre));
+}
+
+/** Owner may read the path AND the token allows `domain:read` on it. */
+export function mayReadPath(p: Principal, path: string, domain = 'scripts'): boolean {
+	return canReadPath(p, path) && scopeAllows(p, domain, 'read', path);
+}
+
+/** Owner may write the path AND the token allows `domain:action` on it. */
+export function mayWritePath(p: Principal, path: string, domain = 'scripts', action = 'write'): boolean {
+	return canWritePath(p, path) && scopeAllows(p, domain, action, path);
+}
+
+/**
+ * Whether every scope in `requested` is within one of `held` (a narrowed token minting another
+ * token must not widen itself). A null `held` covers everything.
+ */
+export function scopesCovered(held: string[] | null, requested: string[]): boolean {
+	if (held === null) return true;
+	const heldParsed = held.map(parseScope).filter((s): s is ParsedScope => s !== null);
+	return requested.every((r) => {
+		const want = parseScope(r);
+		if (!want) return false;
+		return heldParsed.some(
+			(h) =>
+				h.domain === want.domain &&
+				h.action === want.action &&
+				(h.paths === null ||
+					(want.paths !== null && want.paths.every((w) => h.paths!.some((hp) => patternWithin(w, hp)))))
+		);
+	});
+}
+
+function patternWithin(inner: PathPattern, outer: PathPattern): boolean {
+	if (outer.kind === 'any') return true;
+	if (inner.kind === 'any') return false;
+	if (outer.kind === 'exact') return inner.kind === 'exact' && inner.path === outer.path;
+	if (inner.kind === 'exact') return patternMatches(outer, inner.path);
+	return inner.prefix.startsWith(outer.prefix);
+}
+
+/** Token scopes of a caller outside any workspace route (e.g. POST /api/workspaces). */
+export function authScopeAllows(auth: AuthContext, domain: string, action: string): boolean {
+	if (!auth.token || auth.token.scopes.length === 0) return true;
+	return auth.token.scopes.some((s) => {
+		const parsed = parseScope(s);
+		return parsed !== null && parsed.domain === domain && parsed.action === action;
+	});
+}
+
+/** The scope action of an HTTP method on an ordinary route: GET/HEAD read, the rest write. */
+export function actionOfMethod(method: string): 'read' | 'write' {
+	return method === 'GET' || method === 'HEAD' ? 'read' : 'write';
+}
+
+// ─── Jobs ──────────────────────────────────────────────────────────────────────────────────
+
+export const ASK_FOR_SHARE_LINK = 'ask someone who can see this run for a share link';
+
+export type JobReadDecision =
+	| { allowed: true; via: 'creator' | 'share_link' | 'path' }
+	| { allowed: false; status: 403 | 404; message: string };
+
+/**
+ * Job read access (DESIGN.md §6), first match wins: the caller created the job; a valid share
+ * link for this job or an ancestor (verified by the caller of this function); the caller can
+ * read the job's script path. Otherwise a member is told to ask for a share link (403) and
+ * anyone else learns nothing (404). The route still checks its `jobs:read` scope.
+ */
+export function jobReadDecision(
+	p: Principal | null,
+	job: { createdBy: string; scriptPath: string | null },
+	shareLinkValid = false
+): JobReadDecision {
+	if (p && job.createdBy === p.username) return { allowed: true, via: 'creator' };
+	if (shareLinkValid) return { allowed: true, via: 'share_link' };
+	if (p && job.scriptPath !== null && canReadPath(p, job.scriptPath)) return { allowed: true, via: 'path' };
+	if (p) return { allowed: false, status: 403, message: ASK_FOR_SHARE_LINK };
+	return { allowed: false, status: 404, message: 'no such job' };
+}
+
+/** Throws the refusal of jobReadDecision. */
+export function requireJobRead(
+	p: Principal | null,
+	job: { createdBy: string; scriptPath: string | null },
+	shareLinkValid = false
+): void {
+	const d = jobReadDecision(p, job, shareLinkValid);
+	if (!d.allowed) throw new ApiError(d.status, d.message);
+}
+
+/**
+ * What canReadPath allows, as data for a SQL filter (listings filter in SQL, never after a
+ * LIMIT): every path when `all`, else `f/<folder>/...` for the folders and paths starting
+ * with `userPrefix`. Compare prefixes with starts_with, never LIKE.
+ */
+export function readablePathFilter(p: Principal): { all: boolean; folders: string[]; userPrefix: string } {
+	return {
+		all: p.isAdmin,
+		folders: [...new Set([...p.readFolders, ...p.writeFolders])].sort(),
+		userPrefix: `u/${p.username}/`
+	};
+}

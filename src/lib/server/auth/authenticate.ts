@@ -1,0 +1,89 @@
+// Who is calling: a bearer token (explicit, wins) or the session cookie. Renews sliding
+// sessions by sending the cookie again, and drops a cookie that no longer names a session.
+import type { Cookies } from '@sveltejs/kit';
+import { getDatabase } from '../db';
+import { findAccountByUsername } from '../repo/accounts';
+import { validateApiToken } from './api-token';
+import type { AuthContext } from './context';
+import { burnPasswordCheck, verifyPassword } from './password';
+import {
+	createSession,
+	invalidateSession,
+	deleteSessionCookie,
+	SESSION_COOKIE,
+	setSessionCookie,
+	validateSessionToken
+} from './session';
+
+interface AuthEvent {
+	request: Request;
+	cookies: Cookies;
+	url: URL;
+}
+
+export async function authenticate(event: AuthEvent): Promise<AuthContext | null> {
+	const header = event.request.headers.get('authorization');
+	if (header !== null) {
+		// A request that names a token is judged by that token alone: a bad token with a valid
+		// cookie must not quietly act as the cookie's user.
+		const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+		if (!m) return null;
+		const h = await getDatabase();
+		const found = await validateApiToken(h, m[1]);
+		if (!found) return null;
+		return {
+			accountId: found.accountId,
+			username: found.username,
+			instanceAdmin: found.instanceAdmin,
+			via: 'token',
+			token: { id: found.token.id, workspace: found.token.workspace, scopes: found.token.scopes }
+		};
+	}
+	const token = event.cookies.get(SESSION_COOKIE);
+	if (!token) return null;
+	const h = await getDatabase();
+	const valid = await validateSessionToken(h, token);
+	if (!valid) {
+		deleteSessionCookie(event);
+		return null;
+	}
+	if (valid.renewed) setSessionCookie(event, token, valid.session.expiresAt);
+	return {
+		accountId: valid.account.id,
+		username: valid.account.username,
+		instanceAdmin: valid.account.instanceAdmin,
+		via: 'session',
+		sessionId: valid.session.id
+	};
+}
+
+/** Checks a username and password; null for any failure, in about the same time. */
+export async function checkCredentials(
+	username: string,
+	password: string
+): Promise<{ accountId: string; username: string } | null> {
+	const h = await getDatabase();
+	const account = username.length <= 100 ? await findAccountByUsername(h, username) : null;
+	if (!account?.passwordHash) {
+		await burnPasswordCheck(password);
+		return null;
+	}
+	if (!(await verifyPassword(password, account.passwordHash))) return null;
+	return { accountId: account.id, username: account.username };
+}
+
+/** Starts a browser session for the account and sets its cookie. */
+export async function signIn(event: { cookies: Cookies; url: URL }, accountId: string): Promise<void> {
+	const h = await getDatabase();
+	const { token, session } = await createSession(h, accountId);
+	setSessionCookie(event, token, session.expiresAt);
+}
+
+/** Ends the caller's browser session (if any) and clears the cookie. */
+export async function signOut(event: { cookies: Cookies; url: URL }, auth: AuthContext | null): Promise<void> {
+	if (auth?.sessionId) {
+		const h = await getDatabase();
+		await invalidateSession(h, auth.sessionId);
+	}
+	deleteSessionCookie(event);
+}

@@ -1,0 +1,68 @@
+// First start of an instance: the instance admin and the share-link secret. Safe to run on
+// every start and from several processes at once (an advisory lock serialises them).
+import { randomBytes, randomUUID } from 'node:crypto';
+import { hmac } from '@oslojs/crypto/hmac';
+import { SHA256 } from '@oslojs/crypto/sha2';
+import { decodeHex } from '@oslojs/encoding';
+import { hashPassword, randomPassword } from './auth/password';
+import type { Database } from './db';
+import { isSegment } from './paths';
+import { countAccounts, insertAccount } from './repo/accounts';
+import { ensureInstanceSetting, getInstanceSetting, lockBootstrap } from './repo/instance';
+
+const SHARE_SECRET_KEY = 'share_secret';
+
+export interface BootstrapResult {
+	adminCreated: boolean;
+	/** Set only when the password was generated here (and printed once through `log`). */
+	generatedPassword?: string;
+}
+
+export async function bootstrap(h: Database, opts: { log?: (line: string) => void } = {}): Promise<BootstrapResult> {
+	const log = opts.log ?? (() => {});
+	const username = process.env.TRIBUTARY_ADMIN_USER || 'admin';
+	if (!isSegment(username)) {
+		throw new Error(`TRIBUTARY_ADMIN_USER must match [A-Za-z0-9_-]+, got '${username}'`);
+	}
+	const given = process.env.TRIBUTARY_ADMIN_PASSWORD || undefined;
+	const result: BootstrapResult = { adminCreated: false };
+	await h.db.transaction(async (tx) => {
+		await lockBootstrap(h, tx);
+		if ((await countAccounts(h, tx)) === 0) {
+			const password = given ?? randomPassword();
+			const created = await insertAccount(
+				h,
+				{ id: randomUUID(), username, passwordHash: await hashPassword(password), instanceAdmin: true },
+				tx
+			);
+			if (created) {
+				result.adminCreated = true;
+				if (!given) result.generatedPassword = password;
+			}
+		}
+		if (!process.env.TRIBUTARY_SECRET) {
+			await ensureInstanceSetting(h, SHARE_SECRET_KEY, randomBytes(32).toString('hex'), tx);
+		}
+	});
+	// Logged after commit, so a printed password is one that was actually stored.
+	if (result.generatedPassword) {
+		log(`Created instance admin '${username}' with password: ${result.generatedPassword}`);
+	} else if (result.adminCreated) {
+		log(`Created instance admin '${username}' (password from TRIBUTARY_ADMIN_PASSWORD)`);
+	}
+	return result;
+}
+
+async function instanceSecret(h: Database): Promise<Uint8Array> {
+	const fromEnv = process.env.TRIBUTARY_SECRET;
+	if (fromEnv) return new TextEncoder().encode(fromEnv);
+	const stored =
+		(await getInstanceSetting(h, SHARE_SECRET_KEY)) ??
+		(await ensureInstanceSetting(h, SHARE_SECRET_KEY, randomBytes(32).toString('hex')));
+	return decodeHex(stored);
+}
+
+/** The key share links of one workspace are signed with: HMAC-SHA256(secret, 'workspace:' + ws). */
+export async function workspaceSecret(h: Database, ws: string): Promise<Uint8Array> {
+	return hmac(SHA256, await instanceSecret(h), new TextEncoder().encode(`workspace:${ws}`));
+}

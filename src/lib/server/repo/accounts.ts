@@ -1,0 +1,104 @@
+// Accounts and browser sessions. Sessions store only the SHA-256 of their cookie token.
+import { asc, eq, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db';
+import { account, session } from '../schema';
+
+export interface AccountRow {
+	id: string;
+	username: string;
+	passwordHash: string | null;
+	instanceAdmin: boolean;
+}
+
+export interface SessionRow {
+	id: string;
+	accountId: string;
+	expiresAt: Date;
+}
+
+const accountColumns = {
+	id: account.id,
+	username: account.username,
+	passwordHash: account.passwordHash,
+	instanceAdmin: account.instanceAdmin
+};
+
+export async function countAccounts(h: Database, tx?: Tx): Promise<number> {
+	const [r] = await h.rows<{ n: number }>(sql`select count(*)::int as n from account`, tx);
+	return Number(r.n);
+}
+
+export async function findAccountByUsername(h: Database, username: string): Promise<AccountRow | null> {
+	const [r] = await h.db.select(accountColumns).from(account).where(eq(account.username, username));
+	return r ?? null;
+}
+
+export async function getAccount(h: Database, id: string): Promise<AccountRow | null> {
+	const [r] = await h.db.select(accountColumns).from(account).where(eq(account.id, id));
+	return r ?? null;
+}
+
+export async function insertAccount(
+	h: Database,
+	a: { id: string; username: string; passwordHash: string | null; instanceAdmin?: boolean },
+	tx?: Tx
+): Promise<AccountRow | null> {
+	// ON CONFLICT: two requests creating one username race; the loser reads the winner's row.
+	const [r] = await (tx ?? h.db)
+		.insert(account)
+		.values({ id: a.id, username: a.username, passwordHash: a.passwordHash, instanceAdmin: a.instanceAdmin ?? false })
+		.onConflictDoNothing({ target: account.username })
+		.returning(accountColumns);
+	return r ?? null;
+}
+
+export async function setPasswordHash(h: Database, accountId: string, passwordHash: string): Promise<void> {
+	await h.db.update(account).set({ passwordHash }).where(eq(account.id, accountId));
+}
+
+export async function listAccounts(h: Database): Promise<AccountRow[]> {
+	return h.db.select(accountColumns).from(account).orderBy(asc(account.username));
+}
+
+// ─── Sessions ─────────────────────────────────────────────────────────────────────────────
+
+export async function insertSession(h: Database, s: SessionRow): Promise<void> {
+	await h.db.insert(session).values(s);
+}
+
+export async function findSessionWithAccount(
+	h: Database,
+	id: string
+): Promise<{ session: SessionRow; account: AccountRow } | null> {
+	const [r] = await h.db
+		.select({ session: { id: session.id, accountId: session.accountId, expiresAt: session.expiresAt }, account: accountColumns })
+		.from(session)
+		.innerJoin(account, eq(account.id, session.accountId))
+		.where(eq(session.id, id));
+	return r ?? null;
+}
+
+export async function setSessionExpiry(h: Database, id: string, expiresAt: Date): Promise<void> {
+	await h.db.update(session).set({ expiresAt }).where(eq(session.id, id));
+}
+
+export async function deleteSession(h: Database, id: string): Promise<void> {
+	await h.db.delete(session).where(eq(session.id, id));
+}
+
+export async function deleteSessionsOf(h: Database, accountId: string): Promise<void> {
+	await h.db.delete(session).where(eq(session.accountId, accountId));
+}
+
+export async function getSession(h: Database, id: string): Promise<SessionRow | null> {
+	const [r] = await h.db
+		.select({ id: session.id, accountId: session.accountId, expiresAt: session.expiresAt })
+		.from(session)
+		.where(eq(session.id, id));
+	return r ?? null;
+}
+
+/** Expired sessions are deleted when met; this clears the ones nobody presents again. */
+export async function deleteExpiredSessions(h: Database): Promise<void> {
+	await h.rows(sql`delete from session where expires_at <= now()`);
+}

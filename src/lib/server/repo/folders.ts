@@ -1,0 +1,57 @@
+// Folders and their grants. Grants are written as the API writes them: `u/<user>`, `g/<group>`.
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db';
+import { folder } from '../schema';
+
+export interface FolderRow {
+	name: string;
+	readers: string[];
+	writers: string[];
+}
+
+/** Creates or replaces a folder's grants; returns whether the folder is new. */
+export async function replaceFolder(h: Database, ws: string, f: FolderRow): Promise<{ created: boolean }> {
+	const [r] = await h.rows<{ created: boolean }>(
+		sql`insert into folder (workspace, name, readers, writers)
+		    values (${ws}, ${f.name}, ${sql.param(f.readers)}::text[], ${sql.param(f.writers)}::text[])
+		    on conflict (workspace, name) do update
+		       set readers = excluded.readers, writers = excluded.writers
+		    returning (xmax = 0) as created`
+	);
+	return { created: r.created };
+}
+
+export async function listFolders(h: Database, ws: string): Promise<FolderRow[]> {
+	return h.db
+		.select({ name: folder.name, readers: folder.readers, writers: folder.writers })
+		.from(folder)
+		.where(eq(folder.workspace, ws))
+		.orderBy(folder.name);
+}
+
+export async function getFolder(h: Database, ws: string, name: string): Promise<FolderRow | null> {
+	const [r] = await h.db
+		.select({ name: folder.name, readers: folder.readers, writers: folder.writers })
+		.from(folder)
+		.where(and(eq(folder.workspace, ws), eq(folder.name, name)));
+	return r ?? null;
+}
+
+/** Folders granting anything to one of `grantees` (`u/..`, `g/..`), with their grant lists. */
+export async function foldersGrantedTo(h: Database, ws: string, grantees: string[]): Promise<FolderRow[]> {
+	return h.rows<FolderRow>(
+		sql`select name, readers, writers
+		      from folder
+		     where workspace = ${ws}
+		       and (readers && ${sql.param(grantees)}::text[] or writers && ${sql.param(grantees)}::text[])
+		     order by name`
+	);
+}
+
+export async function deleteFolder(h: Database, ws: string, name: string): Promise<boolean> {
+	const r = await h.db
+		.delete(folder)
+		.where(and(eq(folder.workspace, ws), eq(folder.name, name)))
+		.returning({ name: folder.name });
+	return r.length > 0;
+}

@@ -1,0 +1,21 @@
+// Instance-wide key/value settings (the generated share-link secret lives here).
+import { eq, sql } from 'drizzle-orm';
+import type { Database, Tx } from '../db';
+import { instanceSetting } from '../schema';
+
+export async function getInstanceSetting(h: Database, key: string): Promise<string | null> {
+	const [r] = await h.db.select({ value: instanceSetting.value }).from(instanceSetting).where(eq(instanceSetting.key, key));
+	return r?.value ?? null;
+}
+
+/** Stores `value` unless the key already has one; returns the value that is stored. */
+export async function ensureInstanceSetting(h: Database, key: string, value: string, tx?: Tx): Promise<string> {
+	await h.rows(sql`insert into instance_setting (key, value) values (${key}, ${value}) on conflict (key) do nothing`, tx);
+	const [r] = await h.rows<{ value: string }>(sql`select value from instance_setting where key = ${key}`, tx);
+	return r.value;
+}
+
+/** Serialises bootstraps of several processes starting on one empty database. */
+export async function lockBootstrap(h: Database, tx: Tx): Promise<void> {
+	await h.rows(sql`select pg_advisory_xact_lock(hashtext('tributary:bootstrap'))`, tx);
+}

@@ -1,0 +1,87 @@
+// API tokens: stored as the SHA-256 of the bearer string, scoped to one workspace and owner.
+import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db';
+import { account, apiToken, member } from '../schema';
+
+export interface TokenInfo {
+	id: string;
+	workspace: string;
+	owner: string;
+	label: string;
+	scopes: string[];
+	expiresAt: Date | null;
+	createdAt: Date;
+	lastUsedAt: Date | null;
+}
+
+const infoColumns = {
+	id: apiToken.id,
+	workspace: apiToken.workspace,
+	owner: apiToken.owner,
+	label: apiToken.label,
+	scopes: apiToken.scopes,
+	expiresAt: apiToken.expiresAt,
+	createdAt: apiToken.createdAt,
+	lastUsedAt: apiToken.lastUsedAt
+};
+
+export async function insertToken(
+	h: Database,
+	t: { id: string; hash: string; workspace: string; owner: string; label: string; scopes: string[]; expiresAt: Date | null }
+): Promise<TokenInfo> {
+	const [r] = await h.db.insert(apiToken).values(t).returning(infoColumns);
+	return r;
+}
+
+export interface TokenOwner {
+	token: TokenInfo;
+	accountId: string;
+	username: string;
+	instanceAdmin: boolean;
+}
+
+/**
+ * The token with the account it acts as. The owner is found through membership, so a token
+ * stops working the moment its owner leaves the workspace.
+ */
+export async function findTokenByHash(h: Database, hash: string): Promise<TokenOwner | null> {
+	const [r] = await h.db
+		.select({ token: infoColumns, accountId: account.id, username: account.username, instanceAdmin: account.instanceAdmin })
+		.from(apiToken)
+		.innerJoin(member, and(eq(member.workspace, apiToken.workspace), eq(member.username, apiToken.owner)))
+		.innerJoin(account, eq(account.id, member.accountId))
+		.where(eq(apiToken.hash, hash));
+	return r ?? null;
+}
+
+/** Records use at most once a minute, so a busy CI token does not write on every request. */
+export async function touchToken(h: Database, id: string): Promise<void> {
+	await h.rows(
+		sql`update api_token set last_used_at = now()
+		    where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`
+	);
+}
+
+export async function listTokensOf(h: Database, workspace: string, owner: string): Promise<TokenInfo[]> {
+	return h.db
+		.select(infoColumns)
+		.from(apiToken)
+		.where(and(eq(apiToken.workspace, workspace), eq(apiToken.owner, owner)))
+		.orderBy(desc(apiToken.createdAt), apiToken.id);
+}
+
+export async function getToken(h: Database, workspace: string, id: string): Promise<TokenInfo | null> {
+	const [r] = await h.db
+		.select(infoColumns)
+		.from(apiToken)
+		.where(and(eq(apiToken.workspace, workspace), eq(apiToken.id, id)));
+	return r ?? null;
+}
+
+export async function deleteToken(h: Database, workspace: string, id: string): Promise<boolean> {
+	const r = await h.db
+		.delete(apiToken)
+		.where(and(eq(apiToken.workspace, workspace), eq(apiToken.id, id)))
+		.returning({ id: apiToken.id });
+	return r.length > 0;
+}

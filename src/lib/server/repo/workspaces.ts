@@ -1,0 +1,148 @@
+// Workspaces and their members.
+import { and, asc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db';
+import { member, workspace } from '../schema';
+
+export interface WorkspaceRow {
+	id: string;
+	name: string;
+}
+
+export interface Membership {
+	username: string;
+	isAdmin: boolean;
+	groups: string[];
+}
+
+export interface MemberRow {
+	username: string;
+	isAdmin: boolean;
+	groups: string[];
+}
+
+/** Creates the workspace with its creator as admin; null when the id is taken. */
+export async function createWorkspace(
+	h: Database,
+	w: { id: string; name: string; creator: { accountId: string; username: string } }
+): Promise<WorkspaceRow | null> {
+	return h.db.transaction(async (tx) => {
+		const [row] = await tx
+			.insert(workspace)
+			.values({ id: w.id, name: w.name, createdBy: w.creator.username })
+			.onConflictDoNothing({ target: workspace.id })
+			.returning({ id: workspace.id, name: workspace.name });
+		if (!row) return null;
+		await tx.insert(member).values({
+			workspace: w.id,
+			username: w.creator.username,
+			accountId: w.creator.accountId,
+			isAdmin: true
+		});
+		return row;
+	});
+}
+
+export async function getWorkspace(h: Database, id: string): Promise<WorkspaceRow | null> {
+	const [r] = await h.db.select({ id: workspace.id, name: workspace.name }).from(workspace).where(eq(workspace.id, id));
+	return r ?? null;
+}
+
+/** The workspaces an account belongs to, by id. */
+export async function workspacesOf(
+	h: Database,
+	accountId: string
+): Promise<{ id: string; name: string; isAdmin: boolean }[]> {
+	return h.db
+		.select({ id: workspace.id, name: workspace.name, isAdmin: member.isAdmin })
+		.from(member)
+		.innerJoin(workspace, eq(workspace.id, member.workspace))
+		.where(eq(member.accountId, accountId))
+		.orderBy(asc(workspace.id));
+}
+
+/** The account's membership of one workspace with its groups; null when not a member. */
+export async function loadMembership(h: Database, ws: string, accountId: string): Promise<Membership | null> {
+	const [r] = await h.rows<{ username: string; is_admin: boolean; groups: string[] | null }>(
+		sql`select m.username, m.is_admin,
+		           (select array_agg(gm.group_name order by gm.group_name)
+		              from group_member gm
+		             where gm.workspace = m.workspace and gm.username = m.username) as groups
+		      from member m
+		     where m.workspace = ${ws} and m.account_id = ${accountId}`
+	);
+	if (!r) return null;
+	return { username: r.username, isAdmin: r.is_admin, groups: r.groups ?? [] };
+}
+
+export async function listMembers(h: Database, ws: string): Promise<MemberRow[]> {
+	const rows = await h.rows<{ username: string; is_admin: boolean; groups: string[] | null }>(
+		sql`select m.username, m.is_admin,
+		           (select array_agg(gm.group_name order by gm.group_name)
+		              from group_member gm
+		             where gm.workspace = m.workspace and gm.username = m.username) as groups
+		      from member m
+		     where m.workspace = ${ws}
+		     order by m.username`
+	);
+	return rows.map((r) => ({ username: r.username, isAdmin: r.is_admin, groups: r.groups ?? [] }));
+}
+
+export async function findMember(
+	h: Database,
+	ws: string,
+	username: string
+): Promise<{ username: string; isAdmin: boolean; accountId: string } | null> {
+	const [r] = await h.db
+		.select({ username: member.username, isAdmin: member.isAdmin, accountId: member.accountId })
+		.from(member)
+		.where(and(eq(member.workspace, ws), eq(member.username, username)));
+	return r ?? null;
+}
+
+/** Usernames among `names` that are members of the workspace. */
+export async function existingMembers(h: Database, ws: string, names: string[]): Promise<Set<string>> {
+	if (names.length === 0) return new Set();
+	const rows = await h.rows<{ username: string }>(
+		sql`select username from member where workspace = ${ws} and username = any(${sql.param(names)}::text[])`
+	);
+	return new Set(rows.map((r) => r.username));
+}
+
+/**
+ * Adds the account as a member, or updates `is_admin` of an existing member (left as it is
+ * when `isAdmin` is undefined). Returns whether the member row is new.
+ */
+export async function upsertMember(
+	h: Database,
+	m: { workspace: string; accountId: string; username: string; isAdmin?: boolean }
+): Promise<{ created: boolean; isAdmin: boolean }> {
+	const [r] = await h.rows<{ created: boolean; is_admin: boolean }>(
+		sql`insert into member (workspace, username, account_id, is_admin)
+		    values (${m.workspace}, ${m.username}, ${m.accountId}, ${m.isAdmin ?? false})
+		    on conflict (workspace, username) do update
+		       set is_admin = coalesce(${m.isAdmin ?? null}::boolean, member.is_admin)
+		    returning (xmax = 0) as created, is_admin`
+	);
+	return { created: r.created, isAdmin: r.is_admin };
+}
+
+export async function countAdmins(h: Database, ws: string): Promise<number> {
+	const [r] = await h.rows<{ n: number }>(
+		sql`select count(*)::int as n from member where workspace = ${ws} and is_admin`
+	);
+	return Number(r.n);
+}
+
+export async function removeMember(h: Database, ws: string, username: string): Promise<boolean> {
+	return h.db.transaction(async (tx) => {
+		// Group rows are keyed by username, not by a foreign key to member: clear them explicitly
+		// so a later member with the same name does not inherit old grants.
+		await h.rows(sql`delete from group_member where workspace = ${ws} and username = ${username}`, tx);
+		const r = await tx
+			.delete(member)
+			.where(and(eq(member.workspace, ws), eq(member.username, username)))
+			.returning({ username: member.username });
+		return r.length > 0;
+	});
+}
+

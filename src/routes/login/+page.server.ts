@@ -1,0 +1,40 @@
+import { fail, redirect } from '@sveltejs/kit';
+import { checkCredentials, signIn, signOut } from '$lib/server/auth/authenticate';
+import { getDatabase } from '$lib/server/db';
+import { workspacesOf } from '$lib/server/repo/workspaces';
+import type { Actions, PageServerLoad } from './$types';
+
+/** A same-site path to return to after signing in; anything else is ignored (open redirect). */
+function nextPath(url: URL): string | null {
+	const next = url.searchParams.get('next');
+	if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return null;
+	return next;
+}
+
+export const load: PageServerLoad = async ({ locals, url }) => {
+	if (locals.auth?.via === 'session') redirect(303, nextPath(url) ?? '/');
+	return {};
+};
+
+export const actions: Actions = {
+	login: async (event) => {
+		const form = await event.request.formData();
+		const username = form.get('username');
+		const password = form.get('password');
+		if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
+			return fail(400, { username: typeof username === 'string' ? username : '', error: 'Enter your username and password.' });
+		}
+		const who = await checkCredentials(username, password);
+		if (!who) return fail(401, { username, error: 'invalid username or password' });
+		if (event.locals.auth?.via === 'session') await signOut(event, event.locals.auth);
+		await signIn(event, who.accountId);
+		const next = nextPath(event.url);
+		if (next) redirect(303, next);
+		const workspaces = await workspacesOf(await getDatabase(), who.accountId);
+		redirect(303, workspaces.length > 0 ? `/w/${workspaces[0].id}` : '/');
+	},
+	logout: async (event) => {
+		await signOut(event, event.locals.auth);
+		redirect(303, '/login');
+	}
+};

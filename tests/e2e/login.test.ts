@@ -1,0 +1,82 @@
+// A user journey in real Chromium against the built app: sign in through the login page and
+// land on the workspace home. Also: the process exits promptly on SIGTERM.
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiLogin, launchBrowser, screenshotDir, startApp, stopProcess, type RunningApp } from './server';
+
+describe('signing in (chromium, built app, embedded database)', () => {
+	let app: RunningApp;
+	let browser: Browser;
+
+	beforeAll(async () => {
+		app = await startApp({ TRIBUTARY_DEMO: '0' });
+		const cookie = await apiLogin(app.url);
+		const r = await fetch(`${app.url}/api/workspaces`, {
+			method: 'POST',
+			headers: { cookie, 'content-type': 'application/json' },
+			body: JSON.stringify({ id: 'acme', name: 'Acme Analytics' })
+		});
+		expect(r.status).toBeLessThan(300);
+		const f = await fetch(`${app.url}/api/w/acme/folders`, {
+			method: 'POST',
+			headers: { cookie, 'content-type': 'application/json' },
+			body: JSON.stringify({ name: 'finance', readers: [], writers: [] })
+		});
+		expect(f.status).toBeLessThan(300);
+		browser = await launchBrowser();
+		mkdirSync(screenshotDir, { recursive: true });
+	});
+
+	afterAll(async () => {
+		await browser?.close();
+		await app?.stop();
+	});
+
+	it('a wrong password shows one generic message', async () => {
+		const page = await browser.newPage();
+		await page.goto(`${app.url}/login`);
+		await page.getByLabel('Username').fill('admin');
+		await page.getByLabel('Password').fill('not the password');
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid username or password/i);
+		expect(new URL(page.url()).pathname).toBe('/login');
+		await page.close();
+	});
+
+	it('signs in through the login page and sees the workspace home', async () => {
+		const page = await browser.newPage();
+		const errors: string[] = [];
+		page.on('pageerror', (e) => errors.push(e.message));
+		page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+		await page.goto(`${app.url}/`);
+		await page.waitForURL(/\/login/);
+		await page.getByLabel('Username').fill('admin');
+		await page.getByLabel('Password').fill('correct horse battery staple');
+		await page.getByRole('button', { name: 'Sign in' }).click();
+		await page.waitForURL(/\/w\/acme/);
+		await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toContain('Acme Analytics');
+		await expect.poll(() => page.getByText('finance').count()).toBeGreaterThan(0);
+		await page.screenshot({ path: path.join(screenshotDir, 'workspace-home.png'), fullPage: true });
+		const cookies = await page.context().cookies();
+		const session = cookies.find((c) => c.name === 'tributary_session');
+		expect(session?.httpOnly).toBe(true);
+		expect(errors).toEqual([]);
+		await page.close();
+	});
+});
+
+describe('shutdown', () => {
+	it('exits within 2 s of SIGTERM', async () => {
+		const app = await startApp({ TRIBUTARY_DEMO: '0' });
+		// Touch the database so the pool is open when the signal arrives.
+		await apiLogin(app.url);
+		const t0 = Date.now();
+		const code = await stopProcess(app.proc);
+		const elapsed = Date.now() - t0;
+		await app.stop();
+		expect(code).toBe(0);
+		expect(elapsed).toBeLessThan(2000);
+	});
+});

@@ -1,0 +1,119 @@
+// Test equipment for the browser and CLI tests: the BUILT app (npm test builds it first) on a
+// free port with a fresh embedded database, and Debian's chromium driven by playwright-core.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser } from 'playwright-core';
+
+export const CHROMIUM = '/usr/bin/chromium';
+
+export async function freePort(): Promise<number> {
+	return new Promise((resolve, reject) => {
+		const s = createServer();
+		s.listen(0, '127.0.0.1', () => {
+			const port = (s.address() as { port: number }).port;
+			s.close(() => resolve(port));
+		});
+		s.on('error', reject);
+	});
+}
+
+export interface RunningApp {
+	url: string;
+	proc: ChildProcess;
+	output: () => string;
+	dataDir: string;
+	stop(): Promise<number | null>;
+}
+
+export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
+	if (!existsSync('build/index.js')) throw new Error('build/ is missing: run `npm run build` (npm test does it first)');
+	const port = await freePort();
+	const dataDir = mkdtempSync(path.join(tmpdir(), 'tributary-e2e-'));
+	let out = '';
+	const proc = spawn(process.execPath, ['scripts/serve.js'], {
+		env: {
+			PATH: process.env.PATH ?? '',
+			HOME: process.env.HOME ?? '/tmp',
+			PORT: String(port),
+			HOST: '127.0.0.1',
+			ORIGIN: `http://127.0.0.1:${port}`,
+			TRIBUTARY_DATA_DIR: dataDir,
+			TRIBUTARY_ADMIN_USER: 'admin',
+			TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple',
+			...env
+		},
+		stdio: ['ignore', 'pipe', 'pipe']
+	});
+	proc.stdout!.on('data', (d) => (out += d));
+	proc.stderr!.on('data', (d) => (out += d));
+	const url = `http://127.0.0.1:${port}`;
+	const deadline = Date.now() + 90_000;
+	for (;;) {
+		if (proc.exitCode !== null) throw new Error(`the app exited with ${proc.exitCode}:\n${out}`);
+		try {
+			const r = await fetch(`${url}/login`);
+			if (r.status === 200) break;
+		} catch {
+			/* not listening yet */
+		}
+		if (Date.now() > deadline) throw new Error(`the app did not answer within 90 s:\n${out}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+	return {
+		url,
+		proc,
+		dataDir,
+		output: () => out,
+		stop: async () => {
+			const code = await stopProcess(proc);
+			rmSync(dataDir, { recursive: true, force: true });
+			return code;
+		}
+	};
+}
+
+export function stopProcess(proc: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<number | null> {
+	if (proc.exitCode !== null) return Promise.resolve(proc.exitCode);
+	return new Promise((resolve) => {
+		const kill = setTimeout(() => proc.kill('SIGKILL'), 10_000);
+		proc.once('exit', (code) => {
+			clearTimeout(kill);
+			resolve(code);
+		});
+		proc.kill(signal);
+	});
+}
+
+export async function launchBrowser(): Promise<Browser> {
+	return chromium.launch({
+		executablePath: CHROMIUM,
+		headless: true,
+		args: [
+			'--no-sandbox',
+			'--disable-gpu',
+			'--disable-background-networking',
+			'--disable-component-update',
+			'--no-first-run',
+			'--disable-sync',
+			'--disable-quic'
+		]
+	});
+}
+
+/** Signs in through the API and returns the session cookie header. */
+export async function apiLogin(url: string, username = 'admin', password = 'correct horse battery staple'): Promise<string> {
+	const r = await fetch(`${url}/api/auth/login`, {
+		method: 'POST',
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify({ username, password })
+	});
+	if (r.status !== 200) throw new Error(`login failed: ${r.status} ${await r.text()}`);
+	const cookie = r.headers.get('set-cookie');
+	if (!cookie) throw new Error('login set no cookie');
+	return cookie.split(';')[0];
+}
+
+export const screenshotDir = path.resolve('test-results/screenshots');
