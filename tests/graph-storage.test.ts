@@ -13,6 +13,7 @@ import {
 	graphDigest,
 	pruneGraphs,
 	replaceGraph,
+	storeRunSnapshot,
 	versionKey,
 	type GraphContent,
 	type GraphKey,
@@ -129,6 +130,21 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		expect(await graphCounts(h.db, v)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
 		expect(await graphCounts(h.db, run)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
 		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
+	});
+
+	it('a run snapshot equal to its version graph is not stored; a different one is', async () => {
+		const path = 'f/snap/project';
+		const hash = await version(path);
+		await store(h, versionKey(ws, path, hash), graphFrom('diamond'));
+		const same = { ...versionKey(ws, path, hash), jobId: randomUUID() };
+		const other = { ...versionKey(ws, path, hash), jobId: randomUUID() };
+		const stored = await h.db.transaction(async (tx) => [
+			await storeRunSnapshot(h, tx, same, graphFrom('diamond'), 'u/alice'),
+			await storeRunSnapshot(h, tx, other, graphFrom('fan-out'), 'u/alice')
+		]);
+		expect(stored).toEqual([false, true]);
+		expect((await dumpGraph(h.db, same)).marker).toBeNull();
+		expect((await graphCounts(h.db, other)).nodes).toBe(5);
 	});
 
 	it('a failed replacement leaves the previous graph exactly as it was', async () => {

@@ -322,3 +322,26 @@ export async function pruneGraphs(
 		progress: toNumber(progress[0]?.n)
 	};
 }
+
+/**
+ * Stores a run's own graph under its job, unless it is the same graph as its version's (equal
+ * digest): then the run reads its version's graph and nothing is written. Returns whether a
+ * snapshot was stored.
+ */
+export async function storeRunSnapshot(
+	h: Database,
+	tx: Tx,
+	key: GraphKey & { scriptHash: bigint },
+	g: GraphContent,
+	permissionedAs: string,
+	stats: Record<string, unknown> = {}
+): Promise<boolean> {
+	const digest = graphDigest(g);
+	const version = await readMarker(tx, { ...key, jobId: ZERO_UUID });
+	if (version?.digest === digest) {
+		await deleteGraph(tx, key);
+		return false;
+	}
+	await replaceGraph(h, tx, key, g, { digest, permissionedAs, stats });
+	return true;
+}
