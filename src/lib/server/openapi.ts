@@ -1,0 +1,161 @@
+// The OpenAPI document of every endpoint (GET /api/openapi.json). A test walks src/routes and
+// fails when an endpoint is missing here, so the document cannot drift from the code.
+
+type Schema = Record<string, unknown>;
+
+interface Op {
+	method: 'get' | 'post' | 'delete';
+	path: string;
+	summary: string;
+	/** Who may call it, in words (the gate lives in access.ts). */
+	gate: string;
+	query?: Record<string, { description: string; required?: boolean; array?: boolean }>;
+	body?: Schema;
+	multipart?: Record<string, string>;
+	ok: { status: number; description: string; schema?: Schema };
+	errors?: number[];
+}
+
+const str = { type: 'string' };
+const bool = { type: 'boolean' };
+const int = { type: 'integer' };
+const strs = { type: 'array', items: str };
+const obj = (properties: Record<string, Schema>, required: string[] = []): Schema => ({
+	type: 'object',
+	properties,
+	...(required.length ? { required } : {})
+});
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const schemas: Record<string, Schema> = {
+	Error: obj({ error: str }, ['error']),
+	Whoami: obj({ username: str, instance_admin: bool, workspaces: { type: 'array', items: obj({ id: str, is_admin: bool }) } }),
+	DeployAnswer: obj({
+		hash: { type: ['string', 'null'], description: '16 hex digits; null for a preview' },
+		job_id: str,
+		nodes: int,
+		edges: int,
+		column_edges: { type: ['integer', 'null'], description: 'null when the graph has no column lineage' },
+		typed_nodes: int,
+		dropped: obj({ column_edges_outside_graph: int, column_edges_over_cap: int, unnamed_columns: int, rows_not_decoded: bool }),
+		warnings: strs,
+		warehouse: str,
+		default_database: { type: ['string', 'null'] },
+		has_project_files: bool,
+		url: str
+	})
+};
+
+const WS = 'Workspace id ([a-z0-9-], at most 50 characters)';
+const uploadFields = {
+	path: 'u/<user>/<name> or f/<folder>/<name>',
+	descriptor: 'YAML descriptor (optional)',
+	manifest: 'file: target/manifest.json (required; schema v10–v12)',
+	column_lineage: 'file: dbt.column_lineage.parquet (optional; flat index or info_schema v1 names)',
+	node_columns: 'file: dbt.node_columns.parquet (optional)',
+	run_results: 'file: run_results.json (optional)',
+	project: 'file: tar.gz of the project directory without target/, logs/, .env* (optional; needed to run)'
+};
+
+export const operations: Op[] = [
+	{
+		method: 'post', path: '/api/auth/login', summary: 'Sign in; sets the session cookie', gate: 'anyone',
+		body: obj({ username: str, password: str }, ['username', 'password']),
+		ok: { status: 200, description: 'signed in', schema: obj({ username: str }) }, errors: [400, 401]
+	},
+	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [401] },
+	{ method: 'get', path: '/api/whoami', summary: 'The caller and their workspaces', gate: 'signed in or token', ok: { status: 200, description: 'the caller', schema: ref('Whoami') }, errors: [401] },
+	{
+		method: 'post', path: '/api/workspaces', summary: 'Create a workspace; the caller becomes its admin', gate: 'instance admin',
+		body: obj({ id: str, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
+	},
+	{ method: 'get', path: '/api/w/{ws}/users', summary: 'Members of the workspace', gate: 'workspace admin', ok: { status: 200, description: 'members' }, errors: [401, 403, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/users', summary: 'Create the account if new and add the member', gate: 'workspace admin',
+		body: obj({ username: str, password: str, is_admin: bool }, ['username']), ok: { status: 201, description: 'added (200 when updated)' }, errors: [400, 401, 403, 404, 409]
+	},
+	{ method: 'get', path: '/api/w/{ws}/groups', summary: 'Groups and their members', gate: 'workspace admin', ok: { status: 200, description: 'groups' }, errors: [401, 403, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/groups', summary: 'Create or replace a group', gate: 'workspace admin',
+		body: obj({ name: str, members: strs }, ['name']), ok: { status: 201, description: 'created (200 when replaced)' }, errors: [400, 401, 403, 404]
+	},
+	{ method: 'get', path: '/api/w/{ws}/folders', summary: 'Folders and their grants', gate: 'workspace admin', ok: { status: 200, description: 'folders' }, errors: [401, 403, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/folders', summary: 'Create or replace a folder and its grants', gate: 'workspace admin',
+		body: obj({ name: str, readers: { ...strs, description: 'u/<user> or g/<group>' }, writers: strs }, ['name']),
+		ok: { status: 201, description: 'created (200 when replaced)' }, errors: [400, 401, 403, 404]
+	},
+	{ method: 'get', path: '/api/w/{ws}/warehouses', summary: 'Warehouses (secrets shown as "***")', gate: 'workspace admin', ok: { status: 200, description: 'warehouses' }, errors: [401, 403, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/warehouses', summary: 'Create or replace a warehouse', gate: 'workspace admin',
+		body: obj({ name: str, default_database: str, settings: { type: 'object', description: 'dbt profile target; settings.secrets are write-only' } }, ['name']),
+		ok: { status: 201, description: 'created (200 when replaced)' }, errors: [400, 401, 403, 404]
+	},
+	{ method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret)", gate: 'member', ok: { status: 200, description: 'tokens' }, errors: [401, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/tokens', summary: 'Mint a token acting as the caller, narrowed by scopes; shown once', gate: 'member',
+		body: obj({ label: str, scopes: { ...strs, description: '{domain}:{action}[:{path}|{prefix}/*,...]' }, expires_at: { type: 'string', format: 'date-time' } }, ['label']),
+		ok: { status: 201, description: 'the token', schema: obj({ token: str, id: str, label: str, scopes: strs, expires_at: { type: ['string', 'null'] } }) },
+		errors: [400, 401, 403, 404]
+	},
+	{ method: 'delete', path: '/api/w/{ws}/tokens/{id}', summary: 'Revoke a token', gate: 'its owner or a workspace admin', ok: { status: 200, description: 'revoked' }, errors: [401, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/scripts/dbt/deploy', summary: 'Deploy a dbt project version from its artifacts', gate: 'write access to the path + scripts:write',
+		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/scripts/dbt/preview', summary: 'Store an unmerged change as a preview graph reachable only through its job', gate: 'write access to the path + scripts:write',
+		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+	},
+	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
+];
+
+export function openapiDocument(): Record<string, unknown> {
+	const paths: Record<string, Record<string, unknown>> = {};
+	for (const op of operations) {
+		const params: Schema[] = [];
+		for (const m of op.path.matchAll(/\{(\w+)\}/g)) {
+			params.push({ name: m[1], in: 'path', required: true, schema: str, description: m[1] === 'ws' ? WS : undefined });
+		}
+		for (const [name, q] of Object.entries(op.query ?? {})) {
+			params.push({ name, in: 'query', required: !!q.required, description: q.description, schema: q.array ? strs : str, explode: true });
+		}
+		const responses: Record<string, unknown> = {
+			[op.ok.status]: { description: op.ok.description, ...(op.ok.schema ? { content: { 'application/json': { schema: op.ok.schema } } } : {}) }
+		};
+		for (const s of op.errors ?? []) responses[s] = { description: 'error', content: { 'application/json': { schema: ref('Error') } } };
+		const requestBody = op.body
+			? { required: true, content: { 'application/json': { schema: op.body } } }
+			: op.multipart
+				? {
+						required: true,
+						content: {
+							'multipart/form-data': {
+								schema: obj(Object.fromEntries(Object.entries(op.multipart).map(([k, d]) => [k, { type: 'string', description: d, ...(d.startsWith('file') ? { format: 'binary' } : {}) }])), ['path', 'manifest'])
+							}
+						}
+					}
+				: undefined;
+		(paths[op.path] ??= {})[op.method] = {
+			summary: op.summary,
+			description: `Who may call it: ${op.gate}.`,
+			...(params.length ? { parameters: params } : {}),
+			...(requestBody ? { requestBody } : {}),
+			responses
+		};
+	}
+	return {
+		openapi: '3.1.0',
+		info: { title: 'Tributary', version: '0.1.0', description: 'dbt lineage and runs. Errors are {"error": "..."}.' },
+		components: {
+			schemas,
+			securitySchemes: {
+				session: { type: 'apiKey', in: 'cookie', name: 'tributary_session' },
+				bearer: { type: 'http', scheme: 'bearer', description: 'API token; scopes narrow what it may do' },
+				viewToken: { type: 'apiKey', in: 'header', name: 'X-View-Token', description: 'share link (also ?view_token=)' }
+			}
+		},
+		security: [{ session: [] }, { bearer: [] }],
+		paths
+	};
+}
