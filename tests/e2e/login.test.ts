@@ -78,5 +78,5 @@ describe('shutdown', () => {
 		await app.stop();
 		expect(code).toBe(0);
 		expect(elapsed).toBeLessThan(2000);
-	});
+	}, 120_000);
 });

@@ -10,7 +10,10 @@ import { getDatabase } from './db';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from './http';
 import { isWorkspaceId, parseScriptPath } from './paths';
 import { foldersGrantedTo, listFolders } from './repo/folders';
+import { getJobView, isJobWithin, type JobView } from './repo/jobs';
 import { loadMembership } from './repo/workspaces';
+import { verifyShareToken, type ShareGrant } from './share';
+import { isJobId } from '../types/jobs';
 
 export interface Principal {
 	workspace: string;
@@ -370,4 +373,115 @@ export function readablePathFilter(p: Principal): { all: boolean; folders: strin
 		folders: [...new Set([...p.readFolders, ...p.writeFolders])].sort(),
 		userPrefix: `u/${p.username}/`
 	};
+}
+
+/** What listJobs needs to apply the job read rule and the token's `jobs:read` paths in SQL. */
+export interface JobListAccess {
+	username: string;
+	readable: { all: boolean; folders: string[]; userPrefix: string };
+	scope: ScopePathFilter;
+}
+
+/** The list half of job read access (share links open single jobs, never listings). */
+export function jobListAccess(p: Principal): JobListAccess {
+	return { username: p.username, readable: readablePathFilter(p), scope: scopePathFilter(p, 'jobs', 'read') };
+}
+
+/**
+ * Whether a token's `jobs:read` scope reaches a job. A path-restricted scope reaches only jobs
+ * of its paths, so a job without a path needs an unrestricted one. Same rule as jobListAccess.
+ */
+export function jobScopeAllows(p: Principal, scriptPath: string | null): boolean {
+	const f = scopePathFilter(p, 'jobs', 'read');
+	return f.all || (scriptPath !== null && filterAllows(f, scriptPath));
+}
+
+export interface JobAccess {
+	job: JobView;
+	/** null for a public-link viewer who is not a member (or has no session at all). */
+	principal: Principal | null;
+	via: 'creator' | 'share_link' | 'path';
+	/**
+	 * The caller may read the job's script itself (owner access AND `scripts:read` on its path).
+	 * Being entitled to a run is not being entitled to its project: when false, everything the
+	 * author wrote (code, variables, descriptions, column lineage, logs) is withheld.
+	 */
+	canReadScript: boolean;
+}
+
+/** The job does not exist in the workspace (pinned reads fall back to the unpinned answer). */
+export class JobNotFoundError extends ApiError {
+	constructor() {
+		super(404, 'no such job');
+	}
+}
+
+/** The share token of a request: `?view_token=` or the `X-View-Token` header. */
+export function viewTokenOf(event: Pick<RequestEvent, 'url' | 'request'>): string | null {
+	return event.url.searchParams.get('view_token') ?? event.request.headers.get('x-view-token');
+}
+
+/**
+ * Job read access (DESIGN.md §6) for the jobs/{id} endpoints: validates the ids, reads the
+ * share token, applies the token's `jobs:read` scope and jobReadDecision. Refusals:
+ * 400 malformed ids; 401 no credentials and no usable share link (a member link needs a
+ * signed-in member); 404 a non-member, or a job the caller could not know exists;
+ * 403 a member without access (told to ask for a share link) or a token lacking the scope.
+ */
+export async function jobAccess(
+	event: Pick<RequestEvent, 'locals' | 'url' | 'request'>,
+	ws: string,
+	jobId: string
+): Promise<JobAccess> {
+	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
+	// Postgres prints uuids in lowercase; accept any case, compare in one.
+	const id = jobId.toLowerCase();
+	if (!isJobId(id)) throw badRequest('id must be a job id (a uuid)');
+	const h = await getDatabase();
+	const raw = viewTokenOf(event);
+	const share: ShareGrant | null = raw === null ? null : await verifyShareToken(h, ws, raw);
+
+	let principal: Principal | null = null;
+	if (event.locals.auth) {
+		try {
+			principal = await workspacePrincipal(event, ws);
+		} catch (e) {
+			// A non-member (or a token of another workspace) may still open a PUBLIC link; for
+			// anything else they learn nothing beyond "no such workspace".
+			if (!(e instanceof ApiError && e.status === 404 && share?.domain === 'public')) throw e;
+		}
+	} else if (share === null) {
+		throw unauthorized(raw === null ? undefined : 'this share link is not valid; sign in or ask for a new link');
+	} else if (share.domain === 'member') {
+		throw unauthorized('sign in as a member of this workspace to open this link');
+	}
+	if (principal) requireScope(principal, 'jobs', 'read');
+
+	const job = await getJobView(h, ws, id);
+	if (!job) throw new JobNotFoundError();
+	const linkValid = share !== null && (await isJobWithin(h, ws, job.id, share.jobId));
+	const decision = jobReadDecision(principal, job, linkValid);
+	if (!decision.allowed) throw new ApiError(decision.status, decision.message);
+	if (principal && !jobScopeAllows(principal, job.scriptPath)) {
+		throw forbidden("this token's jobs:read scope does not cover this job's path");
+	}
+	return {
+		job,
+		principal,
+		via: decision.via,
+		canReadScript: principal !== null && job.scriptPath !== null && mayReadPath(principal, job.scriptPath, 'scripts')
+	};
+}
+
+/**
+ * Minting a share link: for someone who sees the run on their own account. A link holder already
+ * has a link to forward, and minting one (say a public link from a member link) would let a
+ * link widen its own audience.
+ */
+export function requireShareMint(a: JobAccess): Principal {
+	if (a.principal === null) throw unauthorized('sign in to share this run');
+	if (a.via === 'share_link') {
+		throw forbidden('only someone who can see this run without a share link may create links to it; forward the link you have');
+	}
+	return a.principal;
 }
