@@ -8,7 +8,21 @@ import { errorResponse } from '$lib/server/http';
 
 export const init: ServerInit = async () => {
 	const h = await getDatabase();
-	await bootstrap(h, { log: (line) => process.stdout.write(`${line}\n`) });
+	const log = (line: string) => process.stdout.write(`${line}\n`);
+	const boot = await bootstrap(h, { log });
+	if (boot.adminCreated) {
+		// Loaded only on a fresh database: the generator pulls in the parquet writer.
+		const { seedDemo, wantDemo } = await import('$lib/server/demo/seed');
+		if (wantDemo(h, boot.adminCreated)) {
+			try {
+				const demo = await seedDemo(h, process.env.TRIBUTARY_ADMIN_USER || 'admin');
+				log(`Seeded the demo workspace: ${demo.nodes} dbt nodes, ${demo.columnEdges ?? 0} column edges (TRIBUTARY_DEMO=0 skips this)`);
+			} catch (e) {
+				// The app is still usable without its demo; say why it is missing.
+				process.stderr.write(`Could not seed the demo workspace: ${(e as Error).stack ?? e}\n`);
+			}
+		}
+	}
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -136,8 +136,8 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const path = 'f/snap/project';
 		const hash = await version(path);
 		await store(h, versionKey(ws, path, hash), graphFrom('diamond'));
-		const same = { ...versionKey(ws, path, hash), jobId: randomUUID() };
-		const other = { ...versionKey(ws, path, hash), jobId: randomUUID() };
+		const same = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: randomUUID() };
+		const other = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: randomUUID() };
 		const stored = await h.db.transaction(async (tx) => [
 			await storeRunSnapshot(h, tx, same, graphFrom('diamond'), 'u/alice'),
 			await storeRunSnapshot(h, tx, other, graphFrom('fan-out'), 'u/alice')
