@@ -30,6 +30,29 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const schemas: Record<string, Schema> = {
 	Error: obj({ error: str }, ['error']),
 	Whoami: obj({ username: str, instance_admin: bool, workspaces: { type: 'array', items: obj({ id: str, is_admin: bool }) } }),
+	JobSummary: obj({
+		id: str, kind: { enum: ['run', 'deploy', 'preview', 'recorded'] }, status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
+		script_path: { type: ['string', 'null'] }, script_hash: { type: ['string', 'null'] }, created_by: str, created_at: str, completed_at: { type: ['string', 'null'] }
+	}),
+	JobDetail: {
+		allOf: [
+			{ $ref: '#/components/schemas/JobSummary' },
+			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'] }, args: { type: 'object' }, result: { type: ['object', 'null'] }, logs: str, logs_truncated: bool, redacted: bool })
+		]
+	},
+	ColumnLineage: obj({
+		edges: { type: 'array', items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['copy', 'mod'] } }) },
+		truncated: bool
+	}),
+	AssetGraph: obj({
+		assets: { type: 'array', items: { type: 'object', description: 'kind, path, dbt provenance (shape always; authored fields only to readers of the project)' } },
+		runnables: { type: 'array', items: { type: 'object', description: 'scripts: dbt projects with dbt.model_count, producers with column_lineage' } },
+		edges: { type: 'array', items: { type: 'object', description: 'script reads/writes asset' } },
+		dbt_edges: { type: 'array', items: { type: 'object', description: 'ref() between relations' } },
+		hidden: { type: 'integer', description: 'how many scripts and assets in scope the caller may not see (their names and edges are withheld)' },
+		dbt_snapshot_job: { type: 'string', description: 'pinned reads only: the job whose snapshot is drawn (omitted otherwise)' },
+		dbt_graph_ingested_at: { type: 'string', description: 'pinned reads only (omitted otherwise)' }
+	}),
 	DeployAnswer: obj({
 		hash: { type: ['string', 'null'], description: '16 hex digits; null for a preview' },
 		job_id: str,
@@ -106,6 +129,47 @@ export const operations: Op[] = [
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/preview', summary: 'Store an unmerged change as a preview graph reachable only through its job', gate: 'write access to the path + scripts:write',
 		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/assets/graph', summary: 'The asset graph of a folder: relations, producers, usage and ref() edges', gate: 'assets:read; dbt provenance only for scripts the caller can see; authored fields only with scripts:read on the path',
+		query: { folder: { description: 'folder name (default: every path the caller can read)' }, asset_kinds: { description: 'comma-separated: dbt, ducklake (unknown kinds are a 400)' }, dbt_script_hash: { description: 'pin one dbt version (16 hex digits)' } },
+		ok: { status: 200, description: 'the asset graph', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/assets/column_lineage', summary: 'The direct (copy/mod) column-lineage component of the asked relations', gate: 'assets:read; per owning project, scripts:read on its path (else no edges)',
+		query: { asset_path: { description: '1 to 1000 relation paths (dbt://main/schema/name or main/schema/name)', required: true, array: true }, dbt_script_hash: { description: 'pin one dbt version' } },
+		ok: { status: 200, description: 'edges, nearest the selection first, at most 5000', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/dbt_graph/{id}', summary: "The graph as this job saw it: its own snapshot, else its version's graph, else the current one", gate: 'job read access (creator, share link, path) + assets:read; authored fields only to readers of the project',
+		query: { view_token: { description: 'share link token (or header X-View-Token)' }, folder: { description: 'limit to a folder' }, asset_kinds: { description: 'comma-separated: dbt, ducklake' } },
+		ok: { status: 200, description: 'the pinned asset graph', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/dbt_column_lineage/{id}', summary: "Column lineage pinned to the job's graph", gate: 'job read access + assets:read; a caller who cannot read the project gets edges: []',
+		query: { asset_path: { description: '1 to 1000 relation paths', required: true, array: true }, view_token: { description: 'share link token' } },
+		ok: { status: 200, description: 'edges', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: 'job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project',
+		query: { view_token: { description: 'share link token' } },
+		ok: { status: 200, description: 'the job', schema: ref('JobDetail') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/list', summary: 'Jobs the caller may read, newest first (filtered in SQL before the limit)', gate: 'member + jobs:read',
+		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded' }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
+		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: 'job read access + jobs:read',
+		query: { view_token: { description: 'share link token' } },
+		ok: { status: 200, description: 'progress rows by asset path', schema: { type: 'array', items: obj({ asset_kind: str, asset_path: str, status: { enum: ['running', 'materialized', 'failed'] }, row_count: int, error: str }) } },
+		errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/share/{id}', summary: 'Mint a share link for a run', gate: 'the caller sees the run on their own account',
+		query: { kind: { description: 'member (a signed-in member without access) or public (anyone with the link)', required: true } },
+		ok: { status: 200, description: 'the link', schema: obj({ token: str, url: str }) }, errors: [400, 401, 403, 404]
 	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];

@@ -1,0 +1,376 @@
+// The lineage read API (DESIGN.md §6) between the routes and the repo: query parsing (400s
+// naming the parameter), the gates applied per project, and the assembly of the answers. The
+// pinned and unpinned forms share everything but WHICH graph they read.
+import { assembleAssetGraph, mayShowAuthored, modelCount, usageOfGraph, type DescribedGraph, type UsageInput } from '../lineage/asset-graph';
+import { keepNearest, reachComponent, type Ranked } from '../lineage/column-walk';
+import {
+	ASSET_KINDS,
+	isAssetKind,
+	type AssetGraph,
+	type AssetKind,
+	type ColumnLineageAnswer,
+	type ColumnLineageEdge,
+	type GraphRunnable,
+	type ProducerColumnLineage,
+	type UsageAccess
+} from '../types/asset-graph';
+import { hashToHex, hexToHash } from '../types/script-hash';
+import type { RequestEvent } from '@sveltejs/kit';
+import {
+	canReadFolder,
+	canReadPath,
+	filterAllows,
+	jobAccess,
+	JobNotFoundError,
+	mayReadPath,
+	readablePathFilter,
+	requireScope,
+	scopeAllows,
+	scopePathFilter,
+	workspacePrincipal,
+	type JobAccess,
+	type Principal
+} from './access';
+import type { Database } from './db';
+import { badRequest, notFound } from './http';
+import { isSegment } from './paths';
+import { getFolder } from './repo/folders';
+import { ZERO_UUID } from './schema';
+import {
+	componentEdges,
+	describeAssets,
+	findVersion,
+	hiddenDescriberCount,
+	hiddenUsageCount,
+	lineageOwners,
+	loadGraph,
+	pinnedGraphOf,
+	producerLineage,
+	relationsIn,
+	visibleUsage,
+	type LoadedGraph,
+	type PinnedGraph,
+	type ScriptPathFilter,
+	type VersionRef
+} from './repo/lineage';
+
+export const MAX_ASSET_PATHS = 1000;
+
+// ─── Query parsing ─────────────────────────────────────────────────────────────────────────
+
+function single(q: URLSearchParams, name: string): string | undefined {
+	const all = q.getAll(name);
+	if (all.length > 1) throw badRequest(`${name} may be given once`);
+	return all[0];
+}
+
+/** `dbt_script_hash`: a version as the API writes it, 16 hex digits. */
+export function parseScriptHash(q: URLSearchParams): bigint | null {
+	const raw = single(q, 'dbt_script_hash');
+	if (raw === undefined) return null;
+	const h = hexToHash(raw);
+	if (h === null) throw badRequest('dbt_script_hash must be a script version: 16 hex digits');
+	return h;
+}
+
+export interface GraphQuery {
+	folder: string | null;
+	assetKinds: Set<AssetKind> | null;
+	scriptHash: bigint | null;
+}
+
+/** `folder=` (optional), `asset_kinds=` (comma list, repeatable), `dbt_script_hash=`. */
+export function parseGraphQuery(q: URLSearchParams): GraphQuery {
+	const folder = single(q, 'folder');
+	if (folder !== undefined && !isSegment(folder)) {
+		throw badRequest('folder must be a folder name (letters, digits, _ and -)');
+	}
+	let assetKinds: Set<AssetKind> | null = null;
+	const kindParams = q.getAll('asset_kinds');
+	if (kindParams.length > 0) {
+		assetKinds = new Set();
+		for (const k of kindParams.flatMap((v) => v.split(','))) {
+			const kind = k.trim();
+			if (!isAssetKind(kind)) {
+				throw badRequest(`asset_kinds: unknown asset kind ${JSON.stringify(kind.slice(0, 40))}; known kinds are ${ASSET_KINDS.join(', ')}`);
+			}
+			assetKinds.add(kind);
+		}
+	}
+	return { folder: folder ?? null, assetKinds, scriptHash: parseScriptHash(q) };
+}
+
+// A relation's path as the ingest writes it: warehouse name, schema (optionally `db.schema`),
+// name. Runs of letters, digits, `_` and `$` joined by single `.` or `-`, which keeps out
+// quotes, comment markers, `..`, control characters and anything outside ASCII.
+const WORD = '[A-Za-z0-9_$]+';
+const ASSET_PATH = new RegExp(`^${WORD}(?:-${WORD})*(?:/${WORD}(?:[.-]${WORD})*){2}$`);
+const MAX_ASSET_PATH = 255;
+
+/**
+ * `asset_path=` repeated 1 to 1000 times; each `dbt://<warehouse>/<schema>/<name>` or the bare
+ * path. De-duplicated; order does not matter.
+ */
+export function parseAssetPaths(q: URLSearchParams): string[] {
+	const raw = q.getAll('asset_path');
+	if (raw.length === 0) throw badRequest('asset_path is required: one to 1000 dbt relations, dbt://<warehouse>/<schema>/<name>');
+	if (raw.length > MAX_ASSET_PATHS) throw badRequest(`asset_path may be given at most ${MAX_ASSET_PATHS} times (got ${raw.length})`);
+	const out = new Set<string>();
+	for (const r of raw) {
+		const path = r.startsWith('dbt://') ? r.slice('dbt://'.length) : r;
+		if (path.length === 0 || path.length > MAX_ASSET_PATH || !ASSET_PATH.test(path)) {
+			throw badRequest('each asset_path must be a dbt relation: dbt://<warehouse>/<schema>/<name> or <warehouse>/<schema>/<name>');
+		}
+		out.add(path);
+	}
+	return [...out].sort();
+}
+
+// ─── Gates as data ─────────────────────────────────────────────────────────────────────────
+
+/** Owner path access, for reads that show shape. */
+function shapeFilter(p: Principal): ScriptPathFilter {
+	return { readable: readablePathFilter(p), scope: null };
+}
+
+/** Owner path access AND the token's `scripts:read`: the authored gate, for SQL. */
+function authoredFilter(p: Principal): ScriptPathFilter {
+	const s = scopePathFilter(p, 'scripts', 'read');
+	return { readable: readablePathFilter(p), scope: s.all ? null : { exact: s.exact, prefixes: s.prefixes } };
+}
+
+/** The token's `assets:read` narrowing over asset paths (everything for a session or a public link). */
+function assetGate(p: Principal | null): (path: string) => boolean {
+	if (p === null) return () => true;
+	const f = scopePathFilter(p, 'assets', 'read');
+	return (path) => filterAllows(f, path);
+}
+
+const hexOf = (h: bigint | null) => (h === null ? null : hashToHex(h));
+
+/** A named version the caller may see, or 404 (an unreadable version is as absent as a missing one). */
+async function namedVersion(h: Database, p: Principal, hash: bigint | null): Promise<VersionRef | null> {
+	if (hash === null) return null;
+	const v = await findVersion(h, p.workspace, hash);
+	if (!v || v.language !== 'dbt' || !canReadPath(p, v.path)) throw notFound('no dbt project version with this dbt_script_hash');
+	return v;
+}
+
+const toDescribed = (g: LoadedGraph, authored: boolean, ownsAssets = false): DescribedGraph => ({
+	scriptPath: g.key.scriptPath,
+	scriptHash: hexOf(g.key.scriptHash),
+	authored,
+	nodes: g.nodes,
+	edges: g.edges,
+	ownsAssets
+});
+
+// ─── Asset graph ───────────────────────────────────────────────────────────────────────────
+
+export const emptyGraph = (): AssetGraph => ({ assets: [], runnables: [], edges: [], dbt_edges: [], hidden: 0 });
+
+function groupProducerLineage(rows: Awaited<ReturnType<typeof producerLineage>>): Map<string, ProducerColumnLineage[]> {
+	const byScript = new Map<string, Map<string, ProducerColumnLineage>>();
+	for (const r of rows) {
+		let outs = byScript.get(r.scriptPath);
+		if (!outs) byScript.set(r.scriptPath, (outs = new Map()));
+		const k = `${r.outputAssetKind}\u0000${r.outputAssetPath}\u0000${r.outputColumn}`;
+		let entry = outs.get(k);
+		if (!entry) {
+			entry = { asset_kind: r.outputAssetKind, asset_path: r.outputAssetPath, column: r.outputColumn, inputs: [] };
+			outs.set(k, entry);
+		}
+		entry.inputs.push({
+			from_kind: r.inputAssetKind,
+			from_path: r.inputAssetPath,
+			from_column: r.inputColumn,
+			source: r.source === 'annotation' ? 'annotation' : 'inferred'
+		});
+	}
+	return new Map([...byScript].map(([path, outs]) => [path, [...outs.values()]]));
+}
+
+/**
+ * The unpinned asset graph of a folder (or of every path the caller reads): usage rows of the
+ * scripts there, each dbt relation described by the version graphs the caller can see (whatever
+ * folder the project lives in), authored fields per project by the one predicate.
+ */
+export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuery): Promise<AssetGraph> {
+	const ws = p.workspace;
+	let folderPrefix: string | null = null;
+	if (q.folder !== null) {
+		// One answer for "missing" and "not yours", so folder names cannot be probed.
+		if (!canReadFolder(p, q.folder) || !(await getFolder(h, ws, q.folder))) throw notFound('no such folder');
+		folderPrefix = `f/${q.folder}/`;
+	}
+	const named = await namedVersion(h, p, q.scriptHash);
+	const filter = shapeFilter(p);
+	const usageRows = await visibleUsage(h, ws, folderPrefix, filter);
+	const hidden = await hiddenUsageCount(h, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
+	const usage: UsageInput[] = usageRows
+		.filter((u) => isAssetKind(u.assetKind))
+		.map((u) => ({ scriptPath: u.scriptPath, assetKind: u.assetKind as AssetKind, assetPath: u.assetPath, access: u.access as UsageAccess }));
+
+	const dbtPaths = [...new Set(usage.filter((u) => u.assetKind === 'dbt').map((u) => u.assetPath))];
+	let loaded = await describeAssets(h, ws, dbtPaths, filter, named);
+	const drawnDbt = q.assetKinds === null || q.assetKinds.has('dbt') ? dbtPaths : [];
+	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(h, ws, folderPrefix, drawnDbt, filter);
+	const authoredOf = (path: string) => mayShowAuthored({ preview: false, versionVisible: true, mayReadScript: mayReadPath(p, path, 'scripts') });
+	const graphs: DescribedGraph[] = [];
+	if (named) {
+		// A named version draws its whole project, not only what today's usage rows name.
+		loaded = loaded.filter((g) => g.key.scriptPath !== named.path);
+		const whole = await loadGraph(h, { workspace: ws, scriptPath: named.path, scriptHash: named.hash, jobId: ZERO_UUID });
+		graphs.push(toDescribed(whole, authoredOf(named.path), true));
+	}
+	for (const g of loaded) graphs.push(toDescribed(g, authoredOf(g.key.scriptPath)));
+
+	const runnables = new Map<string, GraphRunnable>();
+	for (const u of usageRows) {
+		if (runnables.has(u.scriptPath)) continue;
+		runnables.set(u.scriptPath, { path: u.scriptPath, language: u.language, script_hash: hashToHex(u.scriptHash) });
+	}
+	if (named) runnables.set(named.path, { path: named.path, language: 'dbt', script_hash: hashToHex(named.hash) });
+	const producers = [...runnables.values()].filter((r) => r.language === 'sql' && mayReadPath(p, r.path, 'scripts'));
+	const lineage = groupProducerLineage(
+		await producerLineage(h, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
+	);
+	const namedUsage = named ? usageOfGraph(graphs[0]) : [];
+	for (const r of runnables.values()) {
+		if (r.language === 'dbt') r.dbt = { model_count: modelCount(named && r.path === named.path ? namedUsage : usage, r.path) };
+		if (r.language === 'sql' && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
+	}
+	return assembleAssetGraph({
+		usage: named ? [...usage.filter((u) => u.scriptPath !== named.path), ...namedUsage] : usage,
+		runnables: [...runnables.values()],
+		graphs,
+		assetKinds: q.assetKinds,
+		assetAllowed: assetGate(p),
+		hidden: hidden + hiddenDescribers
+	});
+}
+
+/** Whether a job-pinned read may show authored fields and column lineage. */
+function pinnedAuthored(a: JobAccess, pinned: PinnedGraph): boolean {
+	return mayShowAuthored({ preview: pinned.key.scriptHash === null, versionVisible: true, mayReadScript: a.canReadScript });
+}
+
+/** The asset graph as a job saw it: that one project's graph, from the job row's path and hash. */
+export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery): Promise<AssetGraph> {
+	const g = toDescribed(await loadGraph(h, pinned.key), pinnedAuthored(a, pinned), true);
+	const usage = usageOfGraph(g);
+	const graph = assembleAssetGraph({
+		usage,
+		runnables: [{ path: g.scriptPath, language: 'dbt', script_hash: g.scriptHash, dbt: { model_count: modelCount(usage, g.scriptPath) } }],
+		graphs: [g],
+		assetKinds: q.assetKinds,
+		assetAllowed: assetGate(a.principal),
+		hidden: 0
+	});
+	if (pinned.own) graph.dbt_snapshot_job = a.job.id;
+	graph.dbt_graph_ingested_at = pinned.ingestedAt.toISOString();
+	return graph;
+}
+
+export type PinnedAccess = { kind: 'job'; access: JobAccess } | { kind: 'no_job'; principal: Principal };
+
+/**
+ * The gate of the jobs/dbt_* reads: job read access (share links included) plus `assets:read`.
+ * A job that does not exist answers unpinned rather than 404, so a run page whose job aged out
+ * still draws; that costs `assets:read` of a signed-in member, exactly what /assets/* would.
+ */
+export async function pinnedAccess(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<PinnedAccess> {
+	try {
+		const access = await jobAccess(event, ws, id);
+		if (access.principal) requireScope(access.principal, 'assets', 'read');
+		return { kind: 'job', access };
+	} catch (e) {
+		if (!(e instanceof JobNotFoundError) || !event.locals.auth) throw e;
+		const principal = await workspacePrincipal(event, ws);
+		requireScope(principal, 'assets', 'read');
+		return { kind: 'no_job', principal };
+	}
+}
+
+/** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. */
+export async function jobAssetGraph(h: Database, gate: PinnedAccess, q: GraphQuery): Promise<AssetGraph> {
+	// Which version is read comes from the job row alone: a hash in the query is never used here.
+	const unpinned = { ...q, scriptHash: null };
+	if (gate.kind === 'no_job') return unpinnedAssetGraph(h, gate.principal, unpinned);
+	const pinned = await pinnedGraphOf(h, gate.access.job);
+	if (pinned) return pinnedAssetGraph(h, gate.access, pinned, q);
+	return gate.access.principal ? unpinnedAssetGraph(h, gate.access.principal, unpinned) : emptyGraph();
+}
+
+// ─── Column lineage ────────────────────────────────────────────────────────────────────────
+
+export interface LineageOptions {
+	/** The bound on served edges (5000; smaller only in tests). */
+	limit?: number;
+}
+
+/** One graph's served edges, ranked by distance from the selection, in asset terms. */
+async function rankedEdges(h: Database, key: LoadedGraph['key'], uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
+	const { edges, assetPathOf } = await componentEdges(h, key, uniqueIds);
+	const out: Ranked<ColumnLineageEdge>[] = [];
+	for (const { edge, depth } of reachComponent(edges, uniqueIds)) {
+		const from = assetPathOf.get(edge.parentUniqueId);
+		const to = assetPathOf.get(edge.childUniqueId);
+		// A relation-less node (an ephemeral model) has no place on the canvas.
+		if (!from || !to) continue;
+		const value: ColumnLineageEdge = {
+			from_asset_path: from,
+			from_column: edge.parentColumn,
+			to_asset_path: to,
+			to_column: edge.childColumn,
+			kind: edge.lineageKind
+		};
+		out.push({ key: [from, edge.parentColumn, to, edge.childColumn, edge.lineageKind].join('\u0000'), depth, value });
+	}
+	return out;
+}
+
+const noLineage = (): ColumnLineageAnswer => ({ edges: [], truncated: false });
+
+/**
+ * Unpinned column lineage: every project version the caller may read (path access AND
+ * `scripts:read` scope, applied in SQL) that owns an asked relation answers with its own
+ * component; the answers are merged, de-duplicated and bounded together.
+ */
+export async function unpinnedColumnLineage(
+	h: Database,
+	p: Principal,
+	assetPaths: string[],
+	scriptHash: bigint | null,
+	opts: LineageOptions = {}
+): Promise<ColumnLineageAnswer> {
+	const named = await namedVersion(h, p, scriptHash);
+	if (named && !scopeAllows(p, 'scripts', 'read', named.path)) return noLineage();
+	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredFilter(p), named);
+	const items: Ranked<ColumnLineageEdge>[] = [];
+	for (const o of owners) items.push(...(await rankedEdges(h, o.key, o.uniqueIds)));
+	const { values, truncated } = keepNearest(items, opts.limit);
+	return { edges: values, truncated };
+}
+
+/** Column lineage of the job's pinned graph; empty for a caller who may not read the project. */
+export async function pinnedColumnLineage(
+	h: Database,
+	a: JobAccess,
+	pinned: PinnedGraph,
+	assetPaths: string[],
+	opts: LineageOptions = {}
+): Promise<ColumnLineageAnswer> {
+	if (!pinnedAuthored(a, pinned)) return noLineage();
+	const uids = await relationsIn(h, pinned.key, assetPaths);
+	const { values, truncated } = keepNearest(await rankedEdges(h, pinned.key, uids), opts.limit);
+	return { edges: values, truncated };
+}
+
+/** `jobs/dbt_column_lineage/{id}`: pinned like jobAssetGraph, with the same fallbacks. */
+export async function jobColumnLineage(h: Database, gate: PinnedAccess, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
+	if (gate.kind === 'no_job') return unpinnedColumnLineage(h, gate.principal, assetPaths, null, opts);
+	const pinned = await pinnedGraphOf(h, gate.access.job);
+	if (pinned) return pinnedColumnLineage(h, gate.access, pinned, assetPaths, opts);
+	return gate.access.principal ? unpinnedColumnLineage(h, gate.access.principal, assetPaths, null, opts) : noLineage();
+}

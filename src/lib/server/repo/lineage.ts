@@ -1,0 +1,477 @@
+// Every SQL statement of the lineage reads (DESIGN.md §6): asset usage in scope, the project
+// versions a caller can see, stored graphs by key, and column lineage by component.
+//
+// Hash comparisons branch on NULL explicitly (`script_hash = $h` or `script_hash IS NULL`):
+// a preview's NULL hash is never `=` anything, and `IS NOT DISTINCT FROM` would stop Postgres
+// from using the indexes whose prefix the hash is.
+import { sql, type SQL } from 'drizzle-orm';
+import type { GraphNodeInput } from '../../lineage/asset-graph';
+import type { Database, Tx } from '../db';
+import { toBigInt, toNumber } from '../db';
+import { ZERO_UUID } from '../schema';
+import type { GraphKey } from './graph';
+
+/** Which script paths a read may touch, as data for SQL (decided by the gates in access.ts). */
+export interface ScriptPathFilter {
+	/** canReadPath: everything (admin), `f/<folder>/...` for these folders, and the caller's own `u/` prefix. */
+	readable: { all: boolean; folders: string[]; userPrefix: string };
+	/** A token's narrowing of `scripts:read`; null when it does not narrow. Prefixes end with `/`. */
+	scope: { exact: string[]; prefixes: string[] } | null;
+}
+
+const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
+
+/** The filter as a predicate over a path column. starts_with, never LIKE: `_` is a legal path character. */
+function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
+	const readable = f.readable.all
+		? sql`true`
+		: sql`(starts_with(${col}, ${f.readable.userPrefix})
+		       or (split_part(${col}, '/', 1) = 'f' and split_part(${col}, '/', 2) = any(${textArray(f.readable.folders)})))`;
+	if (f.scope === null) return readable;
+	return sql`(${readable} and (${col} = any(${textArray(f.scope.exact)})
+		or exists (select 1 from unnest(${textArray(f.scope.prefixes)}) as pre(p)
+		            where length(${col}) > length(pre.p) and starts_with(${col}, pre.p))))`;
+}
+
+const hashText = (h: bigint) => sql`${h.toString()}::bigint`;
+
+/** The rows of one stored graph in table alias `t`: the two exact predicates of the partial unique indexes. */
+function keyOf(t: string, key: GraphKey): SQL {
+	const a = sql.raw(t);
+	return key.scriptHash === null
+		? sql`${a}.workspace = ${key.workspace} and ${a}.job_id = ${key.jobId}::uuid and ${a}.script_hash is null`
+		: sql`${a}.workspace = ${key.workspace} and ${a}.script_path = ${key.scriptPath}
+		      and ${a}.script_hash = ${hashText(key.scriptHash)} and ${a}.job_id = ${key.jobId}::uuid`;
+}
+
+// ─── Asset usage ───────────────────────────────────────────────────────────────────────────
+
+export interface UsageRow {
+	scriptPath: string;
+	assetKind: string;
+	assetPath: string;
+	access: string;
+	/** The newest live version of the script, which the runnable node stands for. */
+	scriptHash: bigint;
+	language: string;
+}
+
+/** `f/<folder>/`, or null for every path. */
+export type FolderScope = string | null;
+
+function inScope(col: SQL, folderPrefix: FolderScope): SQL {
+	return folderPrefix === null ? sql`true` : sql`starts_with(${col}, ${folderPrefix})`;
+}
+
+/**
+ * The usage rows (which script reads/writes which asset) in scope that the caller may see, each
+ * with its script's newest live version. Rows of a path with no live version are stale and left out.
+ */
+export async function visibleUsage(h: Database, ws: string, folderPrefix: FolderScope, f: ScriptPathFilter, tx?: Tx): Promise<UsageRow[]> {
+	const rows = await h.rows<{ script_path: string; asset_kind: string; asset_path: string; access: string; hash: unknown; language: string }>(
+		sql`select a.script_path, a.asset_kind, a.asset_path, a.access, s.hash::text as hash, s.language
+		      from asset_usage a
+		      join lateral (
+		        select hash, language from script s
+		         where s.workspace = a.workspace and s.path = a.script_path and not s.deleted and not s.archived
+		         order by s.created_at desc, s.hash desc limit 1
+		      ) s on true
+		     where a.workspace = ${ws} and ${inScope(sql`a.script_path`, folderPrefix)}
+		       and ${pathAllowed(sql`a.script_path`, { readable: f.readable, scope: null })}
+		     order by a.script_path, a.asset_kind, a.asset_path`,
+		tx
+	);
+	return rows.map((r) => ({
+		scriptPath: r.script_path,
+		assetKind: r.asset_kind,
+		assetPath: r.asset_path,
+		access: r.access,
+		scriptHash: toBigInt(r.hash),
+		language: r.language
+	}));
+}
+
+/**
+ * How much of the scope the caller may NOT see, counted in SQL so no name leaves the database:
+ * scripts with usage rows there, plus assets that only those scripts touch.
+ */
+export async function hiddenUsageCount(
+	h: Database,
+	ws: string,
+	folderPrefix: FolderScope,
+	f: ScriptPathFilter,
+	kinds: readonly string[] | null,
+	tx?: Tx
+): Promise<number> {
+	if (f.readable.all) return 0;
+	const kindOk = kinds === null ? sql`true` : sql`a.asset_kind = any(${textArray(kinds)})`;
+	const [r] = await h.rows<{ scripts: unknown; assets: unknown }>(
+		sql`with u as (
+		      select a.script_path, a.asset_kind, a.asset_path, ${pathAllowed(sql`a.script_path`, { readable: f.readable, scope: null })} as ok
+		        from asset_usage a
+		       where a.workspace = ${ws} and ${inScope(sql`a.script_path`, folderPrefix)} and ${kindOk}
+		    )
+		    select (select count(distinct script_path) from u where not ok) as scripts,
+		           (select count(*) from (select 1 from u group by asset_kind, asset_path having not bool_or(ok)) x) as assets`,
+		tx
+	);
+	return toNumber(r?.scripts) + toNumber(r?.assets);
+}
+
+/**
+ * How many projects outside the folder, which the caller may not see, describe a relation the
+ * answer draws (their description is withheld). Without a folder every such project already
+ * counts in hiddenUsageCount, since a deployed project publishes usage rows for its relations.
+ */
+export async function hiddenDescriberCount(
+	h: Database,
+	ws: string,
+	folderPrefix: string,
+	assetPaths: readonly string[],
+	f: ScriptPathFilter,
+	tx?: Tx
+): Promise<number> {
+	if (f.readable.all || assetPaths.length === 0) return 0;
+	const [r] = await h.rows<{ n: unknown }>(
+		sql`with live as (
+		      select distinct on (s.path) s.path, s.hash from script s
+		       where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived
+		       order by s.path, s.created_at desc, s.hash desc
+		    )
+		    select count(*) as n from live l
+		     where not ${pathAllowed(sql`l.path`, { readable: f.readable, scope: null })}
+		       and not starts_with(l.path, ${folderPrefix})
+		       and exists (select 1 from dbt_node n
+		                    where n.workspace = ${ws} and n.script_path = l.path and n.script_hash = l.hash
+		                      and n.job_id = ${ZERO_UUID}::uuid and n.asset_path = any(${textArray(assetPaths)}))`,
+		tx
+	);
+	return toNumber(r?.n);
+}
+
+// ─── Versions ──────────────────────────────────────────────────────────────────────────────
+
+export interface VersionRef {
+	path: string;
+	hash: bigint;
+	language: string;
+}
+
+/** One version by hash (deleted ones are gone for readers), for a named `dbt_script_hash`. */
+export async function findVersion(h: Database, ws: string, hash: bigint, tx?: Tx): Promise<VersionRef | null> {
+	const [r] = await h.rows<{ path: string; hash: unknown; language: string }>(
+		sql`select path, hash::text as hash, language from script
+		     where workspace = ${ws} and hash = ${hashText(hash)} and not deleted`,
+		tx
+	);
+	return r ? { path: r.path, hash: toBigInt(r.hash), language: r.language } : null;
+}
+
+/**
+ * Per dbt script path the caller may see, the version to read: the newest live one, except the
+ * path of `named`, which reads that version instead.
+ */
+function chosenVersionsCte(ws: string, f: ScriptPathFilter, named: VersionRef | null): SQL {
+	const namedPath = named === null ? sql`null::text` : sql`${named.path}::text`;
+	const namedRow =
+		named === null ? sql`` : sql`union all select ${named.path}::text, ${hashText(named.hash)}`;
+	return sql`chosen(path, hash) as (
+		select path, hash from (
+		  select distinct on (s.path) s.path, s.hash from script s
+		   where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived
+		     and ${pathAllowed(sql`s.path`, f)}
+		     and s.path is distinct from ${namedPath}
+		   order by s.path, s.created_at desc, s.hash desc
+		) live
+		${namedRow}
+	)`;
+}
+
+// ─── Graph rows ────────────────────────────────────────────────────────────────────────────
+
+interface NodeDbRow {
+	script_path: string;
+	script_hash: unknown;
+	unique_id: string;
+	resource_type: string;
+	name: string;
+	asset_path: string | null;
+	materialized: string | null;
+	materialize_strategy: string | null;
+	tags: string[] | null;
+	description: string | null;
+	test_kind: string | null;
+	test_column: string | null;
+	test_args: unknown;
+	severity: string | null;
+	attached_node: string | null;
+	columns: Record<string, string> | null;
+	column_schema: { name: string; type?: string }[] | null;
+	freshness: unknown;
+	raw_code: string | null;
+	original_file_path: string | null;
+}
+
+const NODE_COLUMNS = sql.raw(`n.script_path, n.script_hash::text as script_hash, n.unique_id, n.resource_type, n.name,
+	n.asset_path, n.materialized, n.materialize_strategy, n.tags, n.description, n.test_kind, n.test_column,
+	n.test_args, n.severity, n.attached_node, n.columns, n.column_schema, n.freshness, n.raw_code,
+	n.original_file_path`);
+
+const toNode = (r: NodeDbRow): GraphNodeInput => ({
+	uniqueId: r.unique_id,
+	resourceType: r.resource_type,
+	name: r.name,
+	assetPath: r.asset_path,
+	materialized: r.materialized,
+	materializeStrategy: r.materialize_strategy,
+	tags: r.tags ?? [],
+	description: r.description,
+	testKind: r.test_kind,
+	testColumn: r.test_column,
+	testArgs: r.test_args,
+	severity: r.severity,
+	attachedNode: r.attached_node,
+	columns: r.columns,
+	columnSchema: r.column_schema,
+	freshness: r.freshness,
+	rawCode: r.raw_code,
+	originalFilePath: r.original_file_path
+});
+
+export interface LoadedGraph {
+	key: GraphKey;
+	nodes: GraphNodeInput[];
+	edges: { parent: string; child: string }[];
+}
+
+/** Every node and `ref()` edge of one stored graph (a pinned read shows its whole project). */
+export async function loadGraph(h: Database, key: GraphKey, tx?: Tx): Promise<LoadedGraph> {
+	const nodes = await h.rows<NodeDbRow>(sql`select ${NODE_COLUMNS} from dbt_node n where ${keyOf('n', key)} order by n.unique_id`, tx);
+	const edges = await h.rows<{ p: string; c: string }>(
+		sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e where ${keyOf('e', key)}
+		     order by e.parent_unique_id, e.child_unique_id`,
+		tx
+	);
+	return { key, nodes: nodes.map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })) };
+}
+
+/**
+ * What the version graphs the caller may see say about `assetPaths`: per project version, the
+ * nodes of those relations (found by asset path, `dbt_node_asset_idx`), the tests attached to
+ * them, and the `ref()` edges between them. A project's other relations are not read.
+ */
+export async function describeAssets(
+	h: Database,
+	ws: string,
+	assetPaths: readonly string[],
+	f: ScriptPathFilter,
+	named: VersionRef | null,
+	tx?: Tx
+): Promise<LoadedGraph[]> {
+	if (assetPaths.length === 0) return [];
+	const relations = await h.rows<NodeDbRow>(
+		sql`with ${chosenVersionsCte(ws, f, named)}
+		    select ${NODE_COLUMNS} from dbt_node n
+		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		     where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid
+		     order by n.script_path, n.unique_id`,
+		tx
+	);
+	const byKey = new Map<string, NodeDbRow[]>();
+	for (const r of relations) {
+		const k = `${r.script_path}\u0000${String(r.script_hash)}`;
+		const list = byKey.get(k);
+		if (list) list.push(r);
+		else byKey.set(k, [r]);
+	}
+	const out: LoadedGraph[] = [];
+	for (const rows of byKey.values()) {
+		const key: GraphKey = { workspace: ws, scriptPath: rows[0].script_path, scriptHash: toBigInt(rows[0].script_hash), jobId: ZERO_UUID };
+		const uids = rows.map((r) => r.unique_id);
+		const tests = await h.rows<NodeDbRow>(
+			sql`select ${NODE_COLUMNS} from dbt_node n
+			     where ${keyOf('n', key)} and n.attached_node = any(${textArray(uids)})
+			     order by n.unique_id`,
+			tx
+		);
+		const edges = await h.rows<{ p: string; c: string }>(
+			sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e
+			     where ${keyOf('e', key)} and e.parent_unique_id = any(${textArray(uids)}) and e.child_unique_id = any(${textArray(uids)})
+			     order by e.parent_unique_id, e.child_unique_id`,
+			tx
+		);
+		out.push({ key, nodes: [...rows, ...tests].map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })) });
+	}
+	return out;
+}
+
+// ─── Producer lineage ──────────────────────────────────────────────────────────────────────
+
+export interface ProducerLineageRow {
+	scriptPath: string;
+	outputAssetKind: string;
+	outputAssetPath: string;
+	outputColumn: string;
+	inputAssetKind: string;
+	inputAssetPath: string;
+	inputColumn: string;
+	source: string;
+}
+
+/** The column lineage of these producer versions (the runnables' `column_lineage`). */
+export async function producerLineage(h: Database, ws: string, versions: readonly { path: string; hash: bigint }[], tx?: Tx): Promise<ProducerLineageRow[]> {
+	if (versions.length === 0) return [];
+	const rows = await h.rows<Record<string, string>>(
+		sql`select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
+		           p.input_asset_kind, p.input_asset_path, p.input_column, p.source
+		      from producer_column_lineage p
+		      join unnest(${textArray(versions.map((v) => v.path))}, ${sql.param(versions.map((v) => v.hash.toString()))}::bigint[]) as v(path, hash)
+		        on p.script_path = v.path and p.script_hash = v.hash
+		     where p.workspace = ${ws}
+		     order by p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
+		              p.input_asset_kind, p.input_asset_path, p.input_column, p.source`,
+		tx
+	);
+	return rows.map((r) => ({
+		scriptPath: r.script_path,
+		outputAssetKind: r.output_asset_kind,
+		outputAssetPath: r.output_asset_path,
+		outputColumn: r.output_column,
+		inputAssetKind: r.input_asset_kind,
+		inputAssetPath: r.input_asset_path,
+		inputColumn: r.input_column,
+		source: r.source
+	}));
+}
+
+// ─── Pinning a job ─────────────────────────────────────────────────────────────────────────
+
+export interface PinnedGraph {
+	key: GraphKey;
+	/** The job stored this graph itself (a run snapshot or a preview), rather than reading its version's. */
+	own: boolean;
+	ingestedAt: Date;
+}
+
+async function markerTime(h: Database, key: GraphKey, tx?: Tx): Promise<Date | null> {
+	const [r] = await h.rows<{ at: string | Date }>(sql`select g.ingested_at as at from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
+	return r ? new Date(r.at) : null;
+}
+
+/**
+ * The graph a job reads, from the JOB's own path and hash: its own stored graph when the marker
+ * exists (even an empty graph: the marker, not the rows, says it exists), else its version's,
+ * else null (nothing left to pin to).
+ */
+export async function pinnedGraphOf(
+	h: Database,
+	job: { workspace: string; id: string; scriptPath: string | null; scriptHash: bigint | null },
+	tx?: Tx
+): Promise<PinnedGraph | null> {
+	if (job.scriptPath === null) return null;
+	const own: GraphKey = { workspace: job.workspace, scriptPath: job.scriptPath, scriptHash: job.scriptHash, jobId: job.id };
+	const ownAt = await markerTime(h, own, tx);
+	if (ownAt) return { key: own, own: true, ingestedAt: ownAt };
+	if (job.scriptHash === null) return null;
+	const version: GraphKey = { ...own, jobId: ZERO_UUID };
+	const versionAt = await markerTime(h, version, tx);
+	return versionAt ? { key: version, own: false, ingestedAt: versionAt } : null;
+}
+
+// ─── Column lineage ────────────────────────────────────────────────────────────────────────
+
+export interface LineageOwner {
+	key: GraphKey;
+	/** The asked relations' unique_ids in this graph. */
+	uniqueIds: string[];
+}
+
+/**
+ * Which version graphs own the asked relations, for a caller whose filter (path access AND
+ * `scripts:read` scope) is applied here, once per project: a project the caller may not read
+ * is never read at all. With `named`, only that version answers.
+ */
+export function lineageOwnersSql(ws: string, assetPaths: readonly string[], f: ScriptPathFilter, named: VersionRef | null): SQL {
+	const onlyNamed = named === null ? sql`true` : sql`c.path = ${named.path} and c.hash = ${hashText(named.hash)}`;
+	return sql`with ${chosenVersionsCte(ws, f, named)}
+		select n.script_path, n.script_hash::text as script_hash, array_agg(distinct n.unique_id order by n.unique_id) as uids
+		  from dbt_node n
+		  join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		 where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid
+		   and ${onlyNamed}
+		 group by n.script_path, n.script_hash
+		 order by n.script_path`;
+}
+
+export async function lineageOwners(
+	h: Database,
+	ws: string,
+	assetPaths: readonly string[],
+	f: ScriptPathFilter,
+	named: VersionRef | null,
+	tx?: Tx
+): Promise<LineageOwner[]> {
+	const rows = await h.rows<{ script_path: string; script_hash: unknown; uids: string[] }>(lineageOwnersSql(ws, assetPaths, f, named), tx);
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueIds: r.uids
+	}));
+}
+
+/** The asked relations' unique_ids inside one (pinned) graph. */
+export async function relationsIn(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<string[]> {
+	const rows = await h.rows<{ u: string }>(
+		sql`select n.unique_id as u from dbt_node n where ${keyOf('n', key)} and n.asset_path = any(${textArray(assetPaths)}) order by 1`,
+		tx
+	);
+	return rows.map((r) => r.u);
+}
+
+/** The component ids of the direct edges touching these relations (child and parent indexes). */
+export function componentIdsSql(key: GraphKey, uniqueIds: readonly string[]): SQL {
+	return sql`select distinct e.component as c from dbt_column_edge e
+	            where ${keyOf('e', key)} and e.component is not null
+	              and (e.child_unique_id = any(${textArray(uniqueIds)}) or e.parent_unique_id = any(${textArray(uniqueIds)}))`;
+}
+
+/** Every direct edge of these components, through the component index: cost follows the component, not the project. */
+export function componentEdgesSql(key: GraphKey, components: readonly number[]): SQL {
+	return sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc,
+	                  e.lineage_kind as k
+	             from dbt_column_edge e
+	            where ${keyOf('e', key)} and e.component = any(${sql.param([...components])}::int[])
+	              and e.lineage_kind in ('copy', 'mod')`;
+}
+
+export interface StoredColumnEdge {
+	parentUniqueId: string;
+	parentColumn: string;
+	childUniqueId: string;
+	childColumn: string;
+	lineageKind: string;
+}
+
+/**
+ * The direct column edges of the components the asked relations' columns sit in, and the asset
+ * path of every relation they touch. Three indexed reads; never a recursive walk in SQL.
+ */
+export async function componentEdges(
+	h: Database,
+	key: GraphKey,
+	uniqueIds: readonly string[],
+	tx?: Tx
+): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
+	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
+	const comps = (await h.rows<{ c: unknown }>(componentIdsSql(key, uniqueIds), tx)).map((r) => toNumber(r.c));
+	if (comps.length === 0) return { edges: [], assetPathOf: new Map() };
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(componentEdgesSql(key, comps), tx);
+	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
+	const paths = await h.rows<{ u: string; p: string | null }>(
+		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
+		tx
+	);
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k })),
+		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+	};
+}
