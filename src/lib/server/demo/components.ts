@@ -1,6 +1,8 @@
 // Connected components of the direct (copy/mod) column graph, undirected, and the component a
 // relation belongs to (the union over all of its columns, as fixtures/constructed-index defines
 // it). Benchmarks look relations up by the size of that union.
+import { directComponents } from '$lib/lineage/components';
+import { relationAssetPath } from '$lib/lineage/relation-path';
 import { isExecutable, type LineageEdge, type ProjectSpec } from './spec';
 
 export interface ComponentPick {
@@ -36,45 +38,25 @@ const BUCKETS: [string, number, number][] = [
 ];
 
 export function componentStats(spec: ProjectSpec, lineage: readonly LineageEdge[], targets: readonly number[]): ComponentStats {
-	const ids = new Map<string, number>();
-	const parent: number[] = [];
-	const idOf = (node: string, column: string) => {
-		const key = `${node}\u0000${column}`;
-		let i = ids.get(key);
-		if (i === undefined) {
-			i = parent.length;
-			ids.set(key, i);
-			parent.push(i);
-		}
-		return i;
-	};
-	const find = (x: number): number => {
-		while (parent[x] !== x) {
-			parent[x] = parent[parent[x]];
-			x = parent[x];
-		}
-		return x;
-	};
-	const direct: [number, number][] = [];
-	for (const e of lineage) {
-		if (e.kind === 'scan') continue;
-		const a = idOf(e.fromId, e.fromColumn);
-		const b = idOf(e.toId, e.toColumn);
-		direct.push([a, b]);
-		const ra = find(a);
-		const rb = find(b);
-		if (ra !== rb) parent[Math.max(ra, rb)] = Math.min(ra, rb);
-	}
+	// The same numbering the ingest stores (src/lib/lineage/components.ts), so a pick here is the
+	// component the column-lineage endpoint will read.
+	const ids = directComponents(
+		lineage.map((e) => ({ parentUniqueId: e.fromId, parentColumn: e.fromColumn, childUniqueId: e.toId, childColumn: e.toColumn, lineageKind: e.kind }))
+	);
+	const componentOf = new Map<string, number>();
 	const edgesOf = new Map<number, number>();
-	const columnsOf = new Map<number, number>();
-	for (const [a] of direct) {
-		const r = find(a);
-		edgesOf.set(r, (edgesOf.get(r) ?? 0) + 1);
-	}
-	for (let i = 0; i < parent.length; i++) {
-		const r = find(i);
-		columnsOf.set(r, (columnsOf.get(r) ?? 0) + 1);
-	}
+	const columnsOf = new Map<number, Set<string>>();
+	lineage.forEach((e, i) => {
+		const c = ids[i];
+		if (c === null) return;
+		edgesOf.set(c, (edgesOf.get(c) ?? 0) + 1);
+		const cols = columnsOf.get(c) ?? new Set<string>();
+		for (const key of [`${e.fromId}\u0000${e.fromColumn}`, `${e.toId}\u0000${e.toColumn}`]) {
+			cols.add(key);
+			componentOf.set(key, c);
+		}
+		columnsOf.set(c, cols);
+	});
 
 	const histogram: Record<string, number> = {};
 	for (const [label] of BUCKETS) histogram[label] = 0;
@@ -100,14 +82,14 @@ export function componentStats(spec: ProjectSpec, lineage: readonly LineageEdge[
 		if (r.resourceType === 'model' && r.materialized === 'ephemeral') continue;
 		const roots = new Set<number>();
 		for (const c of r.columns) {
-			const i = ids.get(`${r.uniqueId}\u0000${c.name}`);
-			if (i !== undefined) roots.add(find(i));
+			const comp = componentOf.get(`${r.uniqueId}\u0000${c.name}`);
+			if (comp !== undefined) roots.add(comp);
 		}
 		let edges = 0;
 		let columns = 0;
 		for (const root of roots) {
 			edges += edgesOf.get(root) ?? 0;
-			columns += columnsOf.get(root) ?? 0;
+			columns += columnsOf.get(root)?.size ?? 0;
 		}
 		if (edges > 0) candidates.push({ uniqueId: r.uniqueId, resourceType: r.resourceType, schema: r.schema, alias: r.alias, database: r.database, edges, columns });
 	}
@@ -132,7 +114,7 @@ export function componentStats(spec: ProjectSpec, lineage: readonly LineageEdge[
 				columns: best.columns,
 				uniqueId: best.uniqueId,
 				resourceType: best.resourceType,
-				assetPath: `${WAREHOUSE}/${best.schema}/${best.alias}`,
+				assetPath: relationAssetPath({ schema: best.schema, name: best.alias }, { name: WAREHOUSE }) ?? '',
 				relationName: `"${best.database}"."${best.schema}"."${best.alias}"`
 			});
 		}
