@@ -3,6 +3,7 @@
 // hash (a preview) never equals anything, so every statement branches on it explicitly.
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { GraphNodeInput } from '$lib/lineage/asset-graph';
 import type { Database, Tx } from '../db';
 import { toNumber } from '../db';
 import { dbtColumnEdge, dbtEdge, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
@@ -14,27 +15,8 @@ export interface GraphKey {
 	jobId: string;
 }
 
-export interface NodeRow {
-	uniqueId: string;
-	resourceType: string;
-	name: string;
-	assetPath: string | null;
-	materialized: string | null;
-	materializeStrategy: string | null;
-	uniqueKey: string | null;
-	tags: string[];
-	description: string | null;
-	testKind: string | null;
-	testColumn: string | null;
-	testArgs: unknown;
-	severity: string | null;
-	attachedNode: string | null;
-	columns: Record<string, string> | null;
-	columnSchema: { name: string; type?: string }[] | null;
-	freshness: unknown;
-	rawCode: string | null;
-	originalFilePath: string | null;
-}
+/** A dbt_node row to store: the node as the asset graph reads it, plus the incremental key. */
+export type NodeRow = GraphNodeInput & { uniqueKey: string | null };
 
 export interface EdgeRow {
 	parent: string;
