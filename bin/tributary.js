@@ -1,6 +1,8 @@
 #!/usr/bin/env node
-// The command-line client CI calls: upload a dbt target directory as a deploy or a preview.
+// The command-line client CI calls: upload a dbt target directory as a deploy or a preview, or
+// deploy a producer SQL script.
 //   npx tributary deploy ./target --path f/analytics/jaffle --url https://tributary.example --token …
+//   npx tributary deploy-sql report.sql --path f/lake/report --url … --token …
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -9,13 +11,17 @@ import { create } from 'tar';
 const USAGE = `usage: tributary <deploy|preview> <target-dir> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS] [--descriptor FILE]
                  [--project DIR | --no-project]
+       tributary deploy-sql <file.sql> --path <u/user/name|f/folder/name>
+                 [--url URL] [--token TOKEN] [--workspace WS]
 
   Finds manifest.json, run_results.json and the column-lineage index (index/*.parquet or
   info_schema/v1/*.parquet) in <target-dir> and uploads them. The project files (the directory
   holding dbt_project.yml, default: the parent of <target-dir>) are uploaded as a tar.gz without
   target/, logs/ and .env* so the server can run the version.
   --url and --token default to $TRIBUTARY_URL and $TRIBUTARY_TOKEN; --workspace to
-  $TRIBUTARY_WORKSPACE, else the token's only workspace.`;
+  $TRIBUTARY_WORKSPACE, else the token's only workspace.
+  deploy-sql stores a producer script (DuckDB SQL) and prints what it reads and writes, its
+  column lineage (annotated and inferred) and the warnings.`;
 
 function fail(msg, code = 1) {
 	process.stderr.write(`tributary: ${msg}\n`);
@@ -41,12 +47,16 @@ if (values.help) {
 	process.exit(0);
 }
 const [command, targetArg] = positionals;
-if (!['deploy', 'preview'].includes(command ?? '') || !targetArg) fail(`${USAGE}`, 2);
+if (!['deploy', 'preview', 'deploy-sql'].includes(command ?? '') || !targetArg) fail(`${USAGE}`, 2);
 const url = (values.url ?? process.env.TRIBUTARY_URL ?? '').replace(/\/$/, '');
 const token = values.token ?? process.env.TRIBUTARY_TOKEN;
 if (!url) fail('no server: pass --url or set TRIBUTARY_URL', 2);
 if (!token) fail('no token: pass --token or set TRIBUTARY_TOKEN (mint one in Settings → Tokens)', 2);
 if (!values.path) fail('--path is required (u/<user>/<name> or f/<folder>/<name>)', 2);
+if (command === 'deploy-sql') {
+	await deploySql(targetArg).catch((e) => fail(e.message));
+	process.exit(0);
+}
 
 const target = path.resolve(targetArg);
 if (!existsSync(path.join(target, 'manifest.json'))) fail(`${target}: no manifest.json here (is this a dbt target/ directory?)`);
@@ -163,6 +173,43 @@ async function main() {
 		`${command === 'deploy' ? `deployed ${values.path} version ${a.hash}` : `preview of ${values.path} stored`} in ${secs}s`,
 		`  nodes ${a.nodes}, edges ${a.edges}, column edges ${a.column_edges ?? 'none'}, typed nodes ${a.typed_nodes}`,
 		`  dropped: ${a.dropped.column_edges_outside_graph} outside the graph, ${a.dropped.column_edges_over_cap} over the cap, ${a.dropped.unnamed_columns} unnamed columns`,
+		...a.warnings.map((w) => `  warning: ${w}`),
+		`  job ${a.job_id}: ${url}${a.url}`
+	];
+	process.stdout.write(`${lines.join('\n')}\n`);
+}
+
+/** --workspace, $TRIBUTARY_WORKSPACE, or the token's only workspace. */
+async function workspaceOf(headers) {
+	const named = values.workspace ?? process.env.TRIBUTARY_WORKSPACE;
+	if (named) return named;
+	const who = await fetch(`${url}/api/whoami`, { headers });
+	if (!who.ok) fail(`${url}/api/whoami: ${who.status} ${await errorText(who)}`);
+	const ws = (await who.json()).workspaces ?? [];
+	if (ws.length !== 1) fail(`this token reaches ${ws.length} workspaces: pass --workspace`, 2);
+	return ws[0].id;
+}
+
+async function deploySql(file) {
+	if (!existsSync(file)) fail(`${file}: no such file`);
+	const content = readFileSync(file, 'utf8');
+	const headers = { authorization: `Bearer ${token}` };
+	const workspace = await workspaceOf(headers);
+	const res = await fetch(`${url}/api/w/${workspace}/scripts/sql/deploy`, {
+		method: 'POST',
+		headers: { ...headers, 'content-type': 'application/json' },
+		body: JSON.stringify({ path: values.path, content })
+	});
+	if (!res.ok) fail(`deploy-sql failed (${res.status}): ${await errorText(res)}`);
+	const a = await res.json();
+	const list = (xs) => (xs.length ? xs.join(', ') : 'nothing');
+	const lines = [
+		`deployed ${values.path} version ${a.hash}`,
+		`  target: ${a.target ?? 'none'}`,
+		`  writes: ${list(a.writes)}`,
+		`  reads: ${list(a.reads)}`,
+		`  columns: ${a.columns_annotated} annotated, ${a.columns_inferred} inferred, ${a.lineage_edges} lineage edges`,
+		...a.columns.map((c) => `    ${c.column} <- ${c.inputs.map((i) => i.column).join(', ') || '(no input column)'} [${c.source}]`),
 		...a.warnings.map((w) => `  warning: ${w}`),
 		`  job ${a.job_id}: ${url}${a.url}`
 	];

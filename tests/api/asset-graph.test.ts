@@ -161,7 +161,7 @@ describeFixtures('asset graph', () => {
 							asset_kind: 'ducklake',
 							asset_path: 'main/report',
 							column: 'order_ref',
-							inputs: [{ from_kind: 'dbt', from_path: 'main/analytics/orders', from_column: 'order_id', source: 'annotation' }]
+							inputs: [{ from_kind: 'dbt', from_path: 'main/analytics/orders', from_column: 'order_id', source: 'annotation', kind: 'copy' }]
 						}
 					]
 				});

@@ -4,7 +4,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import type { Database } from '../../src/lib/server/db';
-import { generateProject } from '../../src/lib/server/demo/generator';
+import { demoProducers, generateProject } from '../../src/lib/server/demo/generator';
 import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, seedDemo, wantDemo } from '../../src/lib/server/demo/seed';
 import { testBackends } from '../support/db';
 
@@ -50,10 +50,26 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(row).toEqual({ n: expectedNodes, archived: 1 });
 		// Every relation the demo writes is published as asset usage under the warehouse `main`.
 		const usage = await h.rows<{ asset_path: string }>(
-			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and access = 'w'`
+			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and asset_kind = 'dbt' and access = 'w'`
 		);
 		expect(usage.length).toBe(project.meta.models + project.meta.seeds + project.meta.snapshots - ephemeralCount(project.manifest));
 		for (const u of usage) expect(u.asset_path.startsWith('main/')).toBe(true);
+		// The two producers: each writes a lake table and has column lineage stored.
+		expect(r.producers).toBe(2);
+		const lake = await h.rows<{ script_path: string; asset_path: string }>(
+			sql`select script_path, asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and asset_kind = 'ducklake' and access = 'w' order by 1`
+		);
+		expect(lake.map((x) => x.script_path)).toEqual(['f/demo/producers/daily_revenue', 'f/demo/producers/monthly_city_revenue']);
+		// Every `-- column x <- …` line of the demo SQL is stored as annotation lineage of x.
+		const annotated = demoProducers.flatMap((p) =>
+			[...p.content.matchAll(/^\s*(?:--|\/\/)\s*column\s+(\w+)\s*<-/gm)].map((m) => `${p.path} ${m[1]}`)
+		);
+		expect(annotated.length).toBeGreaterThan(0);
+		const stored = await h.rows<{ k: string }>(
+			sql`select distinct script_path || ' ' || output_column as k from producer_column_lineage
+			    where workspace = ${DEMO_WORKSPACE} and source = 'annotation' order by 1`
+		);
+		expect(stored.map((x) => x.k)).toEqual([...new Set(annotated)].sort());
 	});
 });
 

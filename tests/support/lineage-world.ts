@@ -251,7 +251,8 @@ export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
 			inputAssetKind: 'dbt',
 			inputAssetPath: A('orders'),
 			inputColumn: 'order_id',
-			source: 'annotation'
+			source: 'annotation',
+			lineageKind: 'copy'
 		});
 	});
 

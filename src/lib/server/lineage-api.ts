@@ -184,7 +184,8 @@ function groupProducerLineage(rows: Awaited<ReturnType<typeof producerLineage>>)
 			from_kind: r.inputAssetKind,
 			from_path: r.inputAssetPath,
 			from_column: r.inputColumn,
-			source: r.source === 'annotation' ? 'annotation' : 'inferred'
+			source: r.source === 'annotation' ? 'annotation' : 'inferred',
+			kind: r.lineageKind === 'copy' || r.lineageKind === 'mod' ? r.lineageKind : null
 		});
 	}
 	return new Map([...byScript].map(([path, outs]) => [path, [...outs.values()]]));

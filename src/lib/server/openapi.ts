@@ -131,6 +131,11 @@ export const operations: Op[] = [
 		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
 	},
 	{
+		method: 'post', path: '/api/w/{ws}/scripts/sql/deploy', summary: 'Deploy a producer SQL script version: its reads, writes and column lineage', gate: 'write access to the path + scripts:write',
+		body: obj({ path: str, content: str }, ['path', 'content']),
+		ok: { status: 201, description: 'hash, job_id, url, target, writes, reads, columns_annotated, columns_inferred, lineage_edges, columns, warnings' }, errors: [400, 401, 403, 404]
+	},
+	{
 		method: 'get', path: '/api/w/{ws}/assets/graph', summary: 'The asset graph of a folder: relations, producers, usage and ref() edges', gate: 'assets:read; dbt provenance only for scripts the caller can see; authored fields only with scripts:read on the path',
 		query: { folder: { description: 'folder name (default: every path the caller can read)' }, asset_kinds: { description: 'comma-separated: dbt, ducklake (unknown kinds are a 400)' }, dbt_script_hash: { description: 'pin one dbt version (16 hex digits)' } },
 		ok: { status: 200, description: 'the asset graph', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]

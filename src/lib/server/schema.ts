@@ -426,7 +426,10 @@ export const producerColumnLineage = pgTable(
 		inputAssetKind: text('input_asset_kind').notNull(),
 		inputAssetPath: text('input_asset_path').notNull(),
 		inputColumn: text('input_column').notNull(),
-		source: text('source').notNull()
+		source: text('source').notNull(),
+		// copy (the value passes through, renamed or not) or mod (an expression); NULL when an
+		// annotation names the input without saying how it is used.
+		lineageKind: text('lineage_kind')
 	},
 	(t) => [
 		foreignKey({ columns: [t.workspace, t.scriptHash], foreignColumns: [script.workspace, script.hash] }).onDelete(

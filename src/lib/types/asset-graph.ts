@@ -54,6 +54,8 @@ export interface ProducerColumnInput {
 	from_path: string;
 	from_column: string;
 	source: 'annotation' | 'inferred';
+	/** copy or mod as inferred from the SQL; null when an annotation did not say. */
+	kind: 'copy' | 'mod' | null;
 }
 
 /** A producer's lineage for one output column of one asset it writes. */

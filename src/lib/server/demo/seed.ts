@@ -1,13 +1,14 @@
 // The demo workspace an empty embedded database starts with: the project's own generated dbt
 // project deployed through the same ingest as any upload, so a first visit has something real
-// to browse. Producers join it once producer scripts can be deployed.
+// to browse: a dbt project and two producer scripts that read its relations and write lake tables.
 import type { Database } from '../db';
 import { ingestUpload } from '../ingest/deploy';
 import { findAccountByUsername } from '../repo/accounts';
 import { replaceFolder } from '../repo/folders';
 import { upsertWarehouse } from '../repo/warehouses';
 import { createWorkspace } from '../repo/workspaces';
-import { generateProject, projectTarGz } from './generator';
+import { deploySqlScript } from '../producers/deploy';
+import { demoProducers, generateProject, projectTarGz } from './generator';
 
 export const DEMO_WORKSPACE = 'demo';
 export const DEMO_PROJECT_PATH = 'f/demo/shop';
@@ -26,7 +27,7 @@ export function wantDemo(h: Database, freshDatabase: boolean): boolean {
 	return h.kind === 'pglite' || flag === '1';
 }
 
-export async function seedDemo(h: Database, adminUsername: string): Promise<{ jobId: string; nodes: number; columnEdges: number | null }> {
+export async function seedDemo(h: Database, adminUsername: string): Promise<{ jobId: string; nodes: number; columnEdges: number | null; producers: number; producerColumns: number }> {
 	const admin = await findAccountByUsername(h, adminUsername);
 	if (!admin) throw new Error(`demo: the admin account '${adminUsername}' does not exist`);
 	const project = await generateProject();
@@ -50,5 +51,12 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<{ jo
 		project: { name: 'project.tar.gz', bytes: await projectTarGz(project) }
 	});
 	if (answer.warnings.length) throw new Error(`demo: the generated project deployed with warnings: ${answer.warnings.join('; ')}`);
-	return { jobId: answer.job_id, nodes: answer.nodes, columnEdges: answer.column_edges };
+	let producerColumns = 0;
+	// In order: the second producer reads the lake table the first one writes.
+	for (const p of demoProducers) {
+		const a = await deploySqlScript(h, { workspace: DEMO_WORKSPACE, path: p.path, content: p.content, username: admin.username, mayReadScript: () => true });
+		if (a.warnings.length) throw new Error(`demo: producer ${p.path} deployed with warnings: ${a.warnings.join('; ')}`);
+		producerColumns += a.columns_annotated + a.columns_inferred;
+	}
+	return { jobId: answer.job_id, nodes: answer.nodes, columnEdges: answer.column_edges, producers: demoProducers.length, producerColumns };
 }

@@ -316,6 +316,7 @@ export interface ProducerLineageRow {
 	inputAssetPath: string;
 	inputColumn: string;
 	source: string;
+	lineageKind: string | null;
 }
 
 /** The column lineage of these producer versions (the runnables' `column_lineage`). */
@@ -323,7 +324,7 @@ export async function producerLineage(h: Database, ws: string, versions: readonl
 	if (versions.length === 0) return [];
 	const rows = await h.rows<Record<string, string>>(
 		sql`select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
-		           p.input_asset_kind, p.input_asset_path, p.input_column, p.source
+		           p.input_asset_kind, p.input_asset_path, p.input_column, p.source, p.lineage_kind
 		      from producer_column_lineage p
 		      join unnest(${textArray(versions.map((v) => v.path))}, ${sql.param(versions.map((v) => v.hash.toString()))}::bigint[]) as v(path, hash)
 		        on p.script_path = v.path and p.script_hash = v.hash
@@ -340,7 +341,8 @@ export async function producerLineage(h: Database, ws: string, versions: readonl
 		inputAssetKind: r.input_asset_kind,
 		inputAssetPath: r.input_asset_path,
 		inputColumn: r.input_column,
-		source: r.source
+		source: r.source,
+		lineageKind: r.lineage_kind ?? null
 	}));
 }
 

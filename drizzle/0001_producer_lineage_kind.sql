@@ -1,0 +1,1 @@
+ALTER TABLE "producer_column_lineage" ADD COLUMN "lineage_kind" text;
