@@ -3,8 +3,13 @@
 // DuckDB SELECT syntax (QUALIFY, GROUP BY ALL, `::` casts, ILIKE, lambdas, FILTER); the
 // PostgreSQL grammar is the fallback for the few shapes Snowflake's rejects; EXCLUDE/REPLACE
 // are lifted out before either sees the text (prepareQuery). The README has the measurements.
-import { Parser as PostgresParser } from 'node-sql-parser/build/postgresql';
-import { Parser as SnowflakeParser } from 'node-sql-parser/build/snowflake';
+// The per-dialect builds are CommonJS: named imports work under vitest but not in the server
+// bundle, so take the default export and read the class from it.
+import postgresBuild from 'node-sql-parser/build/postgresql';
+import snowflakeBuild from 'node-sql-parser/build/snowflake';
+
+const PostgresParser = postgresBuild.Parser;
+const SnowflakeParser = snowflakeBuild.Parser;
 import type { ColumnRefExpr, Cte, Expr, FromItem, JoinType, Query, SelectItem, SelectQuery } from '$lib/lineage/producer-lineage';
 import { prepareQuery, type StarModifier } from '$lib/lineage/producer-sql';
 
