@@ -1,13 +1,13 @@
 import { fail } from '@sveltejs/kit';
-import { pagePrincipal, requireScope } from '$lib/server/access';
-import { mintTokenFor } from '$lib/server/auth/admin';
-import { parseTokenInput, tokenView } from '$lib/server/auth/admin-input';
+import { pagePrincipal, requireAdmin, requireScope, type Principal } from '$lib/server/access';
+import { addUser, mintTokenFor } from '$lib/server/auth/admin';
+import { parseFolderInput, parseGroupInput, parseTokenInput, parseUserInput, parseWarehouseInput, tokenView } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
-import { listFolders } from '$lib/server/repo/folders';
-import { listGroups } from '$lib/server/repo/groups';
+import { listFolders, replaceFolder } from '$lib/server/repo/folders';
+import { listGroups, replaceGroup } from '$lib/server/repo/groups';
 import { deleteToken, getToken, listTokensOf } from '$lib/server/repo/tokens';
-import { listWarehouses } from '$lib/server/repo/warehouses';
+import { listWarehouses, upsertWarehouse } from '$lib/server/repo/warehouses';
 import { listMembers } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -25,7 +25,75 @@ export const load: PageServerLoad = async (event) => {
 	return { tokens, admin: { members, groups, folders, warehouses } };
 };
 
+/** A list field: names separated by commas or whitespace. */
+const names = (v: FormDataEntryValue | null) =>
+	String(v ?? '')
+		.split(/[\s,]+/)
+		.filter(Boolean);
+
+/**
+ * An admin form: the same gates and the same input parsing as the admin API (POST users,
+ * groups, folders, warehouses), so the page can do nothing the API would refuse. A refusal is
+ * shown on the form that caused it.
+ */
+async function adminAction(
+	event: Parameters<Actions[string]>[0],
+	section: string,
+	run: (p: Principal, form: FormData) => Promise<string>
+) {
+	const p = await pagePrincipal(event, event.params.ws);
+	const form = await event.request.formData();
+	try {
+		requireAdmin(p);
+		return { section, done: await run(p, form) };
+	} catch (e) {
+		if (e instanceof ApiError) return fail(e.status, { section, adminError: e.message });
+		throw e;
+	}
+}
+
 export const actions: Actions = {
+	addMember: (event) =>
+		adminAction(event, 'members', async (p, form) => {
+			requireScope(p, 'users', 'write');
+			const password = String(form.get('password') ?? '');
+			const input = parseUserInput({ username: String(form.get('username') ?? ''), ...(password ? { password } : {}), is_admin: form.get('is_admin') === 'on' });
+			const r = await addUser(await getDatabase(), p, input);
+			return `${r.created ? 'Created' : 'Added'} ${input.username}.`;
+		}),
+	saveGroup: (event) =>
+		adminAction(event, 'groups', async (p, form) => {
+			requireScope(p, 'groups', 'write');
+			const h = await getDatabase();
+			const input = await parseGroupInput(h, p.workspace, { name: String(form.get('name') ?? ''), members: names(form.get('members')) });
+			await replaceGroup(h, p.workspace, input.name, input.members);
+			return `Saved g/${input.name}.`;
+		}),
+	saveFolder: (event) =>
+		adminAction(event, 'folders', async (p, form) => {
+			requireScope(p, 'folders', 'write');
+			const h = await getDatabase();
+			const input = await parseFolderInput(h, p.workspace, { name: String(form.get('name') ?? ''), readers: names(form.get('readers')), writers: names(form.get('writers')) });
+			await replaceFolder(h, p.workspace, input);
+			return `Saved f/${input.name}.`;
+		}),
+	saveWarehouse: (event) =>
+		adminAction(event, 'warehouses', async (p, form) => {
+			requireScope(p, 'warehouses', 'write');
+			let settings: unknown = {};
+			const text = String(form.get('settings') ?? '').trim();
+			if (text) {
+				try {
+					settings = JSON.parse(text);
+				} catch {
+					throw new ApiError(400, 'settings: not valid JSON');
+				}
+			}
+			const db = String(form.get('default_database') ?? '').trim();
+			const input = parseWarehouseInput({ name: String(form.get('name') ?? ''), ...(db ? { default_database: db } : {}), settings });
+			await upsertWarehouse(await getDatabase(), p.workspace, input);
+			return `Saved warehouse ${input.name}.`;
+		}),
 	mintToken: async (event) => {
 		const p = await pagePrincipal(event, event.params.ws);
 		const form = await event.request.formData();

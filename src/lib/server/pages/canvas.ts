@@ -1,0 +1,80 @@
+// Server side of the canvas pages: the compact canvas of an asset graph and the layout of its
+// first cut, computed here (never in the browser, never per request when cached) with the
+// per-component layouts cached by digest. The cache only saves work: a miss recomputes from
+// the graph in hand, and the graph always comes from the database.
+import { buildGroupTree, reveal } from '$lib/lineage/canvas-groups';
+import { LayoutCache, layoutLevels, type ComponentLayout, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
+import { canvasFromAssetGraph, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
+import { chooseOpen, levelsOf } from '$lib/lineage/canvas-view';
+import type { AssetGraph, ProducerColumnLineage } from '$lib/types/asset-graph';
+
+const componentCache = new LayoutCache<ComponentLayout>(20_000);
+
+export interface CanvasPayload {
+	/** The canvas graph in its compact wire form (fromWire on the page). */
+	wire: CanvasWire;
+	/** The groups open in the first cut. */
+	open: string[];
+	layouts: Record<string, LevelLayout>;
+	/** Producer scripts' column lineage: the producer half of every column trace on the page. */
+	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
+	/** Server time spent, for the page's own timing line and the benchmark. */
+	timing: { layoutMs: number; levels: number };
+}
+
+/**
+ * The canvas of `graph` with its first cut laid out: the groups a small budget opens, plus
+ * those above `focus` (a node the URL asks to show, e.g. `?select=`).
+ */
+export function canvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean } = {}): CanvasPayload {
+	const canvas = canvasFromAssetGraph(graph, { projectFilter: opts.projectFilter });
+	const tree = buildGroupTree(canvas.nodes, canvas.edges);
+	const t0 = performance.now();
+	let open = chooseOpen(tree, { layout: (levels) => layoutLevels(levels, componentCache) });
+	if (opts.focus && tree.parentOf.has(opts.focus)) open = reveal(tree, open, opts.focus);
+	const levels = levelsOf(tree, open);
+	const layouts = layoutLevels(levels, componentCache);
+	return {
+		wire: toWire(canvas),
+		open: [...open].sort(),
+		layouts,
+		producerLineage: graph.runnables.filter((r) => r.column_lineage?.length).map((r) => ({ path: r.path, column_lineage: r.column_lineage! })),
+		timing: { layoutMs: Math.round(performance.now() - t0), levels: levels.length }
+	};
+}
+
+// dagre runs on the request's thread: the bounds keep one request to a few seconds at worst. A
+// real cut is far inside them (a level holds at most ~40 cards, a flat folder 150).
+export const LAYOUT_LIMITS = { levels: 500, children: 3000, perLevel: 500, edges: 20_000 } as const;
+
+/** Checks a layout request from a page; a malformed one is refused rather than half laid out. */
+export function parseLevels(body: unknown): LevelInput[] | string {
+	const levels = (body as { levels?: unknown })?.levels;
+	if (!Array.isArray(levels)) return 'levels: an array is required';
+	if (levels.length > LAYOUT_LIMITS.levels) return `levels: at most ${LAYOUT_LIMITS.levels}`;
+	let children = 0;
+	let edges = 0;
+	const out: LevelInput[] = [];
+	const dim = (v: unknown) => typeof v === 'number' && Number.isFinite(v) && v > 0 && v <= 100_000;
+	for (const l of levels) {
+		if (!l || typeof l.id !== 'string' || !Array.isArray(l.children) || !Array.isArray(l.edges)) return 'each level needs id, children and edges';
+		if (l.children.length > LAYOUT_LIMITS.perLevel) return `at most ${LAYOUT_LIMITS.perLevel} children in one level`;
+		children += l.children.length;
+		edges += l.edges.length;
+		if (children > LAYOUT_LIMITS.children) return `at most ${LAYOUT_LIMITS.children} children in one request`;
+		if (edges > LAYOUT_LIMITS.edges) return `at most ${LAYOUT_LIMITS.edges} edges in one request`;
+		for (const c of l.children) {
+			if (!c || typeof c.id !== 'string') return 'each child needs an id';
+			if (!(typeof c.level === 'string' || (dim(c.w) && dim(c.h)))) return 'each child needs a level or a positive w and h';
+		}
+		for (const e of l.edges) {
+			if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || !Number.isInteger(e[1])) return 'each edge is [source index, target index]';
+		}
+		out.push({ id: l.id, children: l.children, edges: l.edges });
+	}
+	return out;
+}
+
+export function layoutRequest(levels: LevelInput[]): Record<string, LevelLayout> {
+	return layoutLevels(levels, componentCache);
+}

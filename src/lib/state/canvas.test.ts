@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { syntheticProject } from '$lib/lineage/canvas-fixtures';
+import { buildGroupTree, cutOf, isGroupId } from '$lib/lineage/canvas-groups';
+import { layoutLevels, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
+import { digestOf } from '$lib/lineage/canvas-model';
+import { levelsOf } from '$lib/lineage/canvas-view';
+import { attrId, CanvasState } from './canvas.svelte';
+
+function bigCanvas() {
+	const { nodes, edges } = syntheticProject(3000);
+	const canvas = { nodes, edges, projects: [], hidden: 0, digest: digestOf(String(nodes.length)) };
+	const tree = buildGroupTree(nodes, edges);
+	return { canvas, tree, layouts: layoutLevels(levelsOf(tree, new Set())) };
+}
+
+/** A layout server whose answers the test releases in any order. */
+function heldLayouts() {
+	const calls: { levels: LevelInput[]; resolve: (l: Record<string, LevelLayout>) => void }[] = [];
+	const fetcher = (levels: LevelInput[]) => new Promise<Record<string, LevelLayout>>((resolve) => calls.push({ levels, resolve }));
+	return { calls, fetcher };
+}
+
+describe('CanvasState', () => {
+	it('asks the server for a new cut, and drops an answer a later click has overtaken', async () => {
+		const { canvas, layouts } = bigCanvas();
+		const { calls, fetcher } = heldLayouts();
+		const s = new CanvasState(fetcher);
+		s.load({ canvas, open: [], layouts });
+		const groups = cutOf(s.tree, s.open).units.filter(isGroupId);
+		const first = s.expand(groups[0]);
+		const second = s.expand(groups[1]);
+		expect(calls).toHaveLength(2);
+		expect(s.layoutPending).toBe(true);
+		calls[1].resolve(layoutLevels(calls[1].levels));
+		await second;
+		expect([...s.open]).toEqual([groups[1]]);
+		calls[0].resolve(layoutLevels(calls[0].levels));
+		await first;
+		// The older answer did not replace the newer cut.
+		expect([...s.open]).toEqual([groups[1]]);
+		expect(s.layoutPending).toBe(false);
+		expect(s.composed!.frames.map((f) => f.id)).toEqual([groups[1]]);
+	});
+
+	it('serves a cut it has laid out before from its own cache', async () => {
+		const { canvas, layouts } = bigCanvas();
+		const { calls, fetcher } = heldLayouts();
+		const s = new CanvasState(fetcher);
+		s.load({ canvas, open: [], layouts });
+		const g = cutOf(s.tree, s.open).units.find(isGroupId)!;
+		const opening = s.expand(g);
+		calls[0].resolve(layoutLevels(calls[0].levels));
+		await opening;
+		await s.collapse(g);
+		await s.expand(g);
+		expect(calls).toHaveLength(1);
+		expect(s.open.has(g)).toBe(true);
+	});
+
+	it('highlights a selection and its lineage by CSS, on the cards that stand for them', () => {
+		const { canvas, layouts } = bigCanvas();
+		const s = new CanvasState(async () => ({}));
+		s.load({ canvas, open: [], layouts });
+		expect(s.highlightCss).toBe('');
+		const target = canvas.edges[0].target;
+		s.selected = target;
+		expect(s.lineage.has(canvas.edges[0].source)).toBe(true);
+		const unit = s.unitOf(target);
+		expect(s.highlightCss).toContain(`.svelte-flow__node${attrId(unit)}`);
+		expect(s.highlightCss).toContain('opacity:.22');
+		s.selected = null;
+		s.query = 'tag:none_such';
+		// A selector that matches nothing still dims: the answer is "nothing", not "no search".
+		expect(s.highlightCss).toContain('opacity:.22');
+		s.query = '';
+		expect(s.highlightCss).toBe('');
+	});
+
+	it('hands xyflow only the edges near the viewport, plus the selection lineage', () => {
+		const { canvas, layouts } = bigCanvas();
+		const s = new CanvasState(async () => ({}));
+		s.load({ canvas, open: [], layouts });
+		const all = s.edges.length;
+		expect(all).toBeGreaterThan(0);
+		s.viewport = { x: 0, y: 0, zoom: 1, width: 10, height: 10 };
+		expect(s.visibleEdges.length).toBeLessThan(all);
+		s.viewport = { x: 0, y: 0, zoom: 0.001, width: 1000, height: 1000 };
+		expect(s.visibleEdges.length).toBe(all);
+	});
+
+	it('escapes ids in attribute selectors', () => {
+		expect(attrId('a"b\\c')).toBe('[data-id="a\\"b\\\\c"]');
+	});
+});

@@ -1,0 +1,79 @@
+// One canvas page's state (pipeline, project, run): the canvas, the selected relation's
+// details and its column trace, wired so a selection asks for exactly what it shows, under the
+// same pin as the graph on screen.
+import { untrack } from 'svelte';
+import type { LevelLayout } from '$lib/lineage/canvas-sizes';
+import { fromWire, type CanvasNode, type CanvasWire } from '$lib/lineage/canvas-model';
+import type { DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-graph';
+import { CanvasState, httpLayoutFetcher } from './canvas.svelte';
+import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
+import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
+
+export interface LineagePageData {
+	wire: CanvasWire;
+	open: readonly string[];
+	layouts: Record<string, LevelLayout>;
+	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
+}
+
+export interface LineagePageOptions {
+	workspace: string;
+	pin: LineagePin;
+	/** Where one relation's details are read (the unpinned or the run's own endpoint). */
+	relationUrl: (path: string) => string;
+	/** A share-link holder: sent with every request, and nothing authored is asked for. */
+	viewToken?: string | null;
+	/** Test seams; the browser's fetch by default. */
+	lineageFetcher?: LineageFetcher;
+	relationFetcher?: RelationFetcher;
+}
+
+export function httpRelationFetcher(url: (path: string) => string, viewToken?: string | null): RelationFetcher {
+	return async (path) => {
+		const r = await fetch(url(path), { headers: viewToken ? { 'x-view-token': viewToken } : {} });
+		if (r.status === 404) return null;
+		if (!r.ok) throw new Error(`status ${r.status}`);
+		return (await r.json()) as DbtProvenance;
+	};
+}
+
+export class LineagePage {
+	canvas: CanvasState;
+	details: RelationDetails;
+	trace: ColumnTraceView;
+	#authored: boolean;
+	selectedNode: CanvasNode | null;
+
+	constructor(o: LineagePageOptions) {
+		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken));
+		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken));
+		this.trace = new ColumnTraceView(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin);
+		this.#authored = !o.viewToken;
+		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
+		// The trace lists an asset's columns in the order its analyzed schema gives, when the
+		// pane has that schema (the selected relation); others by name.
+		this.trace.setColumnOrder((kind, path) => {
+			const d = this.details.dbt;
+			return kind === 'dbt' && this.details.path === path && d?.column_schema ? d.column_schema.map((c) => c.name) : undefined;
+		});
+	}
+
+	load(data: LineagePageData): void {
+		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts });
+		this.trace.setProducers(data.producerLineage);
+	}
+
+	setPin(pin: LineagePin): void {
+		this.trace.setPin(pin);
+	}
+
+	/** Follow a selection: its details and its trace, both dropping stale answers. */
+	follow(id: string | null): void {
+		untrack(() => {
+			const n = id ? this.canvas.nodeById.get(id) : undefined;
+			const relation = n && n.type === 'asset' && n.kind === 'dbt' ? n.path : null;
+			if (relation !== this.details.path) void this.details.show(relation);
+			void this.trace.select(n && n.type === 'asset' ? { kind: n.kind, path: n.path, authored: this.#authored } : null);
+		});
+	}
+}

@@ -1,0 +1,74 @@
+// A dbt project: its versions (each deploy), the model graph of one version, its runs and
+// previews. Versions are the project's deploy jobs, read with the same job read rule as
+// jobs/list; the graph is the asset graph with that version named (GET assets/graph?
+// dbt_script_hash=), narrowed to this project's relations.
+import { error } from '@sveltejs/kit';
+import { canReadPath, canWritePath, jobListAccess, pagePrincipal } from '$lib/server/access';
+import { getDatabase } from '$lib/server/db';
+import { ApiError } from '$lib/server/http';
+import { jobSummaryOf } from '$lib/server/jobs-api';
+import { unpinnedAssetGraph } from '$lib/server/lineage-api';
+import { canvasPayload } from '$lib/server/pages/canvas';
+import { folderOf, parseScriptPath } from '$lib/server/paths';
+import { getJobPayload, listJobs } from '$lib/server/repo/jobs';
+import { hexToHash } from '$lib/types/script-hash';
+import type { PageServerLoad } from './$types';
+
+export interface VersionRow {
+	hash: string;
+	jobId: string;
+	deployedAt: string;
+	deployedBy: string;
+	nodes: number | null;
+	edges: number | null;
+	columnEdges: number | null;
+	dbtVersion: string | null;
+	hasProjectFiles: boolean;
+}
+
+export const load: PageServerLoad = async (event) => {
+	const p = await pagePrincipal(event, event.params.ws);
+	const path = event.params.path;
+	// One answer for "missing" and "not yours", as everywhere else.
+	if (!parseScriptPath(path) || !canReadPath(p, path)) error(404, 'no such project');
+	const h = await getDatabase();
+	const access = jobListAccess(p);
+	const deploys = await listJobs(h, p.workspace, { scriptPath: path, kind: 'deploy', limit: 30 }, access);
+	const versions: VersionRow[] = [];
+	for (const d of deploys) {
+		if (d.scriptHash === null) continue;
+		const payload = await getJobPayload(h, p.workspace, d.id, 0);
+		const r = (payload?.result ?? {}) as Record<string, unknown>;
+		const num = (v: unknown) => (typeof v === 'number' ? v : null);
+		versions.push({
+			hash: jobSummaryOf(d).script_hash!,
+			jobId: d.id,
+			deployedAt: d.createdAt.toISOString(),
+			deployedBy: d.createdBy,
+			nodes: num(r.nodes),
+			edges: num(r.edges),
+			columnEdges: num(r.column_edges),
+			dbtVersion: typeof r.dbt_version === 'string' ? r.dbt_version : null,
+			hasProjectFiles: r.has_project_files === true
+		});
+	}
+	if (versions.length === 0) error(404, 'no deployed version of this project');
+	const asked = event.url.searchParams.get('v');
+	const version = versions.find((v) => v.hash === asked) ?? versions[0];
+	let graph;
+	try {
+		graph = await unpinnedAssetGraph(h, p, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) });
+	} catch (e) {
+		if (e instanceof ApiError) error(e.status, e.message);
+		throw e;
+	}
+	const runs = (await listJobs(h, p.workspace, { scriptPath: path, limit: 40 }, access)).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
+	return {
+		path,
+		versions,
+		version,
+		runs,
+		mayRun: canWritePath(p, path),
+		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select') })
+	};
+};

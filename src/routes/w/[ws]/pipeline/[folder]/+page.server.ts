@@ -1,0 +1,24 @@
+// The pipeline canvas of a folder: its asset graph (the same read and gates as
+// GET assets/graph?folder=), reduced to the canvas and laid out here.
+import { error } from '@sveltejs/kit';
+import { pagePrincipal } from '$lib/server/access';
+import { getDatabase } from '$lib/server/db';
+import { ApiError } from '$lib/server/http';
+import { unpinnedAssetGraph } from '$lib/server/lineage-api';
+import { canvasPayload } from '$lib/server/pages/canvas';
+import type { PageServerLoad } from './$types';
+
+export const load: PageServerLoad = async (event) => {
+	const p = await pagePrincipal(event, event.params.ws);
+	const t0 = performance.now();
+	let graph;
+	try {
+		graph = await unpinnedAssetGraph(await getDatabase(), p, { folder: event.params.folder, assetKinds: null, scriptHash: null });
+	} catch (e) {
+		if (e instanceof ApiError) error(e.status, e.message);
+		throw e;
+	}
+	const graphMs = Math.round(performance.now() - t0);
+	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select') });
+	return { folder: event.params.folder, ...payload, timing: { ...payload.timing, graphMs } };
+};

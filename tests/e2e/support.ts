@@ -1,0 +1,108 @@
+// What the page journeys share: a signed-in API client for setting the stage (producers, a
+// recorded run, a big project), and a browser context carrying the session.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { Browser, BrowserContext } from 'playwright-core';
+import { expect } from 'vitest';
+import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
+import { tarGz } from '../../src/lib/server/demo/tarball';
+
+export class Api {
+	constructor(
+		readonly url: string,
+		readonly cookie: string
+	) {}
+
+	async call(method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
+		const headers: Record<string, string> = { cookie: this.cookie, origin: this.url };
+		let payload: BodyInit | undefined;
+		if (body instanceof FormData) payload = body;
+		else if (body !== undefined) {
+			headers['content-type'] = 'application/json';
+			payload = JSON.stringify(body);
+		}
+		const r = await fetch(`${this.url}${p}`, { method, headers, body: payload });
+		const text = await r.text();
+		let parsed: unknown = text;
+		try {
+			parsed = JSON.parse(text);
+		} catch {
+			/* not JSON */
+		}
+		return { status: r.status, body: parsed };
+	}
+
+	async ok(method: string, p: string, body?: unknown): Promise<any> {
+		const r = await this.call(method, p, body);
+		expect(r.status, `${method} ${p}: ${JSON.stringify(r.body).slice(0, 500)}`).toBeLessThan(300);
+		return r.body;
+	}
+}
+
+/** The demo's two producer scripts (lake tables fed by dbt relations), deployed unless the seed did. */
+export async function deployProducers(api: Api): Promise<void> {
+	const g = await api.ok('GET', '/api/w/demo/assets/graph?folder=demo');
+	const present = new Set((g.runnables as { path: string }[]).map((r) => r.path));
+	for (const p of demoProducers) {
+		if (!present.has(p.path)) await api.ok('POST', '/api/w/demo/scripts/sql/deploy', { path: p.path, content: p.content });
+	}
+}
+
+/** A finished run of the demo project recorded from its artifacts, with failures in it. */
+export async function recordFailedRun(api: Api): Promise<{ jobId: string; project: GeneratedProject }> {
+	const project = await generateProject({ failures: true });
+	const form = new FormData();
+	form.set('path', 'f/demo/shop');
+	form.set('run_results', new Blob([JSON.stringify(project.runResults)]), 'run_results.json');
+	form.set('log', new Blob([project.eventLog]), 'dbt.log');
+	const r = await api.ok('POST', '/api/w/demo/jobs/record', form);
+	return { jobId: r.job_id, project };
+}
+
+// Blob wants an ArrayBuffer-backed view; the generator's bytes may sit on any buffer.
+const bytes = (u: Uint8Array) => new Uint8Array(u);
+
+/**
+ * Deploys a generated project at `scriptPath`: its artifacts and its files (plus `extraFiles`),
+ * or its artifacts alone with `withProject: false`.
+ */
+export async function deployProject(
+	api: Api,
+	project: GeneratedProject,
+	scriptPath: string,
+	opts: { extraFiles?: Map<string, string>; withProject?: boolean } = {}
+): Promise<any> {
+	const { extraFiles, withProject = true } = opts;
+	const form = new FormData();
+	form.set('path', scriptPath);
+	form.set('descriptor', 'profile:\n  warehouse: main\ncolumn_lineage: true\n');
+	form.set('manifest', new Blob([JSON.stringify(project.manifest)]), 'manifest.json');
+	form.set('column_lineage', new Blob([bytes(project.columnLineageParquet)]), 'dbt.column_lineage.parquet');
+	form.set('node_columns', new Blob([bytes(project.nodeColumnsParquet)]), 'dbt.node_columns.parquet');
+	if (!withProject) {
+		// Artifacts only: the version can be browsed, not run.
+	} else if (extraFiles) {
+		const files = new Map<string, string | Uint8Array>(project.projectFiles);
+		for (const [k, v] of extraFiles) files.set(k, v);
+		form.set('project', new Blob([bytes(tarGz(files))]), 'project.tar.gz');
+	} else {
+		form.set('project', new Blob([bytes(await projectTarGz(project))]), 'project.tar.gz');
+	}
+	return api.ok('POST', '/api/w/demo/scripts/dbt/deploy', form);
+}
+
+/** A scratch file the stand-in dbt can read (a recorded log, a manifest). */
+export function scratchFile(name: string, text: string): string {
+	const dir = mkdtempSync(path.join(tmpdir(), 'tributary-e2e-files-'));
+	const f = path.join(dir, name);
+	writeFileSync(f, text);
+	return f;
+}
+
+export async function signedInContext(browser: Browser, url: string, cookie: string): Promise<BrowserContext> {
+	const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
+	const [name, value] = cookie.split('=');
+	await ctx.addCookies([{ name, value, url }]);
+	return ctx;
+}
