@@ -23,6 +23,13 @@ export const init: ServerInit = async () => {
 			}
 		}
 	}
+	if (process.env.TRIBUTARY_WORKER !== '0') {
+		const { startProcessWorker, stopProcessWorker } = await import('$lib/server/runner/worker');
+		startProcessWorker({ h, log });
+		// Ahead of the database's own shutdown listener: the worker's children are killed and its
+		// jobs ended while the database is still open.
+		process.prependOnceListener('sveltekit:shutdown' as never, () => void stopProcessWorker());
+	}
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -485,3 +485,28 @@ export function requireShareMint(a: JobAccess): Principal {
 	}
 	return a.principal;
 }
+
+// ─── Runs (queue, cancel, record) ──────────────────────────────────────────────────────────
+
+/**
+ * Running a script, or recording a run of it: write access to its path (owner, folder writer,
+ * admin) and the token's `jobs:run` scope on it. A caller who cannot even read the path learns
+ * nothing about it (404); one who can read but not write is told why (403).
+ */
+export function requireRunAccess(p: Principal, path: string): void {
+	if (!parseScriptPath(path)) throw badRequest('path must be u/<user>/<name> or f/<folder>/<name> (segments of [A-Za-z0-9_-])');
+	if (!canReadPath(p, path)) throw notFound(`no deployed version at ${path}`);
+	if (!canWritePath(p, path)) throw forbidden(`running ${path} needs write access to it (its owner, a writer of its folder, or an admin)`);
+	requireScope(p, 'jobs', 'run', path);
+}
+
+/**
+ * Canceling a job: whoever may read it (jobReadDecision's refusals otherwise) and is its creator
+ * or may write its script; plus the token's `jobs:run` scope on its path.
+ */
+export function requireCancelAccess(p: Principal, job: { createdBy: string; scriptPath: string | null }): void {
+	requireJobRead(p, job);
+	const mayStop = job.createdBy === p.username || (job.scriptPath !== null && canWritePath(p, job.scriptPath));
+	if (!mayStop) throw forbidden("only the run's creator or a writer of its script may cancel it");
+	requireScope(p, 'jobs', 'run', job.scriptPath ?? undefined);
+}

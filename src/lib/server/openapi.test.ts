@@ -23,7 +23,7 @@ function servedEndpoints(): string[] {
 		let paths = [''];
 		for (const s of segs) {
 			const matcher = /^\[(\w+)=(\w+)\]$/.exec(s);
-			const values = matcher ? MATCHER_VALUES[matcher[2]] : [s.replace(/^\[(\w+)\]$/, '{$1}')];
+			const values = matcher ? MATCHER_VALUES[matcher[2]] : [s.replace(/^\[(?:\.\.\.)?(\w+)\]$/, '{$1}')];
 			expect(values, `no MATCHER_VALUES for ${s}`).toBeDefined();
 			paths = paths.flatMap((p) => values.map((v) => `${p}/${v}`));
 		}

@@ -176,6 +176,23 @@ export const operations: Op[] = [
 		query: { kind: { description: 'member (a signed-in member without access) or public (anyone with the link)', required: true } },
 		ok: { status: 200, description: 'the link', schema: obj({ token: str, url: str }) }, errors: [400, 401, 403, 404]
 	},
+	{
+		method: 'post', path: '/api/w/{ws}/jobs/run/p/{path}', summary: 'Queue a dbt run of the current version of a path', gate: 'write access to the path + jobs:run',
+		body: obj({
+			command: { enum: ['build', 'run', 'test', 'parse', 'show', 'retry', 'compile', 'seed', 'snapshot'] },
+			select: strs, exclude: strs, vars: { type: 'object' }, model: str, limit: int, retry_job: str
+		}, ['command']),
+		ok: { status: 201, description: 'the queued job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/jobs/cancel/{id}', summary: "Cancel a queued or running job (its dbt process tree is killed)", gate: 'its creator, or write access to its path + jobs:run',
+		ok: { status: 200, description: 'the job as canceled' }, errors: [400, 401, 403, 404, 409]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/jobs/record', summary: 'Record a run made elsewhere from its artifacts, as if it ran here', gate: 'write access to the path + jobs:run',
+		multipart: { path: 'u/<user>/<name> or f/<folder>/<name>', run_results: 'file: run_results.json (required)', manifest: 'file: manifest.json (optional; a snapshot is stored when its graph differs)', log: 'file: the JSON event log (optional)' },
+		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404]
+	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];
 
@@ -200,7 +217,10 @@ export function openapiDocument(): Record<string, unknown> {
 						required: true,
 						content: {
 							'multipart/form-data': {
-								schema: obj(Object.fromEntries(Object.entries(op.multipart).map(([k, d]) => [k, { type: 'string', description: d, ...(d.startsWith('file') ? { format: 'binary' } : {}) }])), ['path', 'manifest'])
+								schema: obj(
+									Object.fromEntries(Object.entries(op.multipart).map(([k, d]) => [k, { type: 'string', description: d, ...(d.startsWith('file') ? { format: 'binary' } : {}) }])),
+									Object.entries(op.multipart).filter(([k, d]) => k === 'path' || d.includes('(required')).map(([k]) => k)
+								)
 							}
 						}
 					}

@@ -1,32 +1,19 @@
 // Deploy and preview of a dbt project from its artifacts: parse everything first (a refusal
 // stores nothing), then write the version, its job and its graph in ONE transaction, so a
 // failure leaves the previously stored graph exactly as it was.
-import { directComponents } from '$lib/lineage/components';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
-import {
-	graphDigest,
-	pruneGraphs,
-	replaceGraph,
-	type ColumnEdgeRow,
-	type GraphContent,
-	type GraphKey,
-	type NodeRow
-} from '../repo/graph';
+import { graphDigest, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
-import { readColumnLineage, readNodeColumns } from './column-index';
 import { parseDescriptor } from './descriptor';
-import { IngestError } from './errors';
-import { parseManifest, type ParsedNode } from './manifest';
+import { buildGraphContent, type UploadedFile } from './graph-content';
+import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
 
-export interface UploadedFile {
-	name: string;
-	bytes: Uint8Array;
-}
+export type { UploadedFile } from './graph-content';
 
 export interface UploadRequest {
 	workspace: string;
@@ -93,17 +80,19 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 				'so every relation that names a database is stored under <database>.<schema>'
 		);
 	}
-	const manifestText = decodeUtf8(req.manifest);
-	const parsed = parseManifest(manifestText, {
-		fileName: req.manifest.name,
+	const built = await buildGraphContent({
+		manifest: req.manifest,
+		columnLineage: req.columnLineage,
+		nodeColumns: req.nodeColumns,
 		warehouse: descriptor.warehouse,
 		defaultDatabase: wh.defaultDatabase,
-		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector }
+		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector },
+		columnLineageWanted: descriptor.columnLineage
 	});
-	log.push(
-		`${req.manifest.name}: dbt ${parsed.dbtVersion ?? 'unknown'}, manifest ${parsed.schemaVersion}, ` +
-			`${fmt(parsed.nodes.length)} nodes, ${fmt(parsed.edges.length)} edges`
-	);
+	const { parsed, content, dropped, typedNodes } = built;
+	const nodes = content.nodes;
+	const columnEdges = content.columnEdges;
+	log.push(built.manifestLog);
 
 	if (req.project) {
 		const s = await inspectProjectArchive(req.project.bytes, req.project.name);
@@ -111,61 +100,10 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	} else if (req.kind === 'deploy') {
 		log.push('no project files uploaded: this version can be browsed but not run');
 	}
+	log.push(...built.indexLog);
+	warnings.push(...built.warnings);
 
-	const kept = new Set(parsed.nodes.map((n) => n.uniqueId));
-	let columnEdges: ColumnEdgeRow[] | null = null;
-	const dropped = { column_edges_outside_graph: 0, column_edges_over_cap: 0, unnamed_columns: 0, rows_not_decoded: false };
-	if (req.columnLineage) {
-		try {
-			const r = await readColumnLineage(req.columnLineage.bytes, { fileName: req.columnLineage.name, keptNodes: kept });
-			const comps = directComponents(r.edges);
-			columnEdges = r.edges.map((e, i) => ({ ...e, component: comps[i] }));
-			dropped.column_edges_outside_graph = r.stats.droppedOutsideGraph;
-			dropped.column_edges_over_cap = r.stats.droppedOverCap;
-			dropped.unnamed_columns = r.stats.droppedUnnamedColumns;
-			dropped.rows_not_decoded = r.stats.decodeStopped;
-			log.push(
-				`${req.columnLineage.name}: ${fmt(r.stats.rowsDecoded)} rows decoded, ${fmt(r.edges.length)} column edges stored ` +
-					`(${Object.entries(r.stats.byKind)
-						.map(([k, v]) => `${k || '(empty)'} ${fmt(v)}`)
-						.join(', ')})`
-			);
-			if (r.stats.decodeStopped) warn(`${req.columnLineage.name}: decoding stopped at ${fmt(r.stats.rowsDecoded)} rows (the limit); later rows were not read`);
-			if (dropped.column_edges_over_cap) warn(`${req.columnLineage.name}: ${fmt(dropped.column_edges_over_cap)} edges over the 200,000-edge cap were dropped (non-direct kinds first)`);
-			if (dropped.column_edges_outside_graph) log.push(`${fmt(dropped.column_edges_outside_graph)} column edges dropped: an endpoint is not a node of this graph`);
-			if (dropped.unnamed_columns) log.push(`${fmt(dropped.unnamed_columns)} column edges dropped: an empty column name`);
-		} catch (e) {
-			if (!(e instanceof IngestError)) throw e;
-			warn(`${e.message}; the graph is stored without column lineage`);
-		}
-	} else {
-		log.push(
-			descriptor.columnLineage
-				? 'no column lineage: no dbt.column_lineage.parquet was uploaded (the engine writes it with `dbt compile --static-analysis strict --write-index`)'
-				: 'no column lineage: none uploaded, and `column_lineage` is not enabled in the descriptor'
-		);
-	}
-
-	let schemas: Map<string, { name: string; type?: string }[]> | null = null;
-	if (req.nodeColumns) {
-		try {
-			const r = await readNodeColumns(req.nodeColumns.bytes, { fileName: req.nodeColumns.name, keptNodes: kept });
-			schemas = r.schemas;
-			log.push(`${req.nodeColumns.name}: typed columns for ${fmt(r.schemas.size)} nodes`);
-		} catch (e) {
-			if (!(e instanceof IngestError)) throw e;
-			warn(`${e.message}; the graph is stored without typed columns`);
-		}
-	}
-
-	const nodes: NodeRow[] = parsed.nodes.map((n) => toNodeRow(n, schemas));
-	const content: GraphContent = {
-		nodes,
-		edges: parsed.edges,
-		columnEdges
-	};
 	const digest = graphDigest(content);
-	const typedNodes = nodes.filter((n) => n.columnSchema && n.columnSchema.length > 0).length;
 	const hash = req.kind === 'deploy' ? newScriptHash() : null;
 	const stats = {
 		nodes: nodes.length,
@@ -229,37 +167,5 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		default_database: wh.defaultDatabase,
 		has_project_files: !!req.project,
 		url: `/w/${req.workspace}/run/${jobId}`
-	};
-}
-
-function decodeUtf8(f: UploadedFile): string {
-	try {
-		return new TextDecoder('utf-8', { fatal: true }).decode(f.bytes);
-	} catch {
-		throw new IngestError(f.name, 'is not UTF-8 text (expected dbt JSON)');
-	}
-}
-
-function toNodeRow(n: ParsedNode, schemas: Map<string, { name: string; type?: string }[]> | null): NodeRow {
-	return {
-		uniqueId: n.uniqueId,
-		resourceType: n.resourceType,
-		name: n.name,
-		assetPath: n.assetPath,
-		materialized: n.materialized,
-		materializeStrategy: n.materializeStrategy,
-		uniqueKey: n.uniqueKey,
-		tags: n.tags,
-		description: n.description,
-		testKind: n.testKind,
-		testColumn: n.testColumn,
-		testArgs: n.testArgs,
-		severity: n.severity,
-		attachedNode: n.attachedNode,
-		columns: n.columns,
-		columnSchema: schemas?.get(n.uniqueId) ?? null,
-		freshness: n.freshness,
-		rawCode: n.rawCode,
-		originalFilePath: n.originalFilePath
 	};
 }

@@ -1,0 +1,158 @@
+// manifest.json (+ the optional column-lineage index) → the rows of one stored graph. Shared by
+// every writer of a graph: a deploy or preview upload, a run's own snapshot, a recorded run. Pure
+// apart from decoding: nothing here touches the database.
+import { directComponents } from '$lib/lineage/components';
+import type { ColumnEdgeRow, GraphContent, NodeRow } from '../repo/graph';
+import { readColumnLineage, readNodeColumns } from './column-index';
+import { IngestError } from './errors';
+import { parseManifest, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
+
+export interface UploadedFile {
+	name: string;
+	bytes: Uint8Array;
+}
+
+export interface GraphInput {
+	manifest: UploadedFile;
+	columnLineage?: UploadedFile;
+	nodeColumns?: UploadedFile;
+	warehouse: string;
+	defaultDatabase: string | null;
+	selection: Selection;
+	/** The descriptor asked for column lineage: only changes what the log says when no index came. */
+	columnLineageWanted: boolean;
+}
+
+export interface DroppedCounts {
+	column_edges_outside_graph: number;
+	column_edges_over_cap: number;
+	unnamed_columns: number;
+	rows_not_decoded: boolean;
+}
+
+export interface BuiltGraph {
+	parsed: ParsedGraph;
+	content: GraphContent;
+	typedNodes: number;
+	dropped: DroppedCounts;
+	/** The manifest's own log line (callers print it before anything about the index). */
+	manifestLog: string;
+	/** What the index gave or why it gave nothing. */
+	indexLog: string[];
+	warnings: string[];
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+export function decodeUtf8(f: UploadedFile): string {
+	try {
+		return new TextDecoder('utf-8', { fatal: true }).decode(f.bytes);
+	} catch {
+		throw new IngestError(f.name, 'is not UTF-8 text (expected dbt JSON)');
+	}
+}
+
+/**
+ * Parses the manifest (an IngestError refuses it) and folds in the index, which only ever
+ * annotates: an unreadable index file becomes a warning and the graph is built without it.
+ */
+export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> {
+	const warnings: string[] = [];
+	const indexLog: string[] = [];
+	const warn = (w: string) => {
+		warnings.push(w);
+		indexLog.push(`warning: ${w}`);
+	};
+	const parsed = parseManifest(decodeUtf8(input.manifest), {
+		fileName: input.manifest.name,
+		warehouse: input.warehouse,
+		defaultDatabase: input.defaultDatabase,
+		selection: input.selection
+	});
+	const manifestLog =
+		`${input.manifest.name}: dbt ${parsed.dbtVersion ?? 'unknown'}, manifest ${parsed.schemaVersion}, ` +
+		`${fmt(parsed.nodes.length)} nodes, ${fmt(parsed.edges.length)} edges`;
+
+	const kept = new Set(parsed.nodes.map((n) => n.uniqueId));
+	let columnEdges: ColumnEdgeRow[] | null = null;
+	const dropped: DroppedCounts = { column_edges_outside_graph: 0, column_edges_over_cap: 0, unnamed_columns: 0, rows_not_decoded: false };
+	const cl = input.columnLineage;
+	if (cl) {
+		try {
+			const r = await readColumnLineage(cl.bytes, { fileName: cl.name, keptNodes: kept });
+			const comps = directComponents(r.edges);
+			columnEdges = r.edges.map((e, i) => ({ ...e, component: comps[i] }));
+			dropped.column_edges_outside_graph = r.stats.droppedOutsideGraph;
+			dropped.column_edges_over_cap = r.stats.droppedOverCap;
+			dropped.unnamed_columns = r.stats.droppedUnnamedColumns;
+			dropped.rows_not_decoded = r.stats.decodeStopped;
+			indexLog.push(
+				`${cl.name}: ${fmt(r.stats.rowsDecoded)} rows decoded, ${fmt(r.edges.length)} column edges stored ` +
+					`(${Object.entries(r.stats.byKind)
+						.map(([k, v]) => `${k || '(empty)'} ${fmt(v)}`)
+						.join(', ')})`
+			);
+			if (r.stats.decodeStopped) warn(`${cl.name}: decoding stopped at ${fmt(r.stats.rowsDecoded)} rows (the limit); later rows were not read`);
+			if (dropped.column_edges_over_cap) warn(`${cl.name}: ${fmt(dropped.column_edges_over_cap)} edges over the 200,000-edge cap were dropped (non-direct kinds first)`);
+			if (dropped.column_edges_outside_graph) indexLog.push(`${fmt(dropped.column_edges_outside_graph)} column edges dropped: an endpoint is not a node of this graph`);
+			if (dropped.unnamed_columns) indexLog.push(`${fmt(dropped.unnamed_columns)} column edges dropped: an empty column name`);
+		} catch (e) {
+			if (!(e instanceof IngestError)) throw e;
+			warn(`${e.message}; the graph is stored without column lineage`);
+		}
+	} else {
+		indexLog.push(
+			input.columnLineageWanted
+				? 'no column lineage: no dbt.column_lineage.parquet was uploaded (the engine writes it with `dbt compile --static-analysis strict --write-index`)'
+				: 'no column lineage: none uploaded, and `column_lineage` is not enabled in the descriptor'
+		);
+	}
+
+	let schemas: Map<string, { name: string; type?: string }[]> | null = null;
+	const nc = input.nodeColumns;
+	if (nc) {
+		try {
+			const r = await readNodeColumns(nc.bytes, { fileName: nc.name, keptNodes: kept });
+			schemas = r.schemas;
+			indexLog.push(`${nc.name}: typed columns for ${fmt(r.schemas.size)} nodes`);
+		} catch (e) {
+			if (!(e instanceof IngestError)) throw e;
+			warn(`${e.message}; the graph is stored without typed columns`);
+		}
+	}
+
+	const nodes: NodeRow[] = parsed.nodes.map((n) => toNodeRow(n, schemas));
+	return {
+		parsed,
+		content: { nodes, edges: parsed.edges, columnEdges },
+		typedNodes: nodes.filter((n) => n.columnSchema && n.columnSchema.length > 0).length,
+		dropped,
+		manifestLog,
+		indexLog,
+		warnings
+	};
+}
+
+function toNodeRow(n: ParsedNode, schemas: Map<string, { name: string; type?: string }[]> | null): NodeRow {
+	return {
+		uniqueId: n.uniqueId,
+		resourceType: n.resourceType,
+		name: n.name,
+		assetPath: n.assetPath,
+		materialized: n.materialized,
+		materializeStrategy: n.materializeStrategy,
+		uniqueKey: n.uniqueKey,
+		tags: n.tags,
+		description: n.description,
+		testKind: n.testKind,
+		testColumn: n.testColumn,
+		testArgs: n.testArgs,
+		severity: n.severity,
+		attachedNode: n.attachedNode,
+		columns: n.columns,
+		columnSchema: schemas?.get(n.uniqueId) ?? null,
+		freshness: n.freshness,
+		rawCode: n.rawCode,
+		originalFilePath: n.originalFilePath
+	};
+}

@@ -1,0 +1,775 @@
+// One run job, start to end (DESIGN.md §7): resolve its arguments, prepare a fresh directory,
+// then the phases: a parse when the run's model set is its own, the column-lineage pass when the
+// descriptor asks, the dbt invocation(s) with live progress, node retries, the `after_all` tests,
+// and the settlement. Every phase shares one wall-clock deadline and one cancellation.
+import { randomUUID } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { WarehouseTarget } from '$lib/lineage/relation-path';
+import { hashToHex } from '$lib/types/script-hash';
+import type { DbtCommand, ParseResult, RunArgs, RunNodeResult, RunResult, ShowResult } from '$lib/types/runner';
+import type { Database } from '../db';
+import { ApiError } from '../http';
+import { parseDescriptor, type DbtDescriptor } from '../ingest/descriptor';
+import { IngestError } from '../ingest/errors';
+import { buildGraphContent, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
+import { graphDigest, pruneGraphs, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
+import { getJob, upsertProgress } from '../repo/jobs';
+import { nodeAssetPaths, readArchive, settleProgress, type ClaimedJob } from '../repo/queue';
+import { getVersion } from '../repo/scripts';
+import { getWarehouseWithSecrets } from '../repo/warehouses';
+import { runProcess, type ProcessOutcome } from './child-process';
+import type { RunnerConfig } from './config';
+import { detectEngine, flagUnsupported, sandboxed, SandboxUnavailable, withLimits, type EngineInfo } from './dbt-process';
+import type { JobLog } from './job-log';
+import { followLog } from './log-tail';
+import { ProgressTracker } from './node-events';
+import { childEnv, makeMasker, profileNameOf, renderProfile } from './profiles';
+import {
+	BUILDING_COMMANDS,
+	effectiveSelection,
+	ownModelSet,
+	parseRunArgs,
+	resolutionDigest,
+	resolveVars,
+	selectionArgv,
+	type Selection
+} from './run-args';
+import { failureSummary, isRetryable, mergeNodes, parseRunResults, runResultOf, settlementPlan, type ParsedRunResults } from './run-results';
+import { storeOwnGraph } from './run-graph';
+import { createJobDirs, jobDirs, removeJobDirs, unpackProject, type JobDirs } from './workdir';
+
+export const UNREPORTED_MESSAGE = 'the run ended before this model finished';
+
+/** Why a job stopped before dbt finished it. */
+export type StopReason = 'canceled' | 'worker-stopped' | 'lost';
+
+/** The job ends now, with this status and message: a cancellation, the deadline, or its worker going away. */
+export class JobStop extends Error {
+	constructor(
+		readonly status: 'canceled' | 'failure',
+		message: string
+	) {
+		super(message);
+	}
+}
+
+/** A failure the job's owner can act on, found before or between dbt invocations. */
+export class JobFailure extends Error {}
+
+export interface ExecContext {
+	h: Database;
+	job: ClaimedJob;
+	workerId: string;
+	/** Aborted with a StopReason. */
+	signal: AbortSignal;
+	/** Epoch ms: the job's one wall clock. */
+	deadline: number;
+	config: RunnerConfig;
+	log: JobLog;
+}
+
+export interface JobEnd {
+	status: 'success' | 'failure' | 'canceled';
+	result: unknown;
+}
+
+interface Prepared {
+	ctx: ExecContext;
+	command: DbtCommand;
+	/** The arguments that decide the invocation (a retry: the ones restored from the run it resumes). */
+	args: RunArgs;
+	/** As submitted, what the result publishes. */
+	invocationArgs: Record<string, unknown>;
+	descriptor: DbtDescriptor;
+	selection: Selection;
+	vars: Record<string, unknown>;
+	digest: string;
+	dirs: JobDirs;
+	env: Record<string, string>;
+	common: string[];
+	warehouse: WarehouseTarget;
+	engine: EngineInfo;
+	mask: (s: string) => string;
+	/** The run being resumed (command retry). */
+	resumed: { id: string; nodes: RunNodeResult[]; command: string; engineVersion: string } | null;
+	/** Whether this run stored a snapshot of its own (its graph differs from the version's). */
+	snapshot: boolean;
+	/** The graph this run's nodes resolve against (its snapshot, else its version's). */
+	graphKey: GraphKey | null;
+	/** Every node this job's invocations reported so far (a retry: starting from the run it resumes). */
+	nodes: RunNodeResult[];
+}
+
+/** A worker that is shutting down kills at once: its process is about to exit. */
+const graceOf = (ctx: ExecContext): number => (ctx.signal.reason === ('worker-stopped' satisfies StopReason) ? 0 : ctx.config.killGraceMs);
+
+const secs = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
+
+function stopOf(ctx: ExecContext, during: string): JobStop {
+	const reason = ctx.signal.reason as StopReason | undefined;
+	if (reason === 'canceled') return new JobStop('canceled', `canceled during ${during}`);
+	return new JobStop('failure', 'the worker running this job stopped');
+}
+
+function deadlineStop(ctx: ExecContext, during: string): JobStop {
+	const t = ctx.job.timeoutS;
+	return new JobStop('failure', `the job ran out of time: its ${t ?? ctx.config.defaultTimeoutS} s deadline passed during ${during}`);
+}
+
+function checkpoint(ctx: ExecContext, during: string): void {
+	if (ctx.signal.aborted) throw stopOf(ctx, during);
+	if (Date.now() >= ctx.deadline) throw deadlineStop(ctx, during);
+}
+
+// ─── Preparation ─────────────────────────────────────────────────────────────────────────
+
+async function restoreRetry(ctx: ExecContext, args: RunArgs): Promise<{ args: RunArgs; resumed: NonNullable<Prepared['resumed']>; digest: string | null }> {
+	const id = args.retry_job;
+	if (!id) throw new JobFailure('a retry needs retry_job, the id of the run it resumes');
+	const old = await getJob(ctx.h.db, ctx.job.workspace, id);
+	if (!old || old.kind !== 'run' || old.scriptPath !== ctx.job.scriptPath) {
+		throw new JobFailure(`retry_job ${id} is not a run of ${ctx.job.scriptPath} in this workspace`);
+	}
+	if (old.scriptHash !== ctx.job.scriptHash) {
+		throw new JobFailure(`the run being retried (${id}) ran another version of ${ctx.job.scriptPath}; run the script normally instead`);
+	}
+	if (old.status !== 'failure' && old.status !== 'canceled') throw new JobFailure(`the run being retried (${id}) is ${old.status}: only a failed or canceled run can be resumed`);
+	const result = (old.result ?? {}) as Partial<RunResult> & { resolution_digest?: string };
+	const nodes = Array.isArray(result.nodes) ? result.nodes : [];
+	if (!nodes.some(isRetryable)) throw new JobFailure(`the run being retried (${id}) has no failed or skipped node to resume`);
+	let restored: RunArgs;
+	try {
+		restored = parseRunArgs((old.args ?? {}) as Record<string, unknown>);
+	} catch (e) {
+		throw new JobFailure(`the arguments of the run being retried no longer parse: ${(e as Error).message}`);
+	}
+	if (restored.command === 'retry') {
+		// A retry of a retry resumes the original invocation, whose arguments it published.
+		const { retry_job: _resumed, resumed_command, ...original } = (result.invocation_args ?? {}) as Record<string, unknown>;
+		try {
+			restored = parseRunArgs({ ...original, command: resumed_command });
+		} catch (e) {
+			throw new JobFailure(`the arguments of the run being retried no longer parse: ${(e as Error).message}`);
+		}
+	}
+	return {
+		args: restored,
+		resumed: { id, nodes, command: restored.command, engineVersion: result.engine_version ?? 'unknown' },
+		digest: result.resolution_digest ?? null
+	};
+}
+
+async function prepare(ctx: ExecContext): Promise<Prepared> {
+	const { h, job, log } = ctx;
+	let submitted: RunArgs;
+	try {
+		submitted = parseRunArgs(job.args);
+	} catch (e) {
+		throw new JobFailure(`the job's arguments are not valid: ${(e as Error).message}`);
+	}
+	if (!job.scriptPath || job.scriptHash === null) throw new JobFailure('this job names no deployed version to run');
+	const version = await getVersion(h.db, job.workspace, job.scriptHash);
+	if (!version || version.deleted) throw new JobFailure(`version ${hashToHex(job.scriptHash)} of ${job.scriptPath} no longer exists`);
+	if (version.language !== 'dbt') throw new JobFailure(`${job.scriptPath} is not a dbt project`);
+	let descriptor: DbtDescriptor;
+	try {
+		descriptor = parseDescriptor(version.content);
+	} catch (e) {
+		throw new JobFailure(`the descriptor of this version is not valid: ${(e as Error).message}`);
+	}
+
+	let args = submitted;
+	let resumed: Prepared['resumed'] = null;
+	let savedDigest: string | null = null;
+	if (submitted.command === 'retry') {
+		const r = await restoreRetry(ctx, submitted);
+		args = r.args;
+		resumed = r.resumed;
+		savedDigest = r.digest;
+		log.say(`resuming run ${r.resumed.id} (dbt ${r.args.command}) with its arguments`);
+	}
+	const resolved = resolveVars(descriptor.vars, args);
+	if (resolved.missing.length) {
+		const names = resolved.missing.map((n) => `{{ ${n} }}`).join(', ');
+		throw new JobFailure(
+			`the descriptor's vars use ${names}, but this run gave no value for ${resolved.missing.length === 1 ? 'it' : 'them'}: ` +
+				`pass ${resolved.missing.map((n) => `"${n}"`).join(', ')} in the run's arguments. dbt was not started.`
+		);
+	}
+	const selection = effectiveSelection(descriptor, args);
+	const digest = resolutionDigest(job.scriptHash, selection, resolved.vars);
+	if (resumed && savedDigest && savedDigest !== digest) {
+		throw new JobFailure(
+			"the values this run's arguments resolve to have changed since the run being retried, so its failures no longer describe what a retry would build; run the script normally instead"
+		);
+	}
+
+	const wh = await getWarehouseWithSecrets(h, job.workspace, descriptor.warehouse);
+	if (!wh) {
+		throw new JobFailure(`the warehouse "${descriptor.warehouse}" this project builds into is not configured in this workspace: a workspace admin adds it under Settings → Warehouses`);
+	}
+	const archive = await readArchive(h, job.workspace, job.scriptHash);
+	if (!archive) {
+		throw new JobFailure('this version was deployed from artifacts alone (no project files), so it can be browsed but not run: deploy it with its project files');
+	}
+	const dirs = await createJobDirs(job.id);
+	let unpacked: { files: number; bytes: number };
+	try {
+		unpacked = await unpackProject(archive, dirs.project);
+	} catch (e) {
+		throw new JobFailure((e as Error).message);
+	}
+	const projectYml = await readFile(path.join(dirs.project, 'dbt_project.yml'), 'utf8').catch(() => null);
+	if (projectYml === null) throw new JobFailure('the project files have no dbt_project.yml at their top level');
+	let profileName: string;
+	try {
+		profileName = profileNameOf(parseYaml(projectYml));
+	} catch (e) {
+		throw new JobFailure(`dbt_project.yml is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+	}
+	const profile = renderProfile(wh, profileName);
+	const mask = makeMasker(profile.secrets);
+	log.setMask(mask);
+	await writeFile(path.join(dirs.profiles, 'profiles.yml'), profile.yaml, { mode: 0o600 });
+	if (profile.refusedEnv.length) log.say(`warehouse env entries ignored (reserved names): ${profile.refusedEnv.join(', ')}`);
+	log.say(`project files: ${unpacked.files} (${unpacked.bytes.toLocaleString('en-US')} bytes); profile "${profileName}", target ${descriptor.warehouse}`);
+
+	const env = childEnv({ home: dirs.root, warehouseEnv: profile.env });
+	const engine = await detectEngine(ctx.config.dbtBin, dirs.project, env, { deadline: ctx.deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) });
+	if (engine.error) throw new JobFailure(`could not start dbt (DBT_BIN=${ctx.config.dbtBin}): ${engine.error}`);
+	checkpoint(ctx, 'preparation');
+	log.say(`engine: ${engine.name} ${engine.version}${engine.emitsNodeEvents ? '' : ' (no live node events: progress settles when the run ends)'}`);
+
+	const invocationArgs: Record<string, unknown> = resumed ? { ...args, command: 'retry', retry_job: resumed.id, resumed_command: args.command } : { ...submitted };
+	return {
+		ctx,
+		command: submitted.command,
+		args,
+		invocationArgs,
+		descriptor,
+		selection,
+		vars: resolved.vars,
+		digest,
+		dirs,
+		env,
+		common: ['--project-dir', dirs.project, '--profiles-dir', dirs.profiles],
+		warehouse: { name: wh.name, defaultDatabase: wh.defaultDatabase },
+		engine,
+		mask,
+		resumed,
+		snapshot: false,
+		graphKey: versionKey(job.workspace, job.scriptPath, job.scriptHash),
+		nodes: resumed ? [...resumed.nodes] : []
+	};
+}
+
+// ─── Invocations ─────────────────────────────────────────────────────────────────────────
+
+interface Invocation {
+	label: string;
+	argv: string[];
+	/** Follow this invocation's JSON log and write progress rows. */
+	progress?: boolean;
+	/** An earlier deadline than the job's (the lineage pass's budget). */
+	deadline?: number;
+	captureStdout?: number;
+	/** Stream console output into the job log (default yes). */
+	console?: boolean;
+}
+
+interface Invoked {
+	outcome: ProcessOutcome;
+	/** The invocation's own budget ran out (never the job's deadline: that throws). */
+	timedOut: boolean;
+}
+
+async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
+	const { ctx } = p;
+	checkpoint(ctx, inv.label);
+	const logDir = path.join(p.dirs.logs, inv.label.replace(/[^a-z0-9]+/gi, '-'));
+	await mkdir(logDir, { recursive: true });
+	const argv = [...inv.argv, '--log-path', logDir, '--log-format-file', 'json'];
+	let spec = withLimits(ctx.config.dbtBin, argv, { memoryMb: ctx.config.memoryMb });
+	if (ctx.config.sandbox === 'bwrap') {
+		try {
+			spec = await sandboxed(spec.bin, spec.argv, { jobRoot: p.dirs.root, cwd: p.dirs.project }, p.env.PATH, ctx.config.dbtBin);
+		} catch (e) {
+			if (e instanceof SandboxUnavailable) throw new JobFailure(e.message);
+			throw e;
+		}
+	}
+	const shown = inv.argv.map((a) => (a.startsWith(p.dirs.root) ? `<job>${a.slice(p.dirs.root.length)}` : /[\s"'{}]/.test(a) ? JSON.stringify(a) : a));
+	ctx.log.say(`$ dbt ${shown.join(' ')}`);
+
+	const tracker = new ProgressTracker();
+	let progressFailed = false;
+	const follower = inv.progress
+		? followLog(
+				path.join(logDir, 'dbt.log'),
+				async (lines) => {
+					const changes = tracker.applyLines(lines, p.warehouse);
+					if (changes.length === 0) return;
+					try {
+						await upsertProgress(ctx.h, ctx.job.workspace, ctx.job.id, changes.map((c) => ({ assetKind: 'dbt', ...c, error: c.error === null ? null : p.mask(c.error) })));
+					} catch (e) {
+						if (!progressFailed) ctx.log.say(`live progress could not be written: ${(e as Error).message}`);
+						progressFailed = true;
+					}
+				},
+				{ intervalMs: ctx.config.logPollMs }
+			)
+		: null;
+	const deadline = Math.min(inv.deadline ?? ctx.deadline, ctx.deadline);
+	let outcome: ProcessOutcome;
+	try {
+		outcome = await runProcess(
+			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile },
+			{ deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) },
+			{ onLine: inv.console === false ? undefined : (line) => ctx.log.console(line), captureStdout: inv.captureStdout }
+		);
+	} finally {
+		await follower?.finish();
+	}
+	ctx.log.endOfOutput();
+	const skipped = follower?.stats().skippedLines ?? 0;
+	if (skipped) ctx.log.say(`live progress skipped ${skipped} over-long line${skipped === 1 ? '' : 's'} of dbt's JSON log`);
+	if (outcome.escalated) ctx.log.say(`dbt did not stop within ${secs(ctx.config.killGraceMs)} of SIGTERM; its process group was killed`);
+	if (outcome.end === 'spawn_error') throw new JobFailure(`could not start dbt (DBT_BIN=${ctx.config.dbtBin}): ${outcome.spawnError}`);
+	if (outcome.end === 'aborted') throw stopOf(ctx, `dbt ${inv.label}`);
+	if (outcome.end === 'deadline') {
+		if (Date.now() >= ctx.deadline - 5) throw deadlineStop(ctx, `dbt ${inv.label}`);
+		return { outcome, timedOut: true };
+	}
+	return { outcome, timedOut: false };
+}
+
+const exitText = (o: ProcessOutcome) => (o.exitCode !== null ? `exit code ${o.exitCode}` : `signal ${o.signal}`);
+
+function stderrTail(o: ProcessOutcome, mask: (s: string) => string, lines = 20): string {
+	const tail = o.stderrTail.filter((l) => l.trim() !== '').slice(-lines);
+	return tail.length ? `\n${tail.map(mask).join('\n')}` : '';
+}
+
+async function readRunResults(dir: string): Promise<{ parsed: ParsedRunResults | null; problem: string | null }> {
+	const file = path.join(dir, 'run_results.json');
+	let text: string;
+	try {
+		text = await readFile(file, 'utf8');
+	} catch {
+		return { parsed: null, problem: null };
+	}
+	try {
+		return { parsed: parseRunResults(text), problem: null };
+	} catch (e) {
+		return { parsed: null, problem: (e as Error).message };
+	}
+}
+
+// ─── Graph: per-run snapshot, column lineage ─────────────────────────────────────────────
+
+async function fileIfExists(p: string, name: string): Promise<UploadedFile | undefined> {
+	if (!existsSync(p)) return undefined;
+	return { name, bytes: new Uint8Array(await readFile(p)) };
+}
+
+async function indexFiles(target: string): Promise<{ columnLineage?: UploadedFile; nodeColumns?: UploadedFile }> {
+	for (const dir of ['index', 'private/index', 'info_schema/v1']) {
+		const cl = await fileIfExists(path.join(target, dir, 'dbt.column_lineage.parquet'), 'dbt.column_lineage.parquet');
+		if (cl) return { columnLineage: cl, nodeColumns: await fileIfExists(path.join(target, dir, 'dbt.node_columns.parquet'), 'dbt.node_columns.parquet') };
+	}
+	return {};
+}
+
+async function graphFrom(p: Prepared, manifestPath: string, index: { columnLineage?: UploadedFile; nodeColumns?: UploadedFile }): Promise<BuiltGraph> {
+	const manifest = await fileIfExists(manifestPath, 'manifest.json');
+	if (!manifest) throw new JobFailure(`dbt wrote no manifest.json (${path.basename(path.dirname(manifestPath))})`);
+	try {
+		return await buildGraphContent({
+			manifest,
+			...index,
+			warehouse: p.warehouse.name,
+			defaultDatabase: p.warehouse.defaultDatabase ?? null,
+			selection: p.selection,
+			columnLineageWanted: p.descriptor.columnLineage
+		});
+	} catch (e) {
+		if (e instanceof IngestError || e instanceof ApiError) throw new JobFailure(`the manifest this run produced could not be read: ${e.message}`);
+		throw e;
+	}
+}
+
+/** Stores the run's graph under its job (a versioned run: only when it differs from the version's). */
+async function storeGraph(p: Prepared, built: BuiltGraph): Promise<boolean> {
+	const { h, job } = p.ctx;
+	const key: GraphKey = { workspace: job.workspace, scriptPath: job.scriptPath!, scriptHash: job.scriptHash, jobId: job.id };
+	const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, column_edges: built.content.columnEdges?.length ?? null, typed_nodes: built.typedNodes, source: 'run' };
+	const stored = await h.db.transaction(async (tx) => {
+		if (key.scriptHash === null) {
+			await replaceGraph(h, tx, key, built.content, { digest: graphDigest(built.content), permissionedAs: job.permissionedAs, stats });
+			return true;
+		}
+		return storeOwnGraph(h, tx, { ...key, scriptHash: key.scriptHash }, built.content, job.permissionedAs, stats);
+	});
+	if (stored) {
+		p.snapshot = true;
+		p.graphKey = key;
+	}
+	p.ctx.log.say(
+		stored
+			? `stored this run's own graph: ${built.content.nodes.length} nodes, ${built.content.edges.length} edges${built.content.columnEdges ? `, ${built.content.columnEdges.length} column edges` : ''}`
+			: "this run's graph is the same as its version's; nothing stored"
+	);
+	return stored;
+}
+
+async function parsePhase(p: Prepared): Promise<BuiltGraph> {
+	const { outcome } = await invoke(p, { label: 'parse', argv: ['parse', ...p.common, '--target-path', p.dirs.parseTarget, ...varsArgv(p)] });
+	if (outcome.exitCode !== 0) throw new JobFailure(`dbt parse failed (${exitText(outcome)}), so this run's models are unknown and nothing was built${stderrTail(outcome, p.mask)}`);
+	const built = await graphFrom(p, path.join(p.dirs.parseTarget, 'manifest.json'), {});
+	for (const w of built.warnings) p.ctx.log.say(`warning: ${w}`);
+	return built;
+}
+
+const varsArgv = (p: Prepared): string[] => (Object.keys(p.vars).length ? ['--vars', JSON.stringify(p.vars)] : []);
+
+/**
+ * The column-lineage pass: its own compile into its own target dir, within half of what is left
+ * of the job's time. Whatever goes wrong with it costs the lineage and says which in one line;
+ * only a cancellation or the job's own deadline (thrown by invoke) fail the job.
+ */
+async function lineagePass(p: Prepared): Promise<{ index: { columnLineage?: UploadedFile; nodeColumns?: UploadedFile }; manifestPath: string } | null> {
+	const { log } = p.ctx;
+	if (p.engine.writesIndex === false) {
+		log.say(`column_lineage is set, but ${p.engine.name} ${p.engine.version} has no --write-index (column lineage needs an engine that does static analysis); skipped. The rest of the run is unaffected.`);
+		return null;
+	}
+	const budgetMs = Math.max(1000, Math.floor((p.ctx.deadline - Date.now()) / 2));
+	const { outcome, timedOut } = await invoke(p, {
+		label: 'column lineage',
+		argv: ['compile', '--static-analysis', 'strict', '--write-index', '--write-lineage', ...p.common, '--target-path', p.dirs.lineageTarget, ...varsArgv(p)],
+		deadline: Date.now() + budgetMs,
+		console: false
+	});
+	const tail = stderrTail(outcome, p.mask, 15);
+	if (timedOut) {
+		log.say(`No column lineage: the analysis pass did not finish within ${secs(budgetMs)} (half of what was left of this job's time); the build gets the rest.${tail}`);
+		return null;
+	}
+	if (outcome.exitCode !== 0 && flagUnsupported(outcome.stderrTail.join('\n'))) {
+		log.say(`column_lineage is set, but this dbt has no --write-index; skipped.${tail}`);
+		return null;
+	}
+	const index = await indexFiles(p.dirs.lineageTarget);
+	if (!index.columnLineage) {
+		log.say(
+			outcome.exitCode === 0
+				? `No column lineage: the analysis pass wrote no dbt.column_lineage.parquet (only an engine that computes it does, and only for warehouses it analyzes).${tail}`
+				: `No column lineage: the analysis pass failed (${exitText(outcome)}) and wrote no index.${tail}`
+		);
+		return null;
+	}
+	if (outcome.exitCode !== 0) log.say(`Column lineage is partial: --static-analysis strict rejected part of the project (${exitText(outcome)}); the index covers the models it analyzed.${tail}`);
+	return { index, manifestPath: path.join(p.dirs.lineageTarget, 'manifest.json') };
+}
+
+/** The run's own graph (parse, lineage pass) before anything is built. */
+async function graphPhases(p: Prepared, withLineage: boolean): Promise<void> {
+	let built: BuiltGraph | null = null;
+	if (ownModelSet(p.descriptor, p.args)) {
+		p.ctx.log.say("this run's model set is its own (vars or selection overridden, or placeholders in the descriptor): parsing it first");
+		built = await parsePhase(p);
+	}
+	if (withLineage) {
+		const lineage = await lineagePass(p);
+		if (lineage) {
+			const manifest = existsSync(lineage.manifestPath) ? lineage.manifestPath : path.join(p.dirs.parseTarget, 'manifest.json');
+			const withIndex = await graphFrom(p, manifest, lineage.index).catch((e) => {
+				p.ctx.log.say(`No column lineage: ${(e as Error).message}`);
+				return null;
+			});
+			if (withIndex) {
+				for (const w of withIndex.warnings) p.ctx.log.say(`No column lineage: ${w}`);
+				for (const l of withIndex.indexLog) p.ctx.log.say(l);
+				if (withIndex.content.columnEdges) built = withIndex;
+			}
+		}
+	}
+	if (built) await storeGraph(p, built);
+}
+
+// ─── Commands ────────────────────────────────────────────────────────────────────────────
+
+async function runParse(p: Prepared): Promise<JobEnd> {
+	const built = await parsePhase(p);
+	const byType: Record<string, number> = {};
+	for (const n of built.content.nodes) byType[n.resourceType] = (byType[n.resourceType] ?? 0) + 1;
+	const stored = await storeGraph(p, built);
+	const result: ParseResult = {
+		engine: p.engine.name,
+		engine_version: p.engine.version,
+		command: 'parse',
+		nodes: built.content.nodes.length,
+		edges: built.content.edges.length,
+		by_resource_type: byType,
+		graph_job: stored ? p.ctx.job.id : null,
+		invocation_args: p.invocationArgs
+	};
+	return { status: 'success', result };
+}
+
+const SHOW_MAX_OUTPUT = 8 * 1024 * 1024;
+
+/** The `{"node": …, "show": [...]}` document in dbt's stdout (banners before it, warnings after). */
+export function showDocument(stdout: string): { node: string | null; rows: Record<string, unknown>[] } | null {
+	for (let at = stdout.indexOf('{'); at >= 0; at = stdout.indexOf('{', at + 1)) {
+		let depth = 0;
+		let inString = false;
+		for (let i = at; i < stdout.length; i++) {
+			const c = stdout[i];
+			if (inString) {
+				if (c === '\\') i++;
+				else if (c === '"') inString = false;
+				continue;
+			}
+			if (c === '"') inString = true;
+			else if (c === '{') depth++;
+			else if (c === '}' && --depth === 0) {
+				try {
+					const doc = JSON.parse(stdout.slice(at, i + 1)) as Record<string, unknown>;
+					if (Array.isArray(doc.show)) return { node: typeof doc.node === 'string' ? doc.node : null, rows: doc.show as Record<string, unknown>[] };
+				} catch {
+					/* not a document: keep looking */
+				}
+				break;
+			}
+		}
+	}
+	return null;
+}
+
+async function runShow(p: Prepared): Promise<JobEnd> {
+	const model = p.args.model!;
+	const limit = p.args.limit ?? 100;
+	const { outcome } = await invoke(p, {
+		label: 'show',
+		argv: ['show', ...p.common, '--target-path', p.dirs.target, ...varsArgv(p), '--select', `${model},resource_type:model`, '--output', 'json', '--limit', String(limit)],
+		captureStdout: SHOW_MAX_OUTPUT
+	});
+	const doc = showDocument(outcome.stdout ?? '');
+	if (outcome.exitCode !== 0 || !doc) {
+		const why = outcome.exitCode !== 0 ? `dbt show failed (${exitText(outcome)})` : 'dbt show printed no rows to read';
+		throw new JobFailure(`${why}${stderrTail(outcome, p.mask)}${doc ? '' : `\n${p.mask((outcome.stdout ?? '').slice(0, 2000))}`}`);
+	}
+	const result: ShowResult = {
+		engine: p.engine.name,
+		engine_version: p.engine.version,
+		command: 'show',
+		model,
+		limit,
+		node: doc.node,
+		rows: doc.rows.slice(0, limit),
+		invocation_args: p.invocationArgs
+	};
+	p.ctx.log.say(`${result.rows.length} row${result.rows.length === 1 ? '' : 's'} of ${doc.node ?? model}`);
+	return { status: 'success', result };
+}
+
+/** dbt retry reads the run it resumes from run_results.json in its target path: written from the stored result. */
+async function writeResumedState(p: Prepared): Promise<void> {
+	const r = p.resumed!;
+	const doc = {
+		metadata: {
+			dbt_schema_version: 'https://schemas.getdbt.com/dbt/run-results/v6.json',
+			dbt_version: r.engineVersion,
+			generated_at: new Date().toISOString(),
+			invocation_id: randomUUID(),
+			env: {}
+		},
+		results: r.nodes.map((n) => ({
+			status: n.status,
+			timing: [],
+			thread_id: 'Thread-1',
+			execution_time: n.execution_time ?? 0,
+			adapter_response: {},
+			message: n.message ?? null,
+			failures: n.failures ?? null,
+			unique_id: n.unique_id,
+			compiled: null,
+			compiled_code: null,
+			relation_name: n.relation_name ?? null,
+			batch_results: null
+		})),
+		elapsed_time: 0,
+		args: {
+			which: r.command,
+			select: p.selection.select,
+			exclude: p.selection.exclude,
+			selector: p.selection.selector,
+			vars: p.vars
+		}
+	};
+	await mkdir(p.dirs.target, { recursive: true });
+	await writeFile(path.join(p.dirs.target, 'run_results.json'), JSON.stringify(doc));
+}
+
+interface PhaseOutcome {
+	ok: boolean;
+	outcome: ProcessOutcome;
+	problem: string | null;
+	/** The invocation wrote a run_results.json. */
+	wrote: boolean;
+}
+
+async function buildPhase(p: Prepared, command: DbtCommand): Promise<PhaseOutcome> {
+	const isRetry = command === 'retry';
+	const argv = [command, ...p.common, '--target-path', p.dirs.target];
+	if (!isRetry) {
+		argv.push(...selectionArgv(p.selection), ...varsArgv(p));
+		// The model phase of `after_all` (and every phase of `none`) is a build without tests.
+		if (command === 'build' && p.descriptor.testBehavior !== 'build') argv.push('--exclude-resource-type', 'test', '--exclude-resource-type', 'unit_test');
+	}
+	// Only what THIS invocation wrote counts: the file a retry resumes from (or the model phase's,
+	// before the tests) is still there when dbt fails before writing its own.
+	const before = await stat(path.join(p.dirs.target, 'run_results.json')).catch(() => null);
+	const { outcome } = await invoke(p, { label: command, argv, progress: BUILDING_COMMANDS.has(command) });
+	const after = await stat(path.join(p.dirs.target, 'run_results.json')).catch(() => null);
+	if (!after || (before && after.mtimeMs === before.mtimeMs && after.size === before.size)) {
+		return { ok: outcome.exitCode === 0, outcome, problem: null, wrote: false };
+	}
+	const { parsed, problem } = await readRunResults(p.dirs.target);
+	if (parsed) p.nodes = mergeNodes(p.nodes, parsed.nodes.map((n) => ({ ...n, ...(n.message ? { message: p.mask(n.message) } : {}) })));
+	return { ok: outcome.exitCode === 0 && !problem, outcome, problem, wrote: true };
+}
+
+async function sleepAbortable(ctx: ExecContext, ms: number): Promise<void> {
+	if (ms <= 0) return;
+	await new Promise<void>((resolve) => {
+		const t = setTimeout(done, Math.min(ms, Math.max(0, ctx.deadline - Date.now())));
+		function done() {
+			clearTimeout(t);
+			ctx.signal.removeEventListener('abort', done);
+			resolve();
+		}
+		ctx.signal.addEventListener('abort', done, { once: true });
+	});
+}
+
+/** `retry_failed_nodes`: `dbt retry` up to N times (the budget is the job's, not the phase's), only while something is retryable. */
+async function retryFailedNodes(p: Prepared, phase: PhaseOutcome, budget: { left: number }): Promise<PhaseOutcome> {
+	const policy = p.descriptor.retryFailedNodes;
+	let current = phase;
+	while (!current.ok && policy && budget.left > 0) {
+		const last = await readRunResults(p.dirs.target);
+		if (!last.parsed || !last.parsed.nodes.some(isRetryable)) break;
+		const attempt = policy.attempts - budget.left + 1;
+		budget.left--;
+		await sleepAbortable(p.ctx, policy.delay * 1000);
+		checkpoint(p.ctx, 'the wait before retrying failed nodes');
+		p.ctx.log.say(`retrying the nodes that failed (attempt ${attempt} of ${policy.attempts})`);
+		current = await buildPhase(p, 'retry');
+	}
+	return current;
+}
+
+async function runBuild(p: Prepared): Promise<JobEnd> {
+	const { ctx } = p;
+	const command = p.command;
+	await graphPhases(p, p.descriptor.columnLineage && (command === 'build' || command === 'run' || command === 'compile'));
+	if (p.resumed) await writeResumedState(p);
+	const budget = { left: p.descriptor.retryFailedNodes?.attempts ?? 0 };
+
+	let phase = await buildPhase(p, command);
+	if (command !== 'compile') phase = await retryFailedNodes(p, phase, budget);
+	const restoredCommand = p.resumed ? p.args.command : command;
+	const testsOnly = p.resumed !== null && p.resumed.nodes.filter(isRetryable).every((n) => /^(test|unit_test)\./.test(n.unique_id));
+	if (phase.ok && p.descriptor.testBehavior === 'after_all' && restoredCommand === 'build' && !testsOnly) {
+		ctx.log.say('test_behavior after_all: the models built; running their tests');
+		phase = await buildPhase(p, 'test');
+		phase = await retryFailedNodes(p, phase, budget);
+	}
+	return settle(p, phase);
+}
+
+async function settle(p: Prepared, phase: PhaseOutcome): Promise<JobEnd> {
+	const { ctx } = p;
+	const nodes = p.nodes;
+	const result: RunResult & { resolution_digest: string } = {
+		...runResultOf({ nodes, dbtVersion: p.engine.version }, p.command, p.invocationArgs, { name: p.engine.name, version: p.engine.version }),
+		graph_snapshot: p.snapshot,
+		resolution_digest: p.digest
+	};
+	if (BUILDING_COMMANDS.has(p.command)) await settleRelations(p, nodes);
+	if (!phase.ok) {
+		const parts: string[] = [];
+		if (phase.problem) parts.push(`run_results.json could not be read: ${phase.problem}`);
+		else if (!phase.wrote) parts.push(`dbt exited with ${exitText(phase.outcome)} before writing run_results.json${stderrTail(phase.outcome, p.mask)}`);
+		else parts.push(failureSummary(nodes) ?? `dbt exited with ${exitText(phase.outcome)}${stderrTail(phase.outcome, p.mask)}`);
+		result.error = p.mask(parts.join('\n'));
+		ctx.log.say(result.error);
+	}
+	const t = result.totals;
+	ctx.log.say(`${t.total} nodes: ${t.success} passed, ${t.error} failed, ${t.warn} warned, ${t.skipped} skipped`);
+	return { status: phase.ok ? 'success' : 'failure', result };
+}
+
+/** The end of the live view: every relation this run reported gets its settled state, and nothing stays running. */
+export async function settleRelations(p: Pick<Prepared, 'ctx' | 'warehouse' | 'graphKey'>, nodes: readonly RunNodeResult[]): Promise<void> {
+	const { h, job } = p.ctx;
+	const needFallback = nodes.some((n) => !n.relation_name);
+	const fallback = needFallback && p.graphKey ? await nodeAssetPaths(h, p.graphKey) : new Map<string, string>();
+	const plan = settlementPlan(nodes, p.warehouse, fallback);
+	await settleProgress(h, job.workspace, job.id, plan, UNREPORTED_MESSAGE);
+}
+
+// ─── Entry ───────────────────────────────────────────────────────────────────────────────
+
+/** Runs one claimed job. Never throws for the job's own reasons: the end state says what happened. */
+export async function executeJob(ctx: ExecContext): Promise<JobEnd> {
+	let prepared: Prepared | null = null;
+	try {
+		prepared = await prepare(ctx);
+		switch (prepared.command) {
+			case 'parse':
+				return await runParse(prepared);
+			case 'show':
+				return await runShow(prepared);
+			default:
+				return await runBuild(prepared);
+		}
+	} catch (e) {
+		const failure = e instanceof JobStop ? e : null;
+		const message = e instanceof JobStop || e instanceof JobFailure ? e.message : `internal error: ${(e as Error).stack ?? e}`;
+		const masked = prepared ? prepared.mask(message) : message;
+		ctx.log.say(masked);
+		await settleAfterStop(ctx, prepared).catch((err) => ctx.log.say(`progress could not be settled: ${(err as Error).message}`));
+		const command = (ctx.job.args.command as string) ?? 'build';
+		const result = prepared?.nodes.length
+			? { ...runResultOf({ nodes: prepared.nodes, dbtVersion: prepared.engine.version }, command, prepared.invocationArgs, { name: prepared.engine.name, version: prepared.engine.version }), error: masked }
+			: { command, error: masked, invocation_args: prepared?.invocationArgs ?? ctx.job.args };
+		return { status: failure?.status ?? 'failure', result };
+	} finally {
+		await pruneAfterRun(ctx).catch(() => {});
+		// Whatever got as far as creating the directory leaves nothing behind.
+		await removeJobDirs(jobDirs(ctx.job.id));
+	}
+}
+
+/** After a stop: what dbt had already reported is settled from its run_results, the rest failed. */
+async function settleAfterStop(ctx: ExecContext, p: Prepared | null): Promise<void> {
+	if (p) {
+		await settleRelations(p, p.nodes);
+		return;
+	}
+	await settleProgress(ctx.h, ctx.job.workspace, ctx.job.id, { updates: [], untouched: [] }, UNREPORTED_MESSAGE);
+}
+
+/** Retention runs with every run (DESIGN.md §4): old snapshots and progress rows of the workspace. */
+async function pruneAfterRun(ctx: ExecContext): Promise<void> {
+	const path = ctx.job.scriptPath;
+	if (!path) return;
+	await ctx.h.db.transaction((tx) => pruneGraphs(ctx.h, tx, ctx.job.workspace, path));
+}
+

@@ -1,0 +1,36 @@
+// `npm run worker`: a job worker process of its own (built to build/worker.js). Scaling out is
+// starting more of these against one Postgres. SIGTERM/SIGINT stop it cleanly: no new claims,
+// the jobs in flight are stopped (their dbt process groups killed) and marked failed.
+import { openDatabase } from '../db';
+import { Worker } from './worker';
+
+const say = (line: string) => process.stdout.write(`${line}\n`);
+
+async function main(): Promise<void> {
+	const url = process.env.DATABASE_URL;
+	if (!url) {
+		process.stderr.write(
+			'npm run worker needs DATABASE_URL (a Postgres shared with the web app). On the embedded database the worker runs inside `npm start` instead.\n'
+		);
+		process.exit(2);
+	}
+	const h = await openDatabase({ url });
+	const worker = new Worker({ h, log: say }).start();
+	say(`worker ${worker.id} polling for dbt jobs (DBT_BIN=${process.env.DBT_BIN || 'dbt'})`);
+	let stopping = false;
+	const stop = async (signal: string) => {
+		if (stopping) return;
+		stopping = true;
+		say(`worker ${worker.id}: ${signal}, stopping`);
+		await worker.stop();
+		await h.close();
+		process.exit(0);
+	};
+	process.on('SIGTERM', () => void stop('SIGTERM'));
+	process.on('SIGINT', () => void stop('SIGINT'));
+}
+
+main().catch((e) => {
+	process.stderr.write(`worker: ${(e as Error).stack ?? e}\n`);
+	process.exit(1);
+});

@@ -1,0 +1,234 @@
+// The job worker: claims queued runs, runs each under a heartbeat that also carries cancellation,
+// and reclaims the jobs of workers that stopped beating. Any number of these may poll one
+// Postgres; the in-process one of `npm start` is the same code on the embedded database.
+import { randomBytes } from 'node:crypto';
+import { readdir, readFile, readlink, rm } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import type { Database } from '../db';
+import { claimNextJob, finishJob, heartbeat, reapStaleJobs, appendRunningLog, type ClaimedJob } from '../repo/queue';
+import { runnerConfigFromEnv, type RunnerConfig } from './config';
+import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
+import { JobLog } from './job-log';
+import { jobDirs } from './workdir';
+
+export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
+
+export interface WorkerOptions {
+	h: Database;
+	/** Jobs run at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
+	slots?: number;
+	/** Idle wait between claims (TRIBUTARY_WORKER_POLL_MS). */
+	pollMs?: number;
+	/** TRIBUTARY_WORKER_HEARTBEAT_MS: also how quickly a cancel is noticed. */
+	heartbeatMs?: number;
+	/** A running job whose heartbeat is older than this is reclaimed (TRIBUTARY_WORKER_STALE_S). */
+	staleS?: number;
+	config?: RunnerConfig;
+	id?: string;
+	/** Where the worker reports what it does (one line each). */
+	log?: (line: string) => void;
+}
+
+const int = (v: string | undefined, fallback: number) => {
+	const n = Number(v);
+	return v !== undefined && v !== '' && Number.isFinite(n) && n > 0 ? n : fallback;
+};
+
+interface Running {
+	job: ClaimedJob;
+	abort: AbortController;
+	done: Promise<void>;
+}
+
+export class Worker {
+	readonly id: string;
+	private readonly slots: number;
+	private readonly pollMs: number;
+	private readonly heartbeatMs: number;
+	private readonly staleS: number;
+	private readonly config: RunnerConfig;
+	private readonly log: (line: string) => void;
+	private readonly running = new Map<string, Running>();
+	private stopping = false;
+	private loop: Promise<void> | null = null;
+	private wake: (() => void) | null = null;
+	private lastReap = 0;
+
+	constructor(private readonly opts: WorkerOptions) {
+		this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
+		this.slots = opts.slots ?? int(process.env.TRIBUTARY_WORKER_SLOTS, 1);
+		this.pollMs = opts.pollMs ?? int(process.env.TRIBUTARY_WORKER_POLL_MS, 1000);
+		this.heartbeatMs = opts.heartbeatMs ?? int(process.env.TRIBUTARY_WORKER_HEARTBEAT_MS, 1000);
+		this.staleS = opts.staleS ?? int(process.env.TRIBUTARY_WORKER_STALE_S, 30);
+		this.config = opts.config ?? runnerConfigFromEnv();
+		this.log = opts.log ?? (() => {});
+	}
+
+	/** Ids of the jobs this worker is running now. */
+	get active(): string[] {
+		return [...this.running.keys()];
+	}
+
+	start(): this {
+		this.loop ??= this.run();
+		return this;
+	}
+
+	/** Look for work now rather than at the next poll (the run route calls it after queueing). */
+	kick(): void {
+		this.wake?.();
+	}
+
+	/**
+	 * Stops claiming, stops the jobs in flight (their process groups are killed; each ends failed
+	 * with WORKER_STOPPED_MESSAGE when the database is still reachable), and waits for them.
+	 */
+	async stop(): Promise<void> {
+		this.stopping = true;
+		this.wake?.();
+		for (const r of this.running.values()) r.abort.abort('worker-stopped' satisfies StopReason);
+		await Promise.allSettled([...this.running.values()].map((r) => r.done));
+		await this.loop;
+	}
+
+	private async run(): Promise<void> {
+		while (!this.stopping) {
+			let claimed = false;
+			try {
+				await this.reapIfDue();
+				while (!this.stopping && this.running.size < this.slots) {
+					const job = await claimNextJob(this.opts.h, this.id);
+					if (!job) break;
+					claimed = true;
+					this.begin(job);
+				}
+			} catch (e) {
+				if (this.stopping) break;
+				this.log(`worker ${this.id}: ${(e as Error).message}`);
+			}
+			if (this.stopping) break;
+			// A job just claimed may leave a free slot: look again at once.
+			if (claimed && this.running.size < this.slots) continue;
+			await new Promise<void>((resolve) => {
+				const t = setTimeout(resolve, this.pollMs);
+				this.wake = () => {
+					clearTimeout(t);
+					resolve();
+				};
+			});
+			this.wake = null;
+		}
+	}
+
+	private async reapIfDue(): Promise<void> {
+		const now = Date.now();
+		if (now - this.lastReap < Math.min(this.staleS * 500, 10_000)) return;
+		this.lastReap = now;
+		const reaped = await reapStaleJobs(this.opts.h, this.staleS, WORKER_STOPPED_MESSAGE, UNREPORTED_MESSAGE);
+		for (const r of reaped) {
+			this.log(`worker ${this.id}: reclaimed job ${r.id} from ${r.workerId ?? 'an unknown worker'}, which stopped beating; marked failed`);
+			await killStrayGroup(r.id);
+		}
+	}
+
+	private begin(job: ClaimedJob): void {
+		const abort = new AbortController();
+		const entry: Running = { job, abort, done: Promise.resolve() };
+		this.running.set(job.id, entry);
+		entry.done = this.execute(job, abort).finally(() => {
+			this.running.delete(job.id);
+			this.kick();
+		});
+	}
+
+	private async execute(job: ClaimedJob, abort: AbortController): Promise<void> {
+		const h = this.opts.h;
+		const log = new JobLog((text) => appendRunningLog(h, job.id, this.id, text), {
+			consoleBytes: this.config.consoleLogBytes,
+			flushMs: this.config.logFlushMs
+		});
+		const timeoutS = job.timeoutS ?? this.config.defaultTimeoutS;
+		const deadline = job.startedAt.getTime() + timeoutS * 1000;
+		log.say(`claimed by worker ${this.id}; deadline in ${timeoutS} s`);
+		this.log(`worker ${this.id}: running job ${job.id} (${job.scriptPath})`);
+		const beat = setInterval(() => {
+			heartbeat(h, job.id, this.id).then(
+				(b) => {
+					if (!b.owned) abort.abort('lost' satisfies StopReason);
+					else if (b.cancelRequested) abort.abort('canceled' satisfies StopReason);
+				},
+				() => {}
+			);
+		}, this.heartbeatMs);
+		try {
+			const end = await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
+			clearInterval(beat);
+			await log.settled();
+			const finished = await finishJob(h, job.id, this.id, { status: end.status, result: end.result, log: log.drain() });
+			if (!finished) this.log(`worker ${this.id}: job ${job.id} was no longer ours when it ended (reclaimed)`);
+			this.log(`worker ${this.id}: job ${job.id} ${end.status}`);
+		} catch (e) {
+			clearInterval(beat);
+			this.log(`worker ${this.id}: job ${job.id} could not be finished: ${(e as Error).message}`);
+		}
+	}
+}
+
+/**
+ * A reclaimed job may have left dbt running on this host (its worker was killed, the child's
+ * group was not): the pid file beside the job directory names the group, and a process of that
+ * group whose working directory is inside the job directory proves it is ours to kill.
+ */
+export async function killStrayGroup(jobId: string): Promise<boolean> {
+	const d = jobDirs(jobId);
+	const text = await readFile(d.pidFile, 'utf8').catch(() => null);
+	let killed = false;
+	if (text) {
+		const pgid = Number(text.split('\n')[0]);
+		if (Number.isInteger(pgid) && pgid > 1 && (await groupRunsIn(pgid, d.root))) {
+			try {
+				process.kill(-pgid, 'SIGKILL');
+				killed = true;
+			} catch {
+				/* already gone */
+			}
+		}
+	}
+	await rm(d.root, { recursive: true, force: true }).catch(() => {});
+	await rm(d.pidFile, { force: true }).catch(() => {});
+	return killed;
+}
+
+async function groupRunsIn(pgid: number, dir: string): Promise<boolean> {
+	const pids = await readdir('/proc').catch(() => [] as string[]);
+	for (const pid of pids) {
+		if (!/^\d+$/.test(pid)) continue;
+		const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+		if (!stat) continue;
+		// Fields after the parenthesised command name: state, ppid, pgrp, ...
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (Number(fields[2]) !== pgid) continue;
+		const cwd = await readlink(`/proc/${pid}/cwd`).catch(() => null);
+		if (cwd && (cwd === dir || cwd.startsWith(`${dir}/`))) return true;
+	}
+	return false;
+}
+
+let inProcess: Worker | null = null;
+
+/** The worker of this process (npm start), if one was started. */
+export function processWorker(): Worker | null {
+	return inProcess;
+}
+
+export function startProcessWorker(opts: WorkerOptions): Worker {
+	inProcess ??= new Worker(opts).start();
+	return inProcess;
+}
+
+export async function stopProcessWorker(): Promise<void> {
+	const w = inProcess;
+	inProcess = null;
+	await w?.stop();
+}
+
