@@ -4,7 +4,11 @@
 import { environment, printTable, saveResult, type BenchResult } from './lib';
 
 const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }>> = {
-	ingest: () => import('./ingest')
+	ingest: () => import('./ingest'),
+	'column-lineage': () => import('./column-lineage'),
+	graph: () => import('./graph'),
+	polling: () => import('./polling'),
+	canvas: () => import('./canvas')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

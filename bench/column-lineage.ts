@@ -1,0 +1,282 @@
+// Column lineage through the real route (GET assets/column_lineage on the BUILT app) for
+// components of about 10, 100 and 1000 direct edges, in a project storing 200,000 column edges
+// and in the same project storing 10,000, against the same answer computed by a recursive CTE
+// over dbt_column_edge. See bench/README.md for the method.
+import { sql } from 'drizzle-orm';
+import { openDatabase, type Database } from '../src/lib/server/db';
+import { hexToHash } from '../src/lib/types/script-hash';
+import { backends, Client, freshDatabase, QUICK, setupWorkspace, startApp, uploadTarget, type Backend, type Figure, type RunningApp } from './app';
+import { compareAnswers, runCte, type CteKey, type EdgeTuple } from './cte';
+import { child, stat, type BenchResult, type Row, type Stat } from './lib';
+import { benchProject, subsetIndex } from './projects';
+
+const SIZE = QUICK ? { models: 1000, large: 50_000, small: 2_500 } : { models: 3000, large: 200_000, small: 10_000 };
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 5 : 15));
+const CHILD_RUNS = Number(process.env.BENCH_CHILD_RUNS ?? (QUICK ? 3 : 10));
+const CTE_BUDGET_S = Number(process.env.BENCH_CTE_BUDGET_S ?? (QUICK ? 20 : 120));
+const WS = 'bench';
+const SCRIPT = 'f/bench/project';
+const k = (n: number) => `${n / 1000}k`;
+
+interface ChildPath {
+	path: string;
+	stored: { app: number[]; cte: Record<string, number[] | null> } | null;
+	analyzed: { app: number[]; cte: Record<string, number[] | null> };
+	appEdges: number;
+	truncated: boolean;
+	cteEdges: Record<string, number>;
+	equal: Record<string, boolean>;
+	mismatch: Record<string, { onlyApp: number; onlyCte: number }>;
+	analyzeMs?: number;
+}
+
+interface ProjectRun {
+	label: 'large' | 'small';
+	stored: number;
+	app: RunningApp;
+	client: Client;
+	key: CteKey;
+	/** Postgres: a second connection for the CTE beside the server. */
+	side?: Database;
+	http: Map<string, number[]>;
+	/** PGlite: the endpoint again after ANALYZE (server restarted on the same data dir). */
+	httpAnalyzed: Map<string, number[]>;
+	httpAnswer: Map<string, EdgeTuple[]>;
+	/** Postgres: the CTE timed beside the endpoint, in the same loop. */
+	sideCte: Map<string, number[]>;
+	/** Postgres: the same CTE with the server's default jit=on. */
+	sideCteJit: Map<string, number[]>;
+	sideEqual: Map<string, boolean>;
+	child?: ChildPath[];
+}
+
+const med = (xs: number[]) => stat(xs).median;
+
+/**
+ * Warm-up, then interleaved: per run, every size on both projects (alternating which goes first),
+ * so drift in machine load touches both sides of each ratio alike. On Postgres the CTE runs in the
+ * same loop through a second connection.
+ */
+async function measureHttp(runs: ProjectRun[], picks: { assetPath: string }[], into: 'http' | 'httpAnalyzed'): Promise<void> {
+	for (let i = -2; i < RUNS; i++) {
+		for (const p of picks) {
+			const order = i % 2 === 0 ? runs : [...runs].reverse();
+			for (const r of order) {
+				const t = await r.client.ok<{ edges: EdgeTuple[]; truncated: boolean }>(`/api/w/${WS}/assets/column_lineage?asset_path=${encodeURIComponent(p.assetPath)}`);
+				const seen = r.httpAnswer.get(p.assetPath);
+				if (!seen) r.httpAnswer.set(p.assetPath, t.body.edges);
+				else if (!compareAnswers(seen, t.body.edges).equal) throw new Error(`${p.assetPath}: the endpoint's answer changed between requests`);
+				if (i >= 0) r[into].set(p.assetPath, [...(r[into].get(p.assetPath) ?? []), t.ms]);
+				if (r.side) {
+					const c = await runCte(r.side, r.key, p.assetPath, 'lateral');
+					if (!r.sideEqual.has(p.assetPath)) r.sideEqual.set(p.assetPath, compareAnswers(t.body.edges, c.edges).equal);
+					if (i >= 0) r.sideCte.set(p.assetPath, [...(r.sideCte.get(p.assetPath) ?? []), c.ms]);
+					const j = await runCte(r.side, r.key, p.assetPath, 'lateral', { jit: true });
+					if (i >= 0) r.sideCteJit.set(p.assetPath, [...(r.sideCteJit.get(p.assetPath) ?? []), j.ms]);
+				}
+			}
+		}
+	}
+}
+
+export async function run(): Promise<BenchResult & { figures: Figure[] }> {
+	const project = await benchProject(SIZE.models, SIZE.large);
+	const picks = [...project.meta.components].sort((a, b) => a.target - b.target);
+	if (picks.length !== 3) throw new Error(`the generated project has no relation for every component size: ${JSON.stringify(picks)}`);
+	const subset = await subsetIndex(project, SIZE.small, picks.map((p) => p.uniqueId));
+	const rows: Row[] = [];
+	const ratios: BenchResult['ratios'] = [];
+	const figures: Figure[] = [];
+	const environment: Record<string, unknown> = {
+		project: `${SIZE.models} models (seed 1): ${SIZE.large} stored column edges, and the same manifest with a ${SIZE.small}-edge index`,
+		picks: picks.map((p) => ({ target: p.target, component_edges: p.edges, columns: p.columns, asset_path: p.assetPath })),
+		small_index: { edges: subset.edges, kinds: subset.kinds },
+		runs: RUNS,
+		child_runs: CHILD_RUNS
+	};
+
+	for (const backend of backends()) {
+		process.stderr.write(`column-lineage: ${backend}: starting two apps and deploying …\n`);
+		const runs: ProjectRun[] = [];
+		for (const [label, stored, lineage] of [
+			['large', SIZE.large, undefined],
+			['small', SIZE.small, subset.file]
+		] as const) {
+			const db = await freshDatabase(backend, `cl_${label}`);
+			const app = await startApp(db);
+			const client = await Client.login(app.url);
+			await setupWorkspace(client, WS, 'bench', project.meta.database);
+			const t0 = performance.now();
+			const d = await uploadTarget(client, WS, 'deploy', SCRIPT, project.target, { columnLineage: lineage });
+			process.stderr.write(`  deployed ${label}: ${d.nodes} nodes, ${d.column_edges} column edges in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
+			if (d.column_edges !== stored) throw new Error(`the ${label} project stored ${d.column_edges} column edges, expected ${stored}`);
+			const key: CteKey = { workspace: WS, scriptPath: SCRIPT, scriptHash: hexToHash(d.hash)!.toString() };
+			runs.push({ label, stored, app, client, key, http: new Map(), httpAnalyzed: new Map(), httpAnswer: new Map(), sideCte: new Map(), sideCteJit: new Map(), sideEqual: new Map() });
+		}
+		if (backend === 'postgres') {
+			// What autovacuum does within a minute of a deploy, done now so the state is known.
+			for (const r of runs) {
+				r.side = await openDatabase({ url: r.app.db.url!, migrate: false });
+				await r.side.rows(sql`analyze`);
+			}
+		}
+
+		try {
+			await measureHttp(runs, picks, 'http');
+		} finally {
+			for (const r of runs) {
+				await r.side?.close();
+				await r.app.stop();
+			}
+		}
+
+		// In one process per database, the server stopped: the app's read and the CTE side by side.
+		for (const r of runs) {
+			process.stderr.write(`  ${r.label}: app read vs recursive CTE in one process …\n`);
+			r.child = await child<ChildPath[]>('column-lineage', {
+				...(backend === 'pglite' ? { 'data-dir': (r.app.db.openArgs as { dataDir: string }).dataDir } : { url: r.app.db.url }),
+				key: JSON.stringify(r.key),
+				paths: JSON.stringify(picks.map((p) => p.assetPath)),
+				runs: CHILD_RUNS,
+				warmup: 2,
+				'stored-runs': backend === 'pglite' ? CHILD_RUNS : 0,
+				'cte-budget-s': CTE_BUDGET_S
+			});
+		}
+		if (backend === 'pglite') {
+			// The child ran ANALYZE, and PGlite keeps the statistics in its data dir: the endpoint
+			// again, as it would answer if the app analyzed its tables after an ingest.
+			process.stderr.write('  the endpoint again on the analyzed data dirs …\n');
+			for (const r of runs) {
+				r.app = await startApp(r.app.db);
+				r.client = await Client.login(r.app.url);
+			}
+			try {
+				await measureHttp(runs, picks, 'httpAnalyzed');
+			} finally {
+				for (const r of runs) await r.app.stop();
+			}
+		}
+		for (const r of runs) await r.app.db.drop();
+
+		// The endpoint's answer must be the CTE's answer, edge for edge.
+		for (const r of runs) {
+			for (const c of r.child!) {
+				const http = r.httpAnswer.get(c.path)!;
+				if (http.length !== c.appEdges || !c.equal.lateral || r.sideEqual.get(c.path) === false) {
+					throw new Error(`${backend} ${r.label} ${c.path}: answers differ (endpoint ${http.length} edges, app read ${c.appEdges}, CTE ${c.cteEdges.lateral}; ${JSON.stringify(c.mismatch)})`);
+				}
+			}
+		}
+
+		const [large, small] = runs;
+		const pg = backend === 'postgres';
+		const childOf = (r: ProjectRun, assetPath: string) => r.child!.find((x) => x.path === assetPath)!;
+		// Postgres was analyzed before the loop (autovacuum's state); PGlite is measured as the app
+		// leaves it (no statistics) and again after ANALYZE.
+		const httpDeployed = (r: ProjectRun, a: string) => r.http.get(a)!;
+		const httpAnalyzed = (r: ProjectRun, a: string) => (pg ? r.http.get(a)! : r.httpAnalyzed.get(a)!);
+		const cteAnalyzed = (r: ProjectRun, a: string) => (pg ? r.sideCte.get(a)! : childOf(r, a).analyzed.cte.lateral!);
+		const cteNoStats = (r: ProjectRun, a: string) => (pg ? null : (childOf(r, a).stored?.cte.lateral ?? null));
+		const s = (xs: number[] | null | undefined): Stat | string => (xs && xs.length ? stat(xs) : 'skipped (budget)');
+		for (const r of runs) {
+			for (const p of picks) {
+				const c = childOf(r, p.assetPath);
+				rows.push({
+					case: `${backend} · ${k(r.stored)} project · ${p.target}-edge component`,
+					component_edges: p.edges,
+					served: c.appEdges,
+					...(pg
+						? {
+								endpoint_http_ms: stat(httpDeployed(r, p.assetPath)),
+								cte_2nd_connection_ms: stat(cteAnalyzed(r, p.assetPath)),
+								cte_jit_on_ms: stat(r.sideCteJit.get(p.assetPath)!),
+								app_read_in_process_ms: stat(c.analyzed.app),
+								cte_in_process_ms: stat(c.analyzed.cte.lateral!)
+							}
+						: {
+								endpoint_http_no_stats_ms: stat(httpDeployed(r, p.assetPath)),
+								cte_no_stats_ms: s(cteNoStats(r, p.assetPath)),
+								endpoint_http_analyzed_ms: stat(httpAnalyzed(r, p.assetPath)),
+								cte_analyzed_ms: stat(cteAnalyzed(r, p.assetPath)),
+								app_read_in_process_analyzed_ms: stat(c.analyzed.app)
+							}),
+					same_answer: c.equal.lateral && c.appEdges === r.httpAnswer.get(p.assetPath)!.length ? 'yes' : 'NO'
+				});
+			}
+		}
+
+		const L = k(SIZE.large);
+		const S = k(SIZE.small);
+		for (const p of picks) {
+			const a = p.assetPath;
+			ratios.push({
+				name: `${backend} ${p.target}-edge: endpoint ${L} / ${S} project${pg ? '' : ', no statistics'}`,
+				value: med(httpDeployed(large, a)) / med(httpDeployed(small, a)),
+				note: `HTTP medians, interleaved in one loop; goal ≤ 1.3${pg ? '' : '; as the app leaves PGlite'}`
+			});
+			if (!pg) {
+				ratios.push({
+					name: `${backend} ${p.target}-edge: endpoint ${L} / ${S} project, after ANALYZE`,
+					value: med(httpAnalyzed(large, a)) / med(httpAnalyzed(small, a)),
+					note: 'HTTP medians, interleaved in one loop, servers restarted on the analyzed data dirs'
+				});
+			}
+			ratios.push({
+				name: `${backend} ${p.target}-edge: recursive CTE / endpoint (${L} project, analyzed)`,
+				value: med(cteAnalyzed(large, a)) / med(httpAnalyzed(large, a)),
+				note: pg
+					? 'CTE through a second connection, timed in the same loop as the HTTP requests'
+					: 'CTE in-process on the same data dir (server stopped); endpoint through HTTP on that data dir'
+			});
+			ratios.push({
+				name: `${backend} ${p.target}-edge: recursive CTE / app read, same process (${L} project, analyzed)`,
+				value: med(childOf(large, a).analyzed.cte.lateral!) / med(childOf(large, a).analyzed.app),
+				note: 'interleaved in one process, no HTTP'
+			});
+			const ns = cteNoStats(large, a);
+			if (ns) {
+				ratios.push({
+					name: `${backend} ${p.target}-edge: recursive CTE / endpoint (${L} project, no statistics)`,
+					value: ns[0] / med(httpDeployed(large, a)),
+					note: 'both as the app leaves PGlite (no autovacuum, no ANALYZE); one CTE run'
+				});
+			}
+		}
+		environment[`${backend}_analyze_ms`] = large.child![0].analyzeMs;
+		if (pg) {
+			const a = picks.find((p) => p.target === 1000)!.assetPath;
+			ratios.push({
+				name: `${backend} 1000-edge: recursive CTE with the default jit=on / endpoint (${L} project)`,
+				value: med(large.sideCteJit.get(a)!) / med(httpDeployed(large, a)),
+				note: 'the walk\'s estimated cost crosses jit_above_cost, so Postgres compiles it (~0.4 s) before running it'
+			});
+		}
+
+		const big = picks.find((p) => p.target === 1000)!.assetPath;
+		const fig = (name: string, value: number, unit: string, goal: string, met: boolean | null) => figures.push({ name, value, unit, goal, met, database: backend });
+		for (const p of picks) fig(`column_lineage_${p.target}_edges_p50_ms`, med(httpDeployed(large, p.assetPath)), 'ms', '', null);
+		const vs = med(cteAnalyzed(large, big)) / med(httpAnalyzed(large, big));
+		fig('column_lineage_vs_recursive_cte_ratio', vs, '×', '≥ 50 (1000-edge component; both analyzed)', vs >= 50);
+		const ns = cteNoStats(large, big);
+		if (ns) {
+			const v = ns[0] / med(httpDeployed(large, big));
+			fig('column_lineage_vs_recursive_cte_no_stats_ratio', v, '×', '≥ 50 (1000-edge component; both as the app leaves PGlite)', v >= 50);
+		}
+		const flat = Math.max(...picks.map((p) => med(httpDeployed(large, p.assetPath)) / med(httpDeployed(small, p.assetPath))));
+		fig('column_lineage_200k_over_10k_ratio', flat, '×', `≤ 1.3 (largest of the three sizes${pg ? '' : '; as the app leaves PGlite'})`, flat <= 1.3);
+		if (!pg) {
+			const fa = Math.max(...picks.map((p) => med(httpAnalyzed(large, p.assetPath)) / med(httpAnalyzed(small, p.assetPath))));
+			fig('column_lineage_200k_over_10k_after_analyze_ratio', fa, '×', '≤ 1.3 (largest of the three sizes; after ANALYZE)', fa <= 1.3);
+		}
+	}
+	return {
+		name: 'column-lineage',
+		description: `GET assets/column_lineage on the built app vs a recursive CTE; HTTP: median [min–max] of ${RUNS} interleaved runs; in-process: ${CHILD_RUNS} runs`,
+		rows,
+		ratios,
+		environment,
+		figures
+	};
+}
+

@@ -1,0 +1,269 @@
+// Polling under load: 200 simulated run-page viewers against the BUILT app while a real run job
+// builds the generated 3000-model project through the app's own worker (in the server process,
+// as `npm start` runs it) with DBT_BIN pointing at tests/support/fake-dbt/dbt.mjs, which replays
+// the generator's recorded `dbt build` JSON log (37,883 events for 3000 models) at a speed set so
+// the run streams progress for the whole window.
+//
+// Viewers follow the run page's live half (src/lib/state/run-live.svelte.ts): jobs/get and
+// jobs/run_progress together every 2 s. Modes, each in its own window on its own run
+// (BENCH_POLL_MODES, default progress,page; `page` goes last because an overloaded server keeps
+// working through abandoned requests after its window):
+//   progress — pages opened before the window: the polls only;
+//   page     — pages opened during the window (a 5 s ramp): the run page's data on opening
+//              (GET /w/{ws}/run/{id}/__data.json: job, progress, pinned graph, canvas payload),
+//              then the polls; the graph re-read backoff is settled at once (the run already has
+//              progress), and the data is read once more if the run ends;
+//   backoff  — (opt-in) GET jobs/dbt_graph/{id} re-fetched with backoff 1 s, 2 s, 4 s, … capped
+//              at 16 s for the whole window besides the polls: a page that never settles.
+// Requests served, errors (must be 0), p50/p99 latency, server CPU (/proc/<pid>/stat).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { tarGz } from '../src/lib/server/demo/tarball';
+import { backends, Client, cpuSeconds, freshDatabase, machineCpu, percentile, postgresBackendCpu, QUICK, rssMb, setupWorkspace, startApp, uploadTarget, type Figure } from './app';
+import { child, stat, type BenchResult, type Row } from './lib';
+import { benchProject, type BenchProject } from './projects';
+
+const SIZE = QUICK ? { models: 1000, edges: 50_000 } : { models: 3000, edges: 200_000 };
+const VIEWERS = Number(process.env.BENCH_VIEWERS ?? 200);
+const WINDOW_S = Number(process.env.BENCH_POLL_S ?? (QUICK ? 10 : 60));
+const RAMP_S = Number(process.env.BENCH_RAMP_S ?? (QUICK ? 2 : 5));
+const CAP_S = 16;
+const MODES = (process.env.BENCH_POLL_MODES ?? 'progress,page').split(',') as ('page' | 'progress' | 'backoff')[];
+const FAKE_DBT = path.resolve('tests/support/fake-dbt/dbt.mjs');
+const WS = 'bench';
+const SCRIPT = 'f/bench/project';
+const MAX_GAP_MS = 250;
+
+/** The project files a deploy uploads (no target/, logs/ or bench files), plus the stand-in's scenario. */
+function projectArchive(p: BenchProject, scenario: unknown): Uint8Array {
+	const files = new Map<string, string | Uint8Array>();
+	const skip = new Set(['target', 'logs', 'bench-meta.json']);
+	const walk = (rel: string) => {
+		for (const e of readdirSync(path.join(p.dir, rel), { withFileTypes: true })) {
+			const r = rel ? `${rel}/${e.name}` : e.name;
+			if (!rel && (skip.has(e.name) || e.name.startsWith('subset-'))) continue;
+			if (e.isDirectory()) walk(r);
+			else files.set(r, new Uint8Array(readFileSync(path.join(p.dir, r))));
+		}
+	};
+	walk('');
+	files.set('fake-dbt.json', JSON.stringify(scenario));
+	return tarGz(new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+/** The replay speed at which the stand-in's log lasts `targetMs` (gaps divided by speed, each capped). */
+function replaySpeed(log: string, targetMs: number): { speed: number; events: number; recordedS: number } {
+	const ts: number[] = [];
+	for (const line of readFileSync(log, 'utf8').split('\n')) {
+		const m = /"ts":"([^"]+)"/.exec(line);
+		if (m) ts.push(Date.parse(m[1]));
+	}
+	const gaps: number[] = [];
+	for (let i = 1; i < ts.length; i++) if (ts[i] > ts[i - 1]) gaps.push(ts[i] - ts[i - 1]);
+	const duration = (speed: number) => gaps.reduce((s, g) => s + Math.min(MAX_GAP_MS, g / speed), 0);
+	let lo = 0.01;
+	let hi = 100_000;
+	for (let i = 0; i < 60; i++) {
+		const mid = Math.sqrt(lo * hi);
+		if (duration(mid) > targetMs) lo = mid;
+		else hi = mid;
+	}
+	return { speed: hi, events: ts.length, recordedS: (ts[ts.length - 1] - ts[0]) / 1000 };
+}
+
+interface ViewersOut {
+	elapsed_ms: number;
+	latencies: Record<Kind, number[]>;
+	bytes: Record<Kind, number>;
+	errors: { kind: string; at_ms: number; what: string }[];
+	error_count: number;
+	max_progress_rows: number;
+	max_in_flight: number;
+	saw_run_end: boolean;
+	client_cpu_s: number;
+}
+
+type Kind = 'get' | 'progress' | 'graph' | 'page';
+const KINDS: Kind[] = ['progress', 'get', 'page', 'graph'];
+const servedCount = (v: ViewersOut) => KINDS.reduce((n, k) => n + v.latencies[k].length, 0);
+const kindLine = (xs: number[]) => (xs.length ? `${xs.length} req, p50 ${percentile(xs, 50).toFixed(0)} / p99 ${percentile(xs, 99).toFixed(0)} ms` : '—');
+
+interface JobView {
+	status: string;
+}
+
+async function waitFor<T>(what: string, timeoutMs: number, fn: () => Promise<T | null>): Promise<T> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		const v = await fn();
+		if (v !== null) return v;
+		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
+export async function run(): Promise<BenchResult & { figures: Figure[] }> {
+	const project = await benchProject(SIZE.models, SIZE.edges);
+	const log = path.join(project.dir, 'logs', 'dbt.log');
+	const manifest = path.join(project.target, 'manifest.json');
+	// The run must still be streaming when the last viewer's window closes.
+	const replay = replaySpeed(log, (RAMP_S + WINDOW_S + 15) * 1000);
+	const step = { log, manifest };
+	const scenario = { speed: replay.speed, maxGapMs: MAX_GAP_MS, commands: { build: step, run: step, parse: { manifest } } };
+	const archive = projectArchive(project, scenario);
+	const rows: Row[] = [];
+	const ratios: BenchResult['ratios'] = [];
+	const figures: Figure[] = [];
+	const environment: Record<string, unknown> = {
+		project: `${SIZE.models} models, ${SIZE.edges} column edges (seed 1)`,
+		viewers: VIEWERS,
+		window_s: WINDOW_S,
+		ramp_s: RAMP_S,
+		graph_backoff_cap_s: CAP_S,
+		stand_in: `tests/support/fake-dbt/dbt.mjs replaying ${replay.events} events (${replay.recordedS.toFixed(0)} s recorded) at speed ${replay.speed.toFixed(2)}, gaps capped at ${MAX_GAP_MS} ms`,
+		archive_mb: +(archive.byteLength / 1e6).toFixed(2)
+	};
+
+	const started = performance.now();
+	const say = (line: string) => process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+	for (const backend of backends()) {
+		say(`polling: ${backend}: starting the app and deploying …`);
+		const db = await freshDatabase(backend, 'polling');
+		const jobsDir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-jobs-'));
+		const app = await startApp(db, { TRIBUTARY_WORKER: '1', DBT_BIN: FAKE_DBT, TRIBUTARY_JOBS_DIR: jobsDir });
+		try {
+			const c = await Client.login(app.url);
+			await setupWorkspace(c, WS, 'bench', project.meta.database, {
+				type: 'postgres',
+				host: 'localhost',
+				user: 'dbt',
+				dbname: 'postgres',
+				schema: 'public',
+				threads: 8
+			});
+			await uploadTarget(c, WS, 'deploy', SCRIPT, project.target, { project: archive });
+			say('  deployed');
+
+			for (const mode of MODES) {
+				const queued = await c.post<{ job_id: string }>(`/api/w/${WS}/jobs/run/p/${SCRIPT}`, { command: 'build' });
+				const job = queued.job_id;
+				say(`  ${mode}: run ${job} queued; waiting for its first progress …`);
+				// Viewers open the page once the run is building (progress rows exist).
+				await waitFor('the run to report progress', 180_000, async () => {
+					const j = await c.ok<JobView>(`/api/w/${WS}/jobs/get/${job}`);
+					if (!['queued', 'running'].includes(j.body.status)) throw new Error(`the run ended (${j.body.status}) before the viewers came: ${JSON.stringify(j.body).slice(0, 2000)}`);
+					const p = await c.ok<unknown[]>(`/api/w/${WS}/jobs/run_progress/${job}`);
+					return p.body.length > 0 ? true : null;
+				});
+				const cookie = c.cookieHeader;
+				say(`  ${mode}: ${VIEWERS} viewers for ${WINDOW_S} s …`);
+				const load0 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+				const pg0 = backend === 'postgres' ? await postgresBackendCpu(db.url!) : new Map<number, number>();
+				const m0 = machineCpu();
+				const cpu0 = cpuSeconds(app.pid);
+				const wall0 = performance.now();
+				const v = await child<ViewersOut>('viewers', {
+					url: app.url,
+					cookie,
+					ws: WS,
+					job,
+					viewers: VIEWERS,
+					'window-s': WINDOW_S,
+					'ramp-s': RAMP_S,
+					mode,
+					'cap-s': CAP_S,
+					'timeout-s': 30
+				});
+				const wallS = (performance.now() - wall0) / 1000;
+				const cpuS = cpuSeconds(app.pid) - cpu0;
+				const m1 = machineCpu();
+				const pg1 = backend === 'postgres' ? await postgresBackendCpu(db.url!) : new Map<number, number>();
+				let pgS = 0;
+				for (const [pid, t] of pg1) pgS += t - (pg0.get(pid) ?? 0);
+				const machineBusyS = m1.busy - m0.busy;
+				const load1 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
+				const rss = rssMb(app.pid);
+				// An overloaded server is still working through abandoned requests: ask briefly.
+				const late = async <T>(p: string) => c.ok<T>(p, 15_000).then((r) => r.body).catch(() => null);
+				const progressRows = (await late<unknown[]>(`/api/w/${WS}/jobs/run_progress/${job}`))?.length ?? null;
+				const status = (await late<JobView>(`/api/w/${WS}/jobs/get/${job}`))?.status ?? 'unknown (the server did not answer within 15 s)';
+				say(`  ${mode}: ${servedCount(v)} requests, ${v.error_count} errors; run ${status}`);
+				// The next window starts on a fresh run; this one is stopped if it still streams.
+				if (mode !== MODES[MODES.length - 1] && status !== 'success' && status !== 'failure' && status !== 'canceled') {
+					await c.post(`/api/w/${WS}/jobs/cancel/${job}`, {});
+					await waitFor('the run to stop', 300_000, async () => {
+						const j = await c.ok<JobView>(`/api/w/${WS}/jobs/get/${job}`);
+						return ['queued', 'running'].includes(j.body.status) ? null : true;
+					});
+				}
+				const all = KINDS.flatMap((k) => v.latencies[k]);
+				const served = all.length;
+				const p50 = percentile(all, 50);
+				const p99 = percentile(all, 99);
+				rows.push({
+					case: `${backend} · ${mode} · ${VIEWERS} viewers × ${WINDOW_S} s`,
+					requests: served,
+					errors: v.error_count,
+					p50_ms: +p50.toFixed(1),
+					p99_ms: +p99.toFixed(1),
+					run_progress: kindLine(v.latencies.progress),
+					jobs_get: kindLine(v.latencies.get),
+					[mode === 'backoff' ? 'dbt_graph' : 'page_data']: kindLine(mode === 'backoff' ? v.latencies.graph : v.latencies.page),
+					server_cpu: `${cpuS.toFixed(1)} s app${backend === 'postgres' ? ` + ${pgS.toFixed(1)} s postgres` : ''} over ${wallS.toFixed(0)} s (${(((cpuS + pgS) / wallS) * 100).toFixed(0)}% of one core)`,
+					machine: `${((machineBusyS / wallS) * 100).toFixed(0)}% busy of 200%; others ${(((machineBusyS - cpuS - pgS - v.client_cpu_s) / wallS) * 100).toFixed(0)}%`,
+					cpu_ms_per_request: +(((cpuS + pgS) * 1000) / Math.max(1, served)).toFixed(1),
+					progress_rows: `${v.max_progress_rows} seen, ${progressRows ?? '?'} at the end; run ${status}`
+				});
+				environment[`${backend}_${mode}`] = {
+					wall_s: +wallS.toFixed(1),
+					server_cpu_s: +cpuS.toFixed(1),
+					postgres_backend_cpu_s: backend === 'postgres' ? +pgS.toFixed(1) : undefined,
+					machine_busy_cpu_s: +machineBusyS.toFixed(1),
+					other_processes_cpu_s: +(machineBusyS - cpuS - pgS - v.client_cpu_s).toFixed(1),
+					loadavg_before_after: [load0, load1],
+					server_rss_mb: Math.round(rss),
+					client_cpu_s: +v.client_cpu_s.toFixed(1),
+					max_in_flight: v.max_in_flight,
+					mb_served: Object.fromEntries(KINDS.map((k) => [k, +(v.bytes[k] / 1e6).toFixed(1)])),
+					latency_ms: Object.fromEntries(KINDS.filter((k) => v.latencies[k].length).map((k) => [k, stat(v.latencies[k])])),
+					saw_run_end: v.saw_run_end,
+					errors: v.errors.slice(0, 10),
+					run_status_after_window: status
+				};
+				if (mode === 'progress') {
+					// Independent of the neighbours' load: what one core serves at this cost per poll
+					// (a poll is one jobs/get and one jobs/run_progress).
+					const perPoll = ((cpuS + pgS) * 1000) / Math.max(1, v.latencies.progress.length);
+					ratios.push({
+						name: `${backend}: viewers one core can serve (a poll every 2 s)`,
+						value: 2000 / perPoll,
+						note: `server CPU ${perPoll.toFixed(1)} ms per poll (jobs/get + run_progress)${backend === 'postgres' ? ', app + its Postgres backends' : ''}, the stand-in run's progress writes included; ${VIEWERS} viewers need ${(VIEWERS / 2).toFixed(0)} polls/s`
+					});
+					figures.push({ name: 'polling_cpu_ms_per_poll', value: perPoll, unit: 'ms', goal: '', met: null, database: backend });
+				}
+				if (mode === 'page') {
+					figures.push({ name: 'polling_p99_ms', value: p99, unit: 'ms', goal: '≤ 100', met: p99 <= 100, database: backend });
+					figures.push({ name: 'polling_errors', value: v.error_count, unit: 'count', goal: '0', met: v.error_count === 0, database: backend });
+					figures.push({ name: 'polling_requests', value: served, unit: 'count', goal: '', met: null, database: backend });
+					figures.push({ name: 'polling_server_cpu_percent', value: ((cpuS + pgS) / wallS) * 100, unit: '% of one core', goal: '', met: null, database: backend });
+				} else {
+					figures.push({ name: `polling_${mode}_p99_ms`, value: p99, unit: 'ms', goal: '≤ 100', met: p99 <= 100, database: backend });
+					figures.push({ name: `polling_${mode}_errors`, value: v.error_count, unit: 'count', goal: '0', met: v.error_count === 0, database: backend });
+				}
+			}
+		} finally {
+			await app.stop();
+			await db.drop();
+			rmSync(jobsDir, { recursive: true, force: true });
+		}
+	}
+	return {
+		name: 'polling',
+		description: `${VIEWERS} run-page viewers for ${WINDOW_S} s against the built app while a run streams progress; latencies per request, whole response`,
+		rows,
+		ratios,
+		environment,
+		figures
+	};
+}
