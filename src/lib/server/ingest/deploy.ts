@@ -4,7 +4,7 @@
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
-import { graphDigest, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { analyzeGraphTables, graphDigest, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
@@ -47,6 +47,9 @@ export interface DeployAnswer {
 	has_project_files: boolean;
 	url: string;
 }
+
+/** Rows stored by one ingest from which table statistics are refreshed right away. */
+const ANALYZE_AFTER_ROWS = 10_000;
 
 const WRITTEN = new Set(['model', 'seed', 'snapshot']);
 
@@ -153,6 +156,10 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		await appendJobLog(tx, id, log.join('\n') + '\n');
 		return id;
 	});
+	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
+	// the planner scans instead of using the component index, measured 4× slower on a
+	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
+	if ((content.columnEdges?.length ?? 0) + content.edges.length >= ANALYZE_AFTER_ROWS) await analyzeGraphTables(h);
 
 	return {
 		hash: hash === null ? null : hashToHex(hash),

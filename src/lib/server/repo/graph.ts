@@ -327,3 +327,8 @@ export async function storeRunSnapshot(
 	await replaceGraph(h, tx, key, g, { digest, permissionedAs, stats });
 	return true;
 }
+
+/** Refreshes the planner's statistics of the graph tables after a bulk load. */
+export async function analyzeGraphTables(h: Database): Promise<void> {
+	await h.rows(sql`analyze dbt_column_edge, dbt_edge, dbt_node`);
+}
