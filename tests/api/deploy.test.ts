@@ -221,7 +221,7 @@ describeFixtures('deploy and preview', () => {
 				expect(await dumpGraph(h.db, key)).toEqual(before);
 				const [{ n: versionsAfter }] = await h.rows<{ n: number }>((await import('drizzle-orm')).sql`select count(*)::int as n from script`);
 				expect(versionsAfter).toBe(versionsBefore);
-			});
+			}, 120_000);
 		});
 
 		it('gates: unauthenticated 401, an outsider 403, a narrow token 403, a member of another workspace 404', async () => {

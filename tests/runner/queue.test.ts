@@ -166,6 +166,6 @@ describeFixtures('the job queue', () => {
 			} finally {
 				await worker.stop();
 			}
-		}, 60_000);
+		}, 120_000);
 	});
 });

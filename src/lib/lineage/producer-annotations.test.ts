@@ -168,12 +168,12 @@ select 1`);
 		]);
 	});
 
-	it('5,000 annotation lines in well under a second', () => {
+	// Speed belongs in benchmarks; this checks that 5,000 lines are all read, in order.
+	it('5,000 annotation lines are all read', () => {
 		let s = '';
 		for (let k = 0; k < 5000; k++) s += `-- column c${k} <- dbt://main/analytics/orders.amount, dbt://main/analytics/orders.tax\n`;
-		const started = performance.now();
 		const a = parseProducerAnnotations(s);
-		expect(performance.now() - started).toBeLessThan(1000);
 		expect(a.columns).toHaveLength(5000);
+		expect(a.columns[4999].column).toBe('c4999');
 	});
 });
