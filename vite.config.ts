@@ -10,6 +10,9 @@ export default defineConfig({
 		// machine responsive without serialising the whole suite.
 		maxWorkers: 2,
 		testTimeout: 30_000,
+		// expect.poll waits for a browser or a worker to get somewhere; on a loaded 2-core
+		// machine 1 s (vitest's default) is not enough, and a wait that never ends still fails.
+		expect: { poll: { timeout: 20_000, interval: 100 } },
 		hookTimeout: 120_000,
 		reporters: process.env.CI ? ['default', ['json', { outputFile: 'test-results/vitest.json' }]] : ['default']
 	}
