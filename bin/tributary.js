@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { create } from 'tar';
 
-const USAGE = `usage: tributary <deploy|preview> <target-dir> --path <u/user/name|f/folder/name>
+const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS] [--descriptor FILE]
                  [--project DIR | --no-project]
        tributary deploy-sql <file.sql> --path <u/user/name|f/folder/name>
@@ -26,6 +26,13 @@ const USAGE = `usage: tributary <deploy|preview> <target-dir> --path <u/user/nam
 function fail(msg, code = 1) {
 	process.stderr.write(`tributary: ${msg}\n`);
 	process.exit(code);
+}
+
+// `record` takes options of its own (--log, --script-hash): hand it the raw arguments.
+if (process.argv[2] === 'record') {
+	const { record } = await import('./record.js');
+	await record(process.argv.slice(3)).catch((e) => fail(e.message));
+	process.exit(process.exitCode ?? 0);
 }
 
 const { values, positionals } = parseArgs({
