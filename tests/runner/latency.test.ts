@@ -44,11 +44,17 @@ describeFixtures('progress latency', () => {
 			}
 			const log = readFileSync(path.join(w.jobsDir, id, 'logs', 'build', 'dbt.log'), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 			const latencies: number[] = [];
+			let finished = 0;
 			for (const ev of log) {
 				const rel = ev.data.node_info.node_relation.relation_name.split('"."').map((x: string) => x.replaceAll('"', ''));
-				const key = `main/${rel[1]}/${rel[2]}|${ev.info.name === 'NodeStart' ? 'running' : 'materialized'}`;
-				const at = seen.get(key);
-				// A `running` state replaced before a poll saw it is not a miss of the reader.
+				const done = ev.info.name !== 'NodeStart';
+				const at = seen.get(`main/${rel[1]}/${rel[2]}|${done ? 'materialized' : 'running'}`);
+				if (done) {
+					// A final state is never lost; a `running` one read in the same batch as its
+					// finish is written over before it is ever a row, which is not a delay.
+					expect(at, JSON.stringify(ev.info)).toBeDefined();
+					finished++;
+				}
 				if (at !== undefined) latencies.push(at - Date.parse(ev.info.ts));
 			}
 			latencies.sort((a, b) => a - b);
@@ -57,7 +63,7 @@ describeFixtures('progress latency', () => {
 				`[measure] ${backend.name}: event written → progress row readable, ${latencies.length} events: ` +
 					`min ${latencies[0]} ms, median ${pct(50)} ms, p95 ${pct(95)} ms, max ${latencies.at(-1)} ms (reader interval 200 ms)\n`
 			);
-			expect(latencies.length).toBeGreaterThanOrEqual(log.length - 2);
+			expect(finished).toBe(log.length / 2);
 			expect(pct(95)).toBeLessThan(1000);
 		}, 120_000);
 	});

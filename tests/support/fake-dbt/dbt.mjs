@@ -11,7 +11,7 @@
 //   replay | parse | exit-early | truncated-run-results | hang | grandchild | print-env |
 //   huge-line | rewrite-log | million-lines | show | retry | lineage-ok | lineage-partial |
 //   lineage-fail | lineage-missing | lineage-unreadable | lineage-unsupported | lineage-hang |
-//   latency | probe-sandbox
+//   latency | probe-sandbox | deps | deps-fail
 import { spawn } from 'node:child_process';
 import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -46,7 +46,7 @@ const command = argv[0];
 // The column-lineage pass (a compile with --write-index) has a step of its own: `lineage`.
 const lineagePass = command === 'compile' && argv.includes('--write-index');
 const step = lineagePass ? { mode: 'lineage-missing', ...(scenario.lineage ?? {}) } : { ...(scenario.default ?? {}), ...((scenario.commands ?? {})[command] ?? {}) };
-const DEFAULT_MODES = { show: 'show', retry: 'retry', parse: 'parse' };
+const DEFAULT_MODES = { show: 'show', retry: 'retry', parse: 'parse', deps: 'deps' };
 const mode = step.mode ?? DEFAULT_MODES[command] ?? 'replay';
 const speed = Number(scenario.speed ?? process.env.FAKE_DBT_SPEED ?? 50);
 const maxGapMs = Number(scenario.maxGapMs ?? 250);
@@ -287,6 +287,16 @@ async function main() {
 	}
 	if (mode === 'retry') return retry();
 	if (mode === 'latency') return latency();
+	if (mode === 'deps') {
+		mkdirSync(path.join(projectDir, 'dbt_packages', 'dbt_utils'), { recursive: true });
+		out('Installing dbt-labs/dbt_utils');
+		out('Installed from version 1.3.0');
+		process.exit(step.exit ?? 0);
+	}
+	if (mode === 'deps-fail') {
+		process.stderr.write('Runtime Error\n  Could not resolve package dbt-labs/dbt_utils: network unreachable\n');
+		process.exit(step.exit ?? 2);
+	}
 	if (mode === 'probe-sandbox') {
 		// What a project's macro could reach: writes and reads outside the job directory.
 		const { readFileSync: read, writeFileSync: write } = await import('node:fs');

@@ -53,7 +53,6 @@ describe('runProcess', () => {
 
 	it('the deadline kills a child that ignores SIGTERM, escalating to SIGKILL after the grace period', async () => {
 		const lines: string[] = [];
-		const t0 = Date.now();
 		const script = WITH_GRANDCHILD.replace('/*IGNORE*/', "process.on('SIGTERM', () => console.log('ignoring SIGTERM'));");
 		const out = await runProcess(
 			{ bin: node, argv: ['-e', script], cwd: process.cwd(), env },
@@ -64,7 +63,6 @@ describe('runProcess', () => {
 		expect(out.escalated).toBe(true);
 		expect(out.signal).toBe('SIGKILL');
 		expect(lines).toContain('ignoring SIGTERM');
-		expect(Date.now() - t0).toBeLessThan(6000);
 		await expect.poll(() => alive(grandchildPid(lines)), { timeout: 5000 }).toBe(false);
 	});
 

@@ -500,6 +500,17 @@ async function graphPhases(p: Prepared, withLineage: boolean): Promise<void> {
 	if (built) await storeGraph(p, built);
 }
 
+/**
+ * `dbt deps` when the project declares packages and its files do not carry them (the CLI packs
+ * the project without dbt_packages/): dbt cannot parse a project whose packages are missing.
+ */
+async function depsPhase(p: Prepared): Promise<void> {
+	const declares = ['packages.yml', 'dependencies.yml'].some((f) => existsSync(path.join(p.dirs.project, f)));
+	if (!declares || existsSync(path.join(p.dirs.project, 'dbt_packages'))) return;
+	const { outcome } = await invoke(p, { label: 'deps', argv: ['deps', ...p.common] });
+	if (outcome.exitCode !== 0) throw new JobFailure(`dbt deps failed (${exitText(outcome)}), so the project's packages are missing and nothing was built${stderrTail(outcome, p.mask)}`);
+}
+
 // ─── Commands ────────────────────────────────────────────────────────────────────────────
 
 async function runParse(p: Prepared): Promise<JobEnd> {
@@ -731,6 +742,7 @@ export async function executeJob(ctx: ExecContext): Promise<JobEnd> {
 	let prepared: Prepared | null = null;
 	try {
 		prepared = await prepare(ctx);
+		await depsPhase(prepared);
 		switch (prepared.command) {
 			case 'parse':
 				return await runParse(prepared);
