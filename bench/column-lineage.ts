@@ -2,32 +2,30 @@
 // components of about 10, 100 and 1000 direct edges, in a project storing 200,000 column edges
 // and in the same project storing 10,000, against the same answer computed by a recursive CTE
 // over dbt_column_edge. See bench/README.md for the method.
-import { sql } from 'drizzle-orm';
 import { openDatabase, type Database } from '../src/lib/server/db';
 import { hexToHash } from '../src/lib/types/script-hash';
-import { backends, Client, freshDatabase, QUICK, setupWorkspace, startApp, uploadTarget, type Backend, type Figure, type RunningApp } from './app';
+import { backends, Client, freshDatabase, QUICK, setupWorkspace, startApp, uploadTarget, type Figure, type RunningApp } from './app';
 import { compareAnswers, runCte, type CteKey, type EdgeTuple } from './cte';
-import { child, stat, type BenchResult, type Row, type Stat } from './lib';
+import { child, stat, type BenchResult, type Row } from './lib';
 import { benchProject, subsetIndex } from './projects';
 
 const SIZE = QUICK ? { models: 1000, large: 50_000, small: 2_500 } : { models: 3000, large: 200_000, small: 10_000 };
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 5 : 15));
 const CHILD_RUNS = Number(process.env.BENCH_CHILD_RUNS ?? (QUICK ? 3 : 10));
-const CTE_BUDGET_S = Number(process.env.BENCH_CTE_BUDGET_S ?? (QUICK ? 20 : 120));
 const WS = 'bench';
 const SCRIPT = 'f/bench/project';
 const k = (n: number) => `${n / 1000}k`;
 
 interface ChildPath {
 	path: string;
-	stored: { app: number[]; cte: Record<string, number[] | null> } | null;
-	analyzed: { app: number[]; cte: Record<string, number[] | null> };
+	app: number[];
+	cte: Record<string, number[]>;
 	appEdges: number;
 	truncated: boolean;
 	cteEdges: Record<string, number>;
 	equal: Record<string, boolean>;
 	mismatch: Record<string, { onlyApp: number; onlyCte: number }>;
-	analyzeMs?: number;
+	hasStatistics: boolean;
 }
 
 interface ProjectRun {
@@ -39,25 +37,23 @@ interface ProjectRun {
 	/** Postgres: a second connection for the CTE beside the server. */
 	side?: Database;
 	http: Map<string, number[]>;
-	/** PGlite: the endpoint again after ANALYZE (server restarted on the same data dir). */
-	httpAnalyzed: Map<string, number[]>;
 	httpAnswer: Map<string, EdgeTuple[]>;
-	/** Postgres: the CTE timed beside the endpoint, in the same loop. */
+	/** Postgres: the CTE timed beside the endpoint, in the same loop (jit off, and the default jit=on). */
 	sideCte: Map<string, number[]>;
-	/** Postgres: the same CTE with the server's default jit=on. */
 	sideCteJit: Map<string, number[]>;
 	sideEqual: Map<string, boolean>;
 	child?: ChildPath[];
 }
 
 const med = (xs: number[]) => stat(xs).median;
+const push = (m: Map<string, number[]>, key: string, v: number) => m.set(key, [...(m.get(key) ?? []), v]);
 
 /**
  * Warm-up, then interleaved: per run, every size on both projects (alternating which goes first),
  * so drift in machine load touches both sides of each ratio alike. On Postgres the CTE runs in the
  * same loop through a second connection.
  */
-async function measureHttp(runs: ProjectRun[], picks: { assetPath: string }[], into: 'http' | 'httpAnalyzed'): Promise<void> {
+async function measureHttp(runs: ProjectRun[], picks: { assetPath: string }[]): Promise<void> {
 	for (let i = -2; i < RUNS; i++) {
 		for (const p of picks) {
 			const order = i % 2 === 0 ? runs : [...runs].reverse();
@@ -66,13 +62,15 @@ async function measureHttp(runs: ProjectRun[], picks: { assetPath: string }[], i
 				const seen = r.httpAnswer.get(p.assetPath);
 				if (!seen) r.httpAnswer.set(p.assetPath, t.body.edges);
 				else if (!compareAnswers(seen, t.body.edges).equal) throw new Error(`${p.assetPath}: the endpoint's answer changed between requests`);
-				if (i >= 0) r[into].set(p.assetPath, [...(r[into].get(p.assetPath) ?? []), t.ms]);
+				if (i >= 0) push(r.http, p.assetPath, t.ms);
 				if (r.side) {
 					const c = await runCte(r.side, r.key, p.assetPath, 'lateral');
 					if (!r.sideEqual.has(p.assetPath)) r.sideEqual.set(p.assetPath, compareAnswers(t.body.edges, c.edges).equal);
-					if (i >= 0) r.sideCte.set(p.assetPath, [...(r.sideCte.get(p.assetPath) ?? []), c.ms]);
 					const j = await runCte(r.side, r.key, p.assetPath, 'lateral', { jit: true });
-					if (i >= 0) r.sideCteJit.set(p.assetPath, [...(r.sideCteJit.get(p.assetPath) ?? []), j.ms]);
+					if (i >= 0) {
+						push(r.sideCte, p.assetPath, c.ms);
+						push(r.sideCteJit, p.assetPath, j.ms);
+					}
 				}
 			}
 		}
@@ -94,8 +92,11 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 		runs: RUNS,
 		child_runs: CHILD_RUNS
 	};
+	const L = k(SIZE.large);
+	const S = k(SIZE.small);
 
 	for (const backend of backends()) {
+		const pg = backend === 'postgres';
 		process.stderr.write(`column-lineage: ${backend}: starting two apps and deploying …\n`);
 		const runs: ProjectRun[] = [];
 		for (const [label, stored, lineage] of [
@@ -111,18 +112,12 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 			process.stderr.write(`  deployed ${label}: ${d.nodes} nodes, ${d.column_edges} column edges in ${((performance.now() - t0) / 1000).toFixed(1)} s\n`);
 			if (d.column_edges !== stored) throw new Error(`the ${label} project stored ${d.column_edges} column edges, expected ${stored}`);
 			const key: CteKey = { workspace: WS, scriptPath: SCRIPT, scriptHash: hexToHash(d.hash)!.toString() };
-			runs.push({ label, stored, app, client, key, http: new Map(), httpAnalyzed: new Map(), httpAnswer: new Map(), sideCte: new Map(), sideCteJit: new Map(), sideEqual: new Map() });
+			runs.push({ label, stored, app, client, key, http: new Map(), httpAnswer: new Map(), sideCte: new Map(), sideCteJit: new Map(), sideEqual: new Map() });
 		}
-		if (backend === 'postgres') {
-			// What autovacuum does within a minute of a deploy, done now so the state is known.
-			for (const r of runs) {
-				r.side = await openDatabase({ url: r.app.db.url!, migrate: false });
-				await r.side.rows(sql`analyze`);
-			}
-		}
+		if (pg) for (const r of runs) r.side = await openDatabase({ url: r.app.db.url!, migrate: false });
 
 		try {
-			await measureHttp(runs, picks, 'http');
+			await measureHttp(runs, picks);
 		} finally {
 			for (const r of runs) {
 				await r.side?.close();
@@ -134,30 +129,14 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 		for (const r of runs) {
 			process.stderr.write(`  ${r.label}: app read vs recursive CTE in one process …\n`);
 			r.child = await child<ChildPath[]>('column-lineage', {
-				...(backend === 'pglite' ? { 'data-dir': (r.app.db.openArgs as { dataDir: string }).dataDir } : { url: r.app.db.url }),
+				...(pg ? { url: r.app.db.url } : { 'data-dir': (r.app.db.openArgs as { dataDir: string }).dataDir }),
 				key: JSON.stringify(r.key),
 				paths: JSON.stringify(picks.map((p) => p.assetPath)),
 				runs: CHILD_RUNS,
-				warmup: 2,
-				'stored-runs': backend === 'pglite' ? CHILD_RUNS : 0,
-				'cte-budget-s': CTE_BUDGET_S
+				warmup: 2
 			});
+			await r.app.db.drop();
 		}
-		if (backend === 'pglite') {
-			// The child ran ANALYZE, and PGlite keeps the statistics in its data dir: the endpoint
-			// again, as it would answer if the app analyzed its tables after an ingest.
-			process.stderr.write('  the endpoint again on the analyzed data dirs …\n');
-			for (const r of runs) {
-				r.app = await startApp(r.app.db);
-				r.client = await Client.login(r.app.url);
-			}
-			try {
-				await measureHttp(runs, picks, 'httpAnalyzed');
-			} finally {
-				for (const r of runs) await r.app.stop();
-			}
-		}
-		for (const r of runs) await r.app.db.drop();
 
 		// The endpoint's answer must be the CTE's answer, edge for edge.
 		for (const r of runs) {
@@ -170,15 +149,11 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 		}
 
 		const [large, small] = runs;
-		const pg = backend === 'postgres';
-		const childOf = (r: ProjectRun, assetPath: string) => r.child!.find((x) => x.path === assetPath)!;
-		// Postgres was analyzed before the loop (autovacuum's state); PGlite is measured as the app
-		// leaves it (no statistics) and again after ANALYZE.
-		const httpDeployed = (r: ProjectRun, a: string) => r.http.get(a)!;
-		const httpAnalyzed = (r: ProjectRun, a: string) => (pg ? r.http.get(a)! : r.httpAnalyzed.get(a)!);
-		const cteAnalyzed = (r: ProjectRun, a: string) => (pg ? r.sideCte.get(a)! : childOf(r, a).analyzed.cte.lateral!);
-		const cteNoStats = (r: ProjectRun, a: string) => (pg ? null : (childOf(r, a).stored?.cte.lateral ?? null));
-		const s = (xs: number[] | null | undefined): Stat | string => (xs && xs.length ? stat(xs) : 'skipped (budget)');
+		const childOf = (r: ProjectRun, a: string) => r.child!.find((x) => x.path === a)!;
+		// The CTE beside the endpoint: a second connection in the same loop (Postgres); in-process
+		// on the same data dir once the server stopped (PGlite: one process owns the database).
+		const cte = (r: ProjectRun, a: string) => (pg ? r.sideCte.get(a)! : childOf(r, a).cte.lateral);
+		environment[`${backend}_statistics`] = runs.map((r) => `${r.label}: ${r.child![0].hasStatistics ? 'analyzed' : 'no statistics'}`).join(', ');
 		for (const r of runs) {
 			for (const p of picks) {
 				const c = childOf(r, p.assetPath);
@@ -186,89 +161,48 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 					case: `${backend} · ${k(r.stored)} project · ${p.target}-edge component`,
 					component_edges: p.edges,
 					served: c.appEdges,
-					...(pg
-						? {
-								endpoint_http_ms: stat(httpDeployed(r, p.assetPath)),
-								cte_2nd_connection_ms: stat(cteAnalyzed(r, p.assetPath)),
-								cte_jit_on_ms: stat(r.sideCteJit.get(p.assetPath)!),
-								app_read_in_process_ms: stat(c.analyzed.app),
-								cte_in_process_ms: stat(c.analyzed.cte.lateral!)
-							}
-						: {
-								endpoint_http_no_stats_ms: stat(httpDeployed(r, p.assetPath)),
-								cte_no_stats_ms: s(cteNoStats(r, p.assetPath)),
-								endpoint_http_analyzed_ms: stat(httpAnalyzed(r, p.assetPath)),
-								cte_analyzed_ms: stat(cteAnalyzed(r, p.assetPath)),
-								app_read_in_process_analyzed_ms: stat(c.analyzed.app)
-							}),
+					endpoint_http_ms: stat(r.http.get(p.assetPath)!),
+					cte_ms: stat(cte(r, p.assetPath)),
+					...(pg ? { cte_default_jit_ms: stat(r.sideCteJit.get(p.assetPath)!) } : {}),
+					app_read_in_process_ms: stat(c.app),
+					cte_in_process_ms: stat(c.cte.lateral),
 					same_answer: c.equal.lateral && c.appEdges === r.httpAnswer.get(p.assetPath)!.length ? 'yes' : 'NO'
 				});
 			}
 		}
-
-		const L = k(SIZE.large);
-		const S = k(SIZE.small);
 		for (const p of picks) {
 			const a = p.assetPath;
 			ratios.push({
-				name: `${backend} ${p.target}-edge: endpoint ${L} / ${S} project${pg ? '' : ', no statistics'}`,
-				value: med(httpDeployed(large, a)) / med(httpDeployed(small, a)),
-				note: `HTTP medians, interleaved in one loop; goal ≤ 1.3${pg ? '' : '; as the app leaves PGlite'}`
-			});
-			if (!pg) {
-				ratios.push({
-					name: `${backend} ${p.target}-edge: endpoint ${L} / ${S} project, after ANALYZE`,
-					value: med(httpAnalyzed(large, a)) / med(httpAnalyzed(small, a)),
-					note: 'HTTP medians, interleaved in one loop, servers restarted on the analyzed data dirs'
-				});
-			}
-			ratios.push({
-				name: `${backend} ${p.target}-edge: recursive CTE / endpoint (${L} project, analyzed)`,
-				value: med(cteAnalyzed(large, a)) / med(httpAnalyzed(large, a)),
-				note: pg
-					? 'CTE through a second connection, timed in the same loop as the HTTP requests'
-					: 'CTE in-process on the same data dir (server stopped); endpoint through HTTP on that data dir'
+				name: `${backend} ${p.target}-edge: endpoint ${L} / ${S} project`,
+				value: med(large.http.get(a)!) / med(small.http.get(a)!),
+				note: 'HTTP medians, interleaved in one loop; goal ≤ 1.3'
 			});
 			ratios.push({
-				name: `${backend} ${p.target}-edge: recursive CTE / app read, same process (${L} project, analyzed)`,
-				value: med(childOf(large, a).analyzed.cte.lateral!) / med(childOf(large, a).analyzed.app),
+				name: `${backend} ${p.target}-edge: recursive CTE / endpoint (${L} project)`,
+				value: med(cte(large, a)) / med(large.http.get(a)!),
+				note: pg ? 'CTE through a second connection, in the same loop as the HTTP requests' : 'CTE in-process on the same data dir after the server stopped; endpoint through HTTP'
+			});
+			ratios.push({
+				name: `${backend} ${p.target}-edge: recursive CTE / app read, same process (${L} project)`,
+				value: med(childOf(large, a).cte.lateral) / med(childOf(large, a).app),
 				note: 'interleaved in one process, no HTTP'
 			});
-			const ns = cteNoStats(large, a);
-			if (ns) {
-				ratios.push({
-					name: `${backend} ${p.target}-edge: recursive CTE / endpoint (${L} project, no statistics)`,
-					value: ns[0] / med(httpDeployed(large, a)),
-					note: 'both as the app leaves PGlite (no autovacuum, no ANALYZE); one CTE run'
-				});
-			}
 		}
-		environment[`${backend}_analyze_ms`] = large.child![0].analyzeMs;
+		const big = picks.find((p) => p.target === 1000)!.assetPath;
 		if (pg) {
-			const a = picks.find((p) => p.target === 1000)!.assetPath;
 			ratios.push({
-				name: `${backend} 1000-edge: recursive CTE with the default jit=on / endpoint (${L} project)`,
-				value: med(large.sideCteJit.get(a)!) / med(httpDeployed(large, a)),
-				note: 'the walk\'s estimated cost crosses jit_above_cost, so Postgres compiles it (~0.4 s) before running it'
+				name: `${backend} 1000-edge: recursive CTE with the server's default jit=on / endpoint (${L} project)`,
+				value: med(large.sideCteJit.get(big)!) / med(large.http.get(big)!),
+				note: "the walk's estimated cost crosses jit_above_cost: Postgres spends ~0.4 s compiling it"
 			});
 		}
 
-		const big = picks.find((p) => p.target === 1000)!.assetPath;
 		const fig = (name: string, value: number, unit: string, goal: string, met: boolean | null) => figures.push({ name, value, unit, goal, met, database: backend });
-		for (const p of picks) fig(`column_lineage_${p.target}_edges_p50_ms`, med(httpDeployed(large, p.assetPath)), 'ms', '', null);
-		const vs = med(cteAnalyzed(large, big)) / med(httpAnalyzed(large, big));
-		fig('column_lineage_vs_recursive_cte_ratio', vs, '×', '≥ 50 (1000-edge component; both analyzed)', vs >= 50);
-		const ns = cteNoStats(large, big);
-		if (ns) {
-			const v = ns[0] / med(httpDeployed(large, big));
-			fig('column_lineage_vs_recursive_cte_no_stats_ratio', v, '×', '≥ 50 (1000-edge component; both as the app leaves PGlite)', v >= 50);
-		}
-		const flat = Math.max(...picks.map((p) => med(httpDeployed(large, p.assetPath)) / med(httpDeployed(small, p.assetPath))));
-		fig('column_lineage_200k_over_10k_ratio', flat, '×', `≤ 1.3 (largest of the three sizes${pg ? '' : '; as the app leaves PGlite'})`, flat <= 1.3);
-		if (!pg) {
-			const fa = Math.max(...picks.map((p) => med(httpAnalyzed(large, p.assetPath)) / med(httpAnalyzed(small, p.assetPath))));
-			fig('column_lineage_200k_over_10k_after_analyze_ratio', fa, '×', '≤ 1.3 (largest of the three sizes; after ANALYZE)', fa <= 1.3);
-		}
+		for (const p of picks) fig(`column_lineage_${p.target}_edges_p50_ms`, med(large.http.get(p.assetPath)!), 'ms', '', null);
+		const vs = med(cte(large, big)) / med(large.http.get(big)!);
+		fig('column_lineage_vs_recursive_cte_ratio', vs, '×', '≥ 50 (1000-edge component)', vs >= 50);
+		const flat = Math.max(...picks.map((p) => med(large.http.get(p.assetPath)!) / med(small.http.get(p.assetPath)!)));
+		fig('column_lineage_200k_over_10k_ratio', flat, '×', '≤ 1.3 (largest of the three sizes)', flat <= 1.3);
 	}
 	return {
 		name: 'column-lineage',
@@ -279,4 +213,3 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 		figures
 	};
 }
-
