@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
 	plugins: [sveltekit()],
 	test: {
-		include: ['src/**/*.test.ts', 'tests/**/*.test.ts'],
+		include: ['src/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
 		globalSetup: ['tests/support/global-setup.ts'],
 		// PGlite instances cost ~0.5 GB and seconds of CPU each; two workers keep a 2-core
 		// machine responsive without serialising the whole suite.

@@ -4,9 +4,9 @@
 // over dbt_column_edge. See bench/README.md for the method.
 import { openDatabase, type Database } from '../src/lib/server/db';
 import { hexToHash } from '../src/lib/types/script-hash';
-import { backends, Client, freshDatabase, QUICK, setupWorkspace, startApp, uploadTarget, type Figure, type RunningApp } from './app';
+import { backends, Client, freshDatabase, QUICK, setupWorkspace, startApp, uploadTarget, type RunningApp } from './app';
 import { compareAnswers, runCte, type CteKey, type EdgeTuple } from './cte';
-import { child, stat, type BenchResult, type Row } from './lib';
+import { child, metric, stat, type BenchResult, type Metric, type Row } from './lib';
 import { benchProject, subsetIndex } from './projects';
 
 const SIZE = QUICK ? { models: 1000, large: 50_000, small: 2_500 } : { models: 3000, large: 200_000, small: 10_000 };
@@ -77,14 +77,14 @@ async function measureHttp(runs: ProjectRun[], picks: { assetPath: string }[]): 
 	}
 }
 
-export async function run(): Promise<BenchResult & { figures: Figure[] }> {
+export async function run(): Promise<BenchResult> {
 	const project = await benchProject(SIZE.models, SIZE.large);
 	const picks = [...project.meta.components].sort((a, b) => a.target - b.target);
 	if (picks.length !== 3) throw new Error(`the generated project has no relation for every component size: ${JSON.stringify(picks)}`);
 	const subset = await subsetIndex(project, SIZE.small, picks.map((p) => p.uniqueId));
 	const rows: Row[] = [];
 	const ratios: BenchResult['ratios'] = [];
-	const figures: Figure[] = [];
+	const metrics: Metric[] = [];
 	const environment: Record<string, unknown> = {
 		project: `${SIZE.models} models (seed 1): ${SIZE.large} stored column edges, and the same manifest with a ${SIZE.small}-edge index`,
 		picks: picks.map((p) => ({ target: p.target, component_edges: p.edges, columns: p.columns, asset_path: p.assetPath })),
@@ -197,12 +197,11 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 			});
 		}
 
-		const fig = (name: string, value: number, unit: string, goal: string, met: boolean | null) => figures.push({ name, value, unit, goal, met, database: backend });
-		for (const p of picks) fig(`column_lineage_${p.target}_edges_p50_ms`, med(large.http.get(p.assetPath)!), 'ms', '', null);
+		for (const p of picks) metrics.push(metric(`column_lineage_${p.target}_edges_p50_ms`, stat(large.http.get(p.assetPath)!), 'ms', backend));
 		const vs = med(cte(large, big)) / med(large.http.get(big)!);
-		fig('column_lineage_vs_recursive_cte_ratio', vs, '×', '≥ 50 (1000-edge component)', vs >= 50);
+		metrics.push(metric('column_lineage_vs_recursive_cte_ratio', vs, 'ratio', backend, { goal: 50, better: 'higher', note: 'recursive CTE median / endpoint median, 1000-edge component' }));
 		const flat = Math.max(...picks.map((p) => med(large.http.get(p.assetPath)!) / med(small.http.get(p.assetPath)!)));
-		fig('column_lineage_200k_over_10k_ratio', flat, '×', '≤ 1.3 (largest of the three sizes)', flat <= 1.3);
+		metrics.push(metric('column_lineage_200k_over_10k_ratio', flat, 'ratio', backend, { goal: 1.3, better: 'lower', note: 'largest of the three component sizes' }));
 	}
 	return {
 		name: 'column-lineage',
@@ -210,6 +209,6 @@ export async function run(): Promise<BenchResult & { figures: Figure[] }> {
 		rows,
 		ratios,
 		environment,
-		figures
+		metrics
 	};
 }

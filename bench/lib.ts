@@ -40,6 +40,41 @@ export interface BenchResult {
 	rows: Row[];
 	ratios: { name: string; value: number; note: string }[];
 	environment: Record<string, unknown>;
+	/** The named figures issue 8 compares across runs (bench/results.json). */
+	metrics?: Metric[];
+}
+
+export type Database = 'pglite' | 'postgres';
+
+/** One named figure as bench/results.json carries it. `goal` is null where none is set. */
+export interface Metric {
+	name: string;
+	value: number;
+	unit: string;
+	goal: number | null;
+	better: 'lower' | 'higher';
+	met: boolean | null;
+	database: Database;
+	min?: number;
+	max?: number;
+	runs?: number;
+	note?: string;
+}
+
+/** A metric from a median (with its min/max) or a plain number; `met` follows from goal and direction. */
+export function metric(
+	name: string,
+	value: number | Stat,
+	unit: string,
+	database: Database,
+	opts: { goal?: number | null; better?: 'lower' | 'higher'; note?: string } = {}
+): Metric {
+	const better = opts.better ?? 'lower';
+	const goal = opts.goal ?? null;
+	const v = typeof value === 'number' ? value : value.median;
+	const spread = typeof value === 'number' ? {} : { min: value.min, max: value.max, runs: value.runs };
+	const met = goal === null || !Number.isFinite(v) ? null : better === 'lower' ? v <= goal : v >= goal;
+	return { name, value: v, unit, goal, better, met, database, ...spread, ...(opts.note ? { note: opts.note } : {}) };
 }
 
 export const OUT = path.resolve('bench/out');
@@ -82,13 +117,6 @@ export function printTable(r: BenchResult): void {
 	for (const q of r.ratios) process.stdout.write(`ratio ${q.name}: ${q.value.toFixed(2)} (${q.note})\n`);
 }
 
-/** Merges one benchmark's result into bench/results.json (other benchmarks' entries kept). */
-export function saveResult(r: BenchResult): void {
-	const file = path.resolve('bench/results.json');
-	const all = existsSync(file) ? JSON.parse(readFileSync(file, 'utf8')) : {};
-	all[r.name] = { ...r, measured_at: new Date().toISOString() };
-	writeFileSync(file, `${JSON.stringify(all, null, 2)}\n`);
-}
 
 export function environment(): Record<string, unknown> {
 	const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
