@@ -9,9 +9,9 @@ import { compareAnswers, runCte, type CteKey, type EdgeTuple } from './cte';
 import { child, metric, stat, type BenchResult, type Metric, type Row } from './lib';
 import { benchProject, subsetIndex } from './projects';
 
-const SIZE = QUICK ? { models: 1000, large: 50_000, small: 2_500 } : { models: 3000, large: 200_000, small: 10_000 };
-const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 5 : 15));
-const CHILD_RUNS = Number(process.env.BENCH_CHILD_RUNS ?? (QUICK ? 3 : 10));
+const SIZE = QUICK ? { models: 500, large: 20_000, small: 2_000 } : { models: 3000, large: 200_000, small: 10_000 };
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 15));
+const CHILD_RUNS = Number(process.env.BENCH_CHILD_RUNS ?? (QUICK ? 2 : 10));
 const WS = 'bench';
 const SCRIPT = 'f/bench/project';
 const k = (n: number) => `${n / 1000}k`;
