@@ -26,6 +26,11 @@ export interface OpenTiming {
 	serverGraphMs: number | null;
 	serverLayoutMs: number | null;
 	heapMb: number | null;
+	/** Where the time went: the page's first byte (the server's load and render), the HTML read. */
+	ttfbMs: number;
+	htmlKb: number;
+	/** The browser's share: first byte → first card. */
+	clientMs: number;
 }
 
 /** An empty spot of the pane to start a drag on (not a card, not a frame header, not a control). */
@@ -67,8 +72,10 @@ export async function measureOpen(page: Page, url: string): Promise<OpenTiming> 
 		cards: document.querySelectorAll('.svelte-flow__node:not(.svelte-flow__node-frame)').length,
 		edges: document.querySelectorAll('.svelte-flow__edge').length,
 		timing: document.querySelector('[data-testid=canvas-counts]')?.getAttribute('title') ?? '',
-		heap: performance.memory ? performance.memory.usedJSHeapSize : null
-	})`)) as { cards: number; edges: number; timing: string; heap: number | null };
+		heap: performance.memory ? performance.memory.usedJSHeapSize : null,
+		ttfb: performance.getEntriesByType('navigation')[0]?.responseStart ?? 0,
+		html: performance.getEntriesByType('navigation')[0]?.encodedBodySize ?? 0
+	})`)) as { cards: number; edges: number; timing: string; heap: number | null; ttfb: number; html: number };
 	const num = (re: RegExp) => {
 		const m = re.exec(counts.timing);
 		return m ? Number(m[1]) : null;
@@ -80,7 +87,10 @@ export async function measureOpen(page: Page, url: string): Promise<OpenTiming> 
 		edges: counts.edges,
 		serverGraphMs: num(/graph (\d+) ms/),
 		serverLayoutMs: num(/layout (\d+) ms/),
-		heapMb: counts.heap === null ? null : Math.round(counts.heap / 1e6)
+		heapMb: counts.heap === null ? null : Math.round(counts.heap / 1e6),
+		ttfbMs: Math.round(counts.ttfb),
+		htmlKb: Math.round(counts.html / 1024),
+		clientMs: Math.round(firstCardMs - counts.ttfb)
 	};
 }
 

@@ -43,6 +43,8 @@ interface Member {
 	id: string;
 	sortKey: string;
 	tokens: string[];
+	/** keyAt per depth, computed once: every level of the tree asks again. */
+	keys: string[];
 }
 
 interface Category {
@@ -72,13 +74,13 @@ function categoryOf(n: CanvasNode): Category {
 function memberOf(n: CanvasNode): Member {
 	const schemaName = n.schema.slice(n.schema.lastIndexOf('/') + 1);
 	const sortKey = n.type === 'asset' && n.resourceType === 'source' ? `${schemaName}.${n.name}` : n.name;
-	return { id: n.id, sortKey, tokens: sortKey.split(/__|[._]/).filter(Boolean) };
+	return { id: n.id, sortKey, tokens: sortKey.split(/__|[._]/).filter(Boolean), keys: [] };
 }
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 function keyAt(m: Member, depth: number): string {
-	return m.tokens.slice(0, depth + 1).join('_');
+	return (m.keys[depth] ??= m.tokens.slice(0, depth + 1).join('_'));
 }
 
 /** Contiguous runs of sorted parts, balanced by member count, at most `max` runs. */
@@ -202,22 +204,43 @@ export function buildGroupTree(nodes: readonly CanvasNode[], edges: readonly Can
 	// Each node edge belongs to exactly one level: the lowest group holding both ends, between
 	// the two children of it that do.
 	const levelEdges = new Map<string, Map<string, { source: string; target: string; count: number }>>();
-	const chain = (id: string) => {
-		const out = [id];
-		for (let p = parentOf.get(id); p !== undefined; p = parentOf.get(p)) out.push(p);
-		return out;
+	// Depth below the root, memoised: the two ends climb to the same depth, then together until
+	// they share a parent — no per-edge ancestor lists (5000 edges on every page load).
+	const depths = new Map<string, number>();
+	const depthOf = (id: string): number => {
+		let d = depths.get(id);
+		if (d === undefined) {
+			const p = parentOf.get(id);
+			d = p === undefined ? 0 : depthOf(p) + 1;
+			depths.set(id, d);
+		}
+		return d;
 	};
 	for (const e of edges) {
 		if (!parentOf.has(e.source) || !parentOf.has(e.target)) continue;
-		const a = chain(e.source);
-		const b = chain(e.target);
-		const inB = new Map(b.map((x, i) => [x, i]));
-		let ia = 0;
-		while (!inB.has(a[ia])) ia++;
-		const lca = a[ia];
-		const cs = a[ia - 1];
-		const ct = b[inB.get(lca)! - 1];
-		if (cs === undefined || ct === undefined || cs === ct) continue;
+		let cs = e.source;
+		let ct = e.target;
+		let ds = depthOf(cs);
+		let dt = depthOf(ct);
+		while (ds > dt) {
+			cs = parentOf.get(cs)!;
+			ds--;
+		}
+		while (dt > ds) {
+			ct = parentOf.get(ct)!;
+			dt--;
+		}
+		// One end at or above the other: no edge between two children of one group.
+		if (cs === ct) continue;
+		let ps = parentOf.get(cs)!;
+		let pt = parentOf.get(ct)!;
+		while (ps !== pt) {
+			cs = ps;
+			ct = pt;
+			ps = parentOf.get(cs)!;
+			pt = parentOf.get(ct)!;
+		}
+		const lca = ps;
 		let m = levelEdges.get(lca);
 		if (!m) levelEdges.set(lca, (m = new Map()));
 		const k = `${cs}\u0000${ct}`;

@@ -59,7 +59,8 @@ export class CanvasState {
 	selected = $state<string | null>(null);
 	query = $state('');
 	#selGraph = $derived(selectorGraph(this.canvas.nodes, this.canvas.edges));
-	search: SelectorResult = $derived(evaluateSelector(this.query, this.#selGraph));
+	// An empty box never builds the selector's graph: nothing on the first paint needs it.
+	search: SelectorResult = $derived(this.query.trim() ? evaluateSelector(this.query, this.#selGraph) : { kind: 'empty' });
 	/** Live run statuses by node id. */
 	status = $state.raw<ReadonlyMap<string, NodeStatus>>(new Map());
 	viewport = $state.raw<Viewport | null>(null);
@@ -186,7 +187,7 @@ export class CanvasState {
 		const vp = this.viewport;
 		const placed = this.placed;
 		const lineage = this.lineageEdges;
-		if (!vp) return this.edges.filter((e) => lineage.has(e.id));
+		if (!vp) return this.#same(this.edges.filter((e) => lineage.has(e.id)));
 		const padX = vp.width / 2;
 		const padY = vp.height / 2;
 		const x0 = (-vp.x - padX) / vp.zoom;
@@ -197,8 +198,20 @@ export class CanvasState {
 			const p = placed.get(id);
 			return !!p && p.x + p.w >= x0 && p.x <= x1 && p.y + p.h >= y0 && p.y <= y1;
 		};
-		return this.edges.filter((e) => lineage.has(e.id) || (near(e.source) && near(e.target)));
+		return this.#same(this.edges.filter((e) => lineage.has(e.id) || (near(e.source) && near(e.target))));
 	});
+	#lastVisible: UnitEdge[] = [];
+	/**
+	 * The previous array when the set is the same: a pan that ends where the same edges are
+	 * near (and xyflow's own move-end right after mount) then hands xyflow nothing new — a new
+	 * edges array re-renders every mounted edge.
+	 */
+	#same(next: UnitEdge[]): UnitEdge[] {
+		const prev = this.#lastVisible;
+		if (next.length === prev.length && next.every((e, i) => e === prev[i])) return prev;
+		this.#lastVisible = next;
+		return next;
+	}
 
 	/** The highlight as CSS over `[data-id]`: cheap to swap, and xyflow's state is never touched. */
 	highlightCss: string = $derived.by(() => {

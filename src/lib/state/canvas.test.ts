@@ -88,6 +88,17 @@ describe('CanvasState', () => {
 		expect(s.visibleEdges.length).toBe(all);
 	});
 
+	it('searching builds the selector graph only once something is typed', () => {
+		const { canvas, layouts } = bigCanvas();
+		const s = new CanvasState(async () => ({}));
+		s.load({ canvas, open: [], layouts });
+		expect(s.search.kind).toBe('empty');
+		s.query = '  ';
+		expect(s.search.kind).toBe('empty');
+		s.query = canvas.nodes[0].name;
+		expect(s.search.kind).toBe('names');
+	});
+
 	it('escapes ids in attribute selectors', () => {
 		expect(attrId('a"b\\c')).toBe('[data-id="a\\"b\\\\c"]');
 	});

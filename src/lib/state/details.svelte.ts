@@ -150,3 +150,90 @@ export class ColumnTraceView {
 		this.traced = this.traced === id ? null : id;
 	}
 }
+
+type Rect = { x: number; y: number; w: number; h: number };
+
+/** Up to this many columns a trace is drawn whole; above it only what is near the view. */
+export const TRACE_CULL_MIN = 400;
+/** The view is tracked in steps of this many pixels: scrolling within one redraws nothing. */
+const STEP = 120;
+
+const meets = (r: Rect, x0: number, y0: number, x1: number, y1: number) => r.x + r.w >= x0 && r.x <= x1 && r.y + r.h >= y0 && r.y <= y1;
+
+/**
+ * What of a trace is drawn: all of it when small; for a big one (a 2000-column component is
+ * 2000 buttons and as many paths) the rows, boxes and edges within a quarter screen of the
+ * scroller's view, plus the selected relation's own columns. A click on a column then
+ * restyles a few hundred elements instead of every one (CANVAS.md §6.4, the same lesson).
+ */
+export class TraceWindow {
+	/** The scroller's view, in STEP-sized steps. */
+	x = $state(0);
+	y = $state(0);
+	w = $state(840);
+	h = $state(480);
+	culled: boolean;
+	/** The drawn area, a quarter screen beyond the view each way; null draws everything. */
+	#area: [number, number, number, number] | null;
+	rows: [ColumnId, Rect][];
+	boxes: TraceGeometry['boxes'];
+	/** Edges with their end rows; culled by the box spanning the two ends. */
+	edges: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect }[];
+	/** Of those, the ones a traced column keeps lit (drawn again above the dimming veil). */
+	litEdges: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect }[];
+
+	constructor(view: () => ColumnTraceView) {
+		// Derived here: they read `view`, which exists only from here on.
+		this.culled = $derived(view().component.size > TRACE_CULL_MIN);
+		this.#area = $derived(this.culled ? [this.x - this.w / 4, this.y - this.h / 4, this.x + 1.25 * this.w + STEP, this.y + 1.25 * this.h + STEP] : null);
+		this.rows = $derived.by(() => {
+			const v = view();
+			const all = v.geometry.rows;
+			const a = this.#area;
+			if (!a) return [...all];
+			// The selected relation's own columns always (the trace opens on them), not the traced
+			// one: it was clicked, so it is in view, and the rows are not recomputed on a click.
+			const keep = new Set(v.ownColumns);
+			const out: [ColumnId, Rect][] = [];
+			for (const [id, r] of all) if (keep.has(id) || meets(r, a[0], a[1], a[2], a[3])) out.push([id, r]);
+			return out;
+		});
+		this.boxes = $derived.by(() => {
+			const v = view();
+			const a = this.#area;
+			const t = v.target;
+			return a ? v.geometry.boxes.filter((b) => (t && b.kind === t.kind && b.path === t.path) || meets(b, a[0], a[1], a[2], a[3])) : v.geometry.boxes;
+		});
+		this.edges = $derived.by(() => {
+			const v = view();
+			const rows = v.geometry.rows;
+			const a = this.#area;
+			const out: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect }[] = [];
+			for (const e of v.edges) {
+				const ra = rows.get(e.from);
+				const rb = rows.get(e.to);
+				if (!ra || !rb) continue;
+				if (a) {
+					const x0 = Math.min(ra.x, rb.x);
+					const y0 = Math.min(ra.y, rb.y);
+					const span = { x: x0, y: y0, w: Math.max(ra.x + ra.w, rb.x + rb.w) - x0, h: Math.max(ra.y + ra.h, rb.y + rb.h) - y0 };
+					if (!meets(span, a[0], a[1], a[2], a[3])) continue;
+				}
+				out.push({ ...e, a: ra, b: rb });
+			}
+			return out;
+		});
+		this.litEdges = $derived.by(() => {
+			const impact = view().impact;
+			return impact ? this.edges.filter((e) => impact.has(e.from) && impact.has(e.to)) : [];
+		});
+	}
+
+	/** The scroller moved or was resized. */
+	scrolled(left: number, top: number, width: number, height: number): void {
+		this.x = Math.floor(left / STEP) * STEP;
+		this.y = Math.floor(top / STEP) * STEP;
+		if (width > 0) this.w = Math.ceil(width / STEP) * STEP;
+		if (height > 0) this.h = Math.ceil(height / STEP) * STEP;
+	}
+}

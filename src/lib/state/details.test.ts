@@ -1,7 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { edge, producer } from '$lib/lineage/trace-fixtures';
 import type { ColumnLineageAnswer } from '$lib/types/asset-graph';
-import { ColumnTraceView, RelationDetails } from './details.svelte';
+import { ColumnTraceView, RelationDetails, TRACE_CULL_MIN, TraceWindow } from './details.svelte';
 
 const answers: Record<string, ColumnLineageAnswer> = {
 	'main/s/orders': { edges: [edge('stg_orders.amount', 'orders.amount')], truncated: false },
@@ -38,6 +38,51 @@ describe('ColumnTraceView', () => {
 		expect(fetcher).not.toHaveBeenCalled();
 		expect(v.state).toBe('none');
 		expect(v.graph.nodes.size).toBe(0);
+	});
+});
+
+describe('TraceWindow', () => {
+	// orders.c0..c2 each from 300 staging columns: a 903-column component in two lanes.
+	const big: ColumnLineageAnswer = {
+		edges: Array.from({ length: 900 }, (_, i) => edge(`stg_orders.s${String(i).padStart(3, '0')}`, `orders.c${i % 3}`)),
+		truncated: false
+	};
+
+	it('draws a small trace whole and a big one near the view, always with the selection\'s own columns', async () => {
+		const v = new ColumnTraceView(async () => answers['main/s/orders'], { kind: 'unpinned' });
+		await v.select({ kind: 'dbt', path: 'main/s/orders', authored: true });
+		const small = new TraceWindow(() => v);
+		expect(small.culled).toBe(false);
+		expect(small.rows.length).toBe(v.geometry.rows.size);
+
+		const w = new ColumnTraceView(async () => big, { kind: 'unpinned' });
+		await w.select({ kind: 'dbt', path: 'main/s/orders', authored: true });
+		expect(w.component.size).toBeGreaterThan(TRACE_CULL_MIN);
+		const win = new TraceWindow(() => w);
+		win.scrolled(0, 0, 800, 420);
+		expect(win.culled).toBe(true);
+		const ids = new Set(win.rows.map(([id]) => id));
+		expect(ids.size).toBeLessThan(w.geometry.rows.size / 4);
+		for (const own of w.ownColumns) expect(ids.has(own)).toBe(true);
+		// Every drawn edge has both ends laid out; edges wholly outside the area are left out.
+		expect(win.edges.length).toBeGreaterThan(0);
+		expect(win.edges.length).toBeLessThanOrEqual(w.edges.length);
+
+		// Scrolled down: other staging rows, the own columns still there.
+		const top = win.rows.find(([id]) => !w.ownColumns.includes(id))![0];
+		win.scrolled(0, 6000, 800, 420);
+		const after = new Set(win.rows.map(([id]) => id));
+		expect(after.has(top)).toBe(false);
+		for (const own of w.ownColumns) expect(after.has(own)).toBe(true);
+		const ys = win.rows.filter(([id]) => !w.ownColumns.includes(id)).map(([, r]) => r.y);
+		expect(Math.min(...ys)).toBeGreaterThan(5000);
+
+		// A traced column: only the edges it keeps lit are drawn again (above the veil).
+		expect(win.litEdges).toEqual([]);
+		w.trace(w.ownColumns[0]);
+		expect(win.litEdges.length).toBeGreaterThan(0);
+		for (const e of win.litEdges) expect(w.impact!.has(e.from) && w.impact!.has(e.to)).toBe(true);
+		expect(win.litEdges.length).toBeLessThan(win.edges.length);
 	});
 });
 
