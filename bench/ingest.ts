@@ -1,12 +1,23 @@
 // Ingest at scale: a generated 3000-model project with a 200,000-edge index (scan the
 // majority), and the same project with a 4,000,000-row index (the decode bound). Each case runs
-// in a fresh process so peak RSS belongs to that case alone.
-import { existsSync } from 'node:fs';
+// in a fresh process so peak RSS belongs to that case alone; the databases' runs are interleaved.
+//
+// PGlite runs deploy into an on-disk data dir opened fresh, as `npm start` opens ./data/pglite
+// (a copy of one prepared by a setup process, so initdb's own peak is not counted); Postgres
+// runs into a new database on BENCH_DATABASE_URL. On PGlite the database's WASM memory lives in
+// the measured process; the same ingest against Postgres, in the same run, is ours alone.
+//
+// BENCH_QUICK=1: 300 models / 20,000 edges, one run, no 4,000,000-row cases (metrics carry no
+// goal then: they are not the goal's workload).
+import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateProject, writeProjectDir } from '../src/lib/server/demo/generator';
-import { FIXTURES_DIR, child, OUT, stat, type BenchResult, type Row } from './lib';
+import { backends, QUICK } from './app';
+import { FIXTURES_DIR, child, metric, OUT, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
 
-const RUNS = Number(process.env.BENCH_RUNS ?? 3);
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
+const SIZE = QUICK ? { models: 300, columnEdges: 20_000 } : { models: 3000, columnEdges: 200_000 };
 
 async function ensureProject(dir: string, opts: { models: number; columnEdges: number; indexRows?: number }) {
 	if (existsSync(path.join(dir, 'target', 'manifest.json'))) return;
@@ -14,14 +25,22 @@ async function ensureProject(dir: string, opts: { models: number; columnEdges: n
 	await writeProjectDir(await generateProject({ ...opts, seed: 1 }), dir);
 }
 
+interface Phase {
+	name: string;
+	ms: number;
+	rssMb: number;
+}
 interface IngestOut {
 	ms: number;
+	openMs: number;
 	nodes: number;
 	edges: number;
 	columnEdges: number | null;
 	peakRssMb: number;
 	baselineRssMb: number;
+	wasmMb: number;
 	dropped: Record<string, number | boolean>;
+	phases: Phase[];
 }
 interface DecodeOut {
 	ms: number;
@@ -33,91 +52,175 @@ interface DecodeOut {
 	baselineRssMb: number;
 }
 
-export async function run(): Promise<BenchResult> {
-	const p200k = path.join(OUT, 'p3000-200k');
-	const p4m = path.join(OUT, 'p3000-4m');
-	await ensureProject(p200k, { models: 3000, columnEdges: 200_000 });
-	await ensureProject(p4m, { models: 3000, columnEdges: 200_000, indexRows: 4_000_000 });
-	const target200k = path.join(p200k, 'target');
-	const target4m = path.join(p4m, 'target');
+type Db = 'pglite' | 'postgres';
 
-	const rows: Row[] = [];
-	const many = async <T>(script: string, args: Record<string, string | undefined>) => {
-		const out: T[] = [];
-		for (let i = 0; i < RUNS; i++) out.push(await child<T>(script, args));
-		return out;
+/** Phases summed by name within a run, then the median over runs, in first-seen order. */
+function phaseRows(db: Db, runs: IngestOut[]): Row[] {
+	const names: string[] = [];
+	const per = runs.map((r) => {
+		const m = new Map<string, { ms: number; rssMb: number }>();
+		for (const p of r.phases) {
+			if (!names.includes(p.name)) names.push(p.name);
+			const x = m.get(p.name) ?? { ms: 0, rssMb: 0 };
+			m.set(p.name, { ms: x.ms + p.ms, rssMb: p.rssMb });
+		}
+		return m;
+	});
+	return names.map((name) => ({
+		case: `  ${db}: ${name}`,
+		ms: stat(per.map((m) => m.get(name)?.ms ?? 0)),
+		rss_mb_after: stat(per.map((m) => m.get(name)?.rssMb ?? 0))
+	}));
+}
+
+export async function run(): Promise<BenchResult> {
+	const main = path.join(OUT, `p${SIZE.models}-${SIZE.columnEdges / 1000}k`);
+	await ensureProject(main, SIZE);
+	const targetMain = path.join(main, 'target');
+	const p4m = path.join(OUT, 'p3000-4m');
+	if (!QUICK) await ensureProject(p4m, { models: 3000, columnEdges: 200_000, indexRows: 4_000_000 });
+	const target4m = path.join(p4m, 'target');
+	const dbs = backends() as Db[];
+
+	// One prepared PGlite data dir; every run deploys into a fresh copy of it.
+	const scratch = mkdtempSync(path.join(tmpdir(), 'tributary-bench-ingest-'));
+	const template = path.join(scratch, 'template');
+	if (dbs.includes('pglite')) await child('ingest', { mode: 'setup', dir: template });
+	let n = 0;
+	const deploy = async (db: Db, target: string): Promise<IngestOut> => {
+		if (db === 'postgres') return child<IngestOut>('ingest', { target, db });
+		const dir = path.join(scratch, `run-${n++}`);
+		cpSync(template, dir, { recursive: true });
+		try {
+			return await child<IngestOut>('ingest', { target, db, dir });
+		} finally {
+			rmSync(dir, { recursive: true, force: true });
+		}
 	};
 
-	const decode200k = await many<DecodeOut>('ingest', { target: target200k, mode: 'decode' });
-	const decode4m = await many<DecodeOut>('ingest', { target: target4m, mode: 'decode' });
-	rows.push({
-		case: 'decode 200,000-row index (3000 models)',
-		ms: stat(decode200k.map((d) => d.ms)),
-		rows_per_s: stat(decode200k.map((d) => d.rowsPerSecond)),
-		stored: decode200k[0].stored,
-		peak_rss_mb: stat(decode200k.map((d) => d.peakRssMb))
-	});
-	rows.push({
-		case: 'decode 4,000,000-row index to the bound',
-		ms: stat(decode4m.map((d) => d.ms)),
-		rows_per_s: stat(decode4m.map((d) => d.rowsPerSecond)),
-		stored: decode4m[0].stored,
-		peak_rss_mb: stat(decode4m.map((d) => d.peakRssMb))
-	});
+	const rows: Row[] = [];
+	const metrics: Metric[] = [];
+	const goal = (g: number) => (QUICK ? null : g);
+	const quickNote = QUICK ? `QUICK: ${SIZE.models} models, ${SIZE.columnEdges.toLocaleString('en-US')} edges, ${RUNS} run(s); not the goal's workload` : undefined;
 
-	const backends = ['pglite', ...(process.env.BENCH_DATABASE_URL ? ['postgres'] : [])];
-	const ingest: Record<string, IngestOut[]> = {};
-	for (const db of backends) {
-		ingest[db] = await many<IngestOut>('ingest', { target: target200k, db });
+	try {
+		const decode = [] as DecodeOut[];
+		for (let i = 0; i < RUNS; i++) decode.push(await child<DecodeOut>('ingest', { target: targetMain, mode: 'decode' }));
 		rows.push({
-			case: `deploy 3000 models + 200,000-edge index (${db})`,
-			ms: stat(ingest[db].map((d) => d.ms)),
-			stored: `${ingest[db][0].nodes} nodes, ${ingest[db][0].edges} edges, ${ingest[db][0].columnEdges} column edges`,
-			peak_rss_mb: stat(ingest[db].map((d) => d.peakRssMb)),
-			db_open_rss_mb: stat(ingest[db].map((d) => d.baselineRssMb))
+			case: `decode ${SIZE.columnEdges.toLocaleString('en-US')}-row index (${SIZE.models} models)`,
+			ms: stat(decode.map((d) => d.ms)),
+			rows_per_s: stat(decode.map((d) => d.rowsPerSecond)),
+			stored: decode[0].stored,
+			peak_rss_mb: stat(decode.map((d) => d.peakRssMb))
 		});
-	}
-	const full4m = await many<IngestOut>('ingest', { target: target4m, db: 'pglite' });
-	rows.push({
-		case: 'deploy 3000 models + 4,000,000-row index (pglite)',
-		ms: stat(full4m.map((d) => d.ms)),
-		stored: `${full4m[0].columnEdges} column edges; dropped ${JSON.stringify(full4m[0].dropped)}`,
-		peak_rss_mb: stat(full4m.map((d) => d.peakRssMb)),
-		db_open_rss_mb: stat(full4m.map((d) => d.baselineRssMb))
-	});
-
-	const sap = path.join(FIXTURES_DIR, 'fivetran-sap-1.10.10-v12', 'manifest.json');
-	let sapRow: IngestOut[] = [];
-	if (existsSync(sap)) {
-		sapRow = await many<IngestOut>('fixture-ingest', { manifest: sap });
-		rows.push({
-			case: 'deploy fivetran-sap fixture (4 MB v12 manifest, pglite)',
-			ms: stat(sapRow.map((d) => d.ms)),
-			stored: `${sapRow[0].nodes} nodes, ${sapRow[0].edges} edges`,
-			peak_rss_mb: stat(sapRow.map((d) => d.peakRssMb)),
-			db_open_rss_mb: stat(sapRow.map((d) => d.baselineRssMb))
-		});
-	}
-
-	const med = (xs: number[]) => stat(xs).median;
-	const ratios = [
-		{
-			name: 'decode 4M rows / decode 200k rows (time)',
-			value: med(decode4m.map((d) => d.ms)) / med(decode200k.map((d) => d.ms)),
-			note: '20× the rows; the bound caps the work'
-		},
-		{
-			name: 'decode 4M rows / decode 200k rows (peak RSS)',
-			value: med(decode4m.map((d) => d.peakRssMb)) / med(decode200k.map((d) => d.peakRssMb)),
-			note: 'memory stays bounded: a row group at a time, at most 200,000 edges kept'
+		let decode4m: DecodeOut[] = [];
+		if (!QUICK) {
+			for (let i = 0; i < RUNS; i++) decode4m.push(await child<DecodeOut>('ingest', { target: target4m, mode: 'decode' }));
+			rows.push({
+				case: 'decode 4,000,000-row index to the bound',
+				ms: stat(decode4m.map((d) => d.ms)),
+				rows_per_s: stat(decode4m.map((d) => d.rowsPerSecond)),
+				stored: decode4m[0].stored,
+				peak_rss_mb: stat(decode4m.map((d) => d.peakRssMb))
+			});
 		}
-	];
-	if (ingest.postgres) {
-		ratios.push({
-			name: 'deploy on pglite / deploy on postgres',
-			value: med(ingest.pglite.map((d) => d.ms)) / med(ingest.postgres.map((d) => d.ms)),
-			note: 'same rows, same queries'
-		});
+
+		// The deploys, interleaved across databases run by run.
+		const ingest: Partial<Record<Db, IngestOut[]>> = {};
+		for (let i = 0; i < RUNS; i++) {
+			for (const db of i % 2 ? [...dbs].reverse() : dbs) (ingest[db] ??= []).push(await deploy(db, targetMain));
+		}
+		for (const db of dbs) {
+			const runs = ingest[db]!;
+			const seconds = stat(runs.map((d) => d.ms / 1000));
+			const peak = stat(runs.map((d) => d.peakRssMb));
+			const wasm = stat(runs.map((d) => d.wasmMb));
+			rows.push({
+				case: `deploy ${SIZE.models} models + ${SIZE.columnEdges.toLocaleString('en-US')}-edge index (${db})`,
+				ms: stat(runs.map((d) => d.ms)),
+				stored: `${runs[0].nodes} nodes, ${runs[0].edges} edges, ${runs[0].columnEdges} column edges`,
+				peak_rss_mb: peak,
+				db_open_rss_mb: stat(runs.map((d) => d.baselineRssMb)),
+				...(db === 'pglite' ? { pglite_wasm_mb: wasm, peak_minus_wasm_mb: stat(runs.map((d) => d.peakRssMb - d.wasmMb)) } : {}),
+				open_ms: stat(runs.map((d) => d.openMs))
+			});
+			rows.push(...phaseRows(db, runs));
+			const rssNote =
+				db === 'pglite'
+					? `process peak incl. PGlite's WASM memory (median ${wasm.median.toFixed(0)} MB at the end)${ingest.postgres ? `; the same ingest on Postgres peaks at ${stat(ingest.postgres.map((d) => d.peakRssMb)).median.toFixed(0)} MB (ours alone)` : ''}`
+					: 'ours alone (the server is another process)';
+			metrics.push(
+				metric('ingest_3000_seconds', seconds, 's', db, { goal: goal(3), better: 'lower', note: quickNote ?? `ingestUpload wall time, median of ${RUNS} fresh processes` }),
+				metric('ingest_peak_rss_mb', peak, 'MB', db, { goal: goal(300), better: 'lower', note: quickNote ? `${quickNote}; ${rssNote}` : rssNote })
+			);
+		}
+
+		// Decode figures involve no database: the same figure is reported under each one measured.
+		for (const db of dbs) {
+			metrics.push(metric('index_decode_rows_per_second', stat(decode.map((d) => d.rowsPerSecond)), 'rows/s', db, { better: 'higher', note: quickNote ?? 'decode only, no database involved' }));
+			if (decode4m.length) {
+				metrics.push(
+					metric('index_4m_decode_seconds', stat(decode4m.map((d) => d.ms / 1000)), 's', db, { better: 'lower', note: 'decode only, no database involved' }),
+					metric('index_4m_peak_rss_mb', stat(decode4m.map((d) => d.peakRssMb)), 'MB', db, { better: 'lower', note: 'decode only, no database involved' })
+				);
+			}
+		}
+
+		if (!QUICK && dbs.includes('pglite')) {
+			const full4m = [await deploy('pglite', target4m)];
+			rows.push({
+				case: 'deploy 3000 models + 4,000,000-row index (pglite, 1 run)',
+				ms: stat(full4m.map((d) => d.ms)),
+				stored: `${full4m[0].columnEdges} column edges; dropped ${JSON.stringify(full4m[0].dropped)}`,
+				peak_rss_mb: stat(full4m.map((d) => d.peakRssMb)),
+				db_open_rss_mb: stat(full4m.map((d) => d.baselineRssMb))
+			});
+		}
+
+		const sap = path.join(FIXTURES_DIR, 'fivetran-sap-1.10.10-v12', 'manifest.json');
+		if (!QUICK && existsSync(sap)) {
+			const sapRow: { ms: number; nodes: number; edges: number; peakRssMb: number; baselineRssMb: number }[] = [];
+			for (let i = 0; i < RUNS; i++) sapRow.push(await child('fixture-ingest', { manifest: sap }));
+			rows.push({
+				case: 'deploy fivetran-sap fixture (4 MB v12 manifest, pglite in memory)',
+				ms: stat(sapRow.map((d) => d.ms)),
+				stored: `${sapRow[0].nodes} nodes, ${sapRow[0].edges} edges`,
+				peak_rss_mb: stat(sapRow.map((d) => d.peakRssMb)),
+				db_open_rss_mb: stat(sapRow.map((d) => d.baselineRssMb))
+			});
+		}
+
+		const med = (s: Stat) => s.median;
+		const ratios: BenchResult['ratios'] = [];
+		if (decode4m.length) {
+			ratios.push(
+				{ name: 'decode 4M rows / decode 200k rows (time)', value: med(stat(decode4m.map((d) => d.ms))) / med(stat(decode.map((d) => d.ms))), note: '20× the rows; the bound caps the work' },
+				{
+					name: 'decode 4M rows / decode 200k rows (peak RSS)',
+					value: med(stat(decode4m.map((d) => d.peakRssMb))) / med(stat(decode.map((d) => d.peakRssMb))),
+					note: 'memory stays bounded: a row group at a time, at most 2 × 200,000 edges held'
+				}
+			);
+		}
+		if (ingest.pglite && ingest.postgres) {
+			ratios.push(
+				{ name: 'deploy on pglite / deploy on postgres (time)', value: med(stat(ingest.pglite.map((d) => d.ms))) / med(stat(ingest.postgres.map((d) => d.ms))), note: 'same rows; interleaved runs' },
+				{
+					name: 'deploy on pglite / deploy on postgres (peak RSS)',
+					value: med(stat(ingest.pglite.map((d) => d.peakRssMb))) / med(stat(ingest.postgres.map((d) => d.peakRssMb))),
+					note: "the difference is PGlite's own memory, in our process"
+				}
+			);
+		}
+		return {
+			name: 'ingest',
+			description: `median [min–max] of ${RUNS} runs, each in a fresh process${QUICK ? ' (QUICK)' : ''}; indented rows are the deploy's phases`,
+			rows,
+			ratios,
+			environment: {},
+			metrics
+		};
+	} finally {
+		rmSync(scratch, { recursive: true, force: true });
 	}
-	return { name: 'ingest', description: `median [min–max] of ${RUNS} runs, each in a fresh process`, rows, ratios, environment: {} };
 }

@@ -1,36 +1,66 @@
-// One ingest in a fresh process: a generated target/ directory deployed through ingestUpload into
-// a fresh database (PGlite in memory, or a new database on BENCH_DATABASE_URL). Prints JSON.
+// One ingest in a fresh process, printing JSON on its last line.
+//
+//   --mode decode  --target T            the parquet decode alone (rows/s, peak RSS)
+//   --mode setup   --dir D               create a PGlite data dir ready to deploy into (migrated,
+//                                        workspace, account, warehouse), then close it
+//   --db pglite    --dir D --target T    deploy T's artifacts through ingestUpload into the data
+//                                        dir D (a copy of a setup dir): the app's embedded setup,
+//                                        opened fresh as `npm start` opens ./data/pglite
+//   --db postgres  --target T            the same into a new database on BENCH_DATABASE_URL
+//
+// Peak RSS is the process's own (getrusage maxrss): on PGlite it includes the database (its
+// WASM memory lives in this process), on Postgres only ours. `wasmMb` is PGlite's WASM memory
+// at the end (it only grows), so `peakRssMb - wasmMb` bounds what is ours on PGlite.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import postgres from 'postgres';
-import { openDatabase } from '../../src/lib/server/db';
+import { openDatabase, type Database } from '../../src/lib/server/db';
 import { readColumnLineage } from '../../src/lib/server/ingest/column-index';
 import { ingestUpload } from '../../src/lib/server/ingest/deploy';
 import { parseManifest } from '../../src/lib/server/ingest/manifest';
+import { IngestProfile } from '../../src/lib/server/ingest/profile';
 import { insertAccount } from '../../src/lib/server/repo/accounts';
 import { upsertWarehouse } from '../../src/lib/server/repo/warehouses';
 import { createWorkspace } from '../../src/lib/server/repo/workspaces';
 
-const { values } = parseArgs({ options: { target: { type: 'string' }, db: { type: 'string' }, mode: { type: 'string' }, lineage: { type: 'string' } } });
-const target = values.target!;
+const { values } = parseArgs({
+	options: { target: { type: 'string' }, db: { type: 'string' }, mode: { type: 'string' }, lineage: { type: 'string' }, dir: { type: 'string' } }
+});
+const target = values.target ?? '';
 const read = (f: string) => new Uint8Array(readFileSync(path.join(target, f)));
-const rss = () => process.resourceUsage().maxRSS / 1024;
+const peakRss = () => process.resourceUsage().maxRSS / 1024;
+const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
+
+async function seed(h: Database) {
+	await insertAccount(h, { id: 'a', username: 'bench', passwordHash: null, instanceAdmin: true });
+	await createWorkspace(h, { id: 'bench', name: 'Bench', creator: { accountId: 'a', username: 'bench' } });
+	await upsertWarehouse(h, 'bench', { name: 'main', defaultDatabase: 'warehouse', settings: {} });
+}
 
 if (values.mode === 'decode') {
 	// The parquet decode alone: rows per second and memory, against the nodes the manifest keeps.
 	const manifest = parseManifest(readFileSync(path.join(target, 'manifest.json'), 'utf8'), { defaultDatabase: 'warehouse' });
 	const kept = new Set(manifest.nodes.map((n) => n.uniqueId));
-	const baseline = rss();
+	const baseline = peakRss();
 	const t0 = performance.now();
 	const r = await readColumnLineage(read(values.lineage ?? 'index/dbt.column_lineage.parquet'), { fileName: 'dbt.column_lineage.parquet', keptNodes: kept });
 	const ms = performance.now() - t0;
-	process.stdout.write(`${JSON.stringify({ ms, rows: r.stats.rowsDecoded, stored: r.edges.length, stopped: r.stats.decodeStopped, rowsPerSecond: (r.stats.rowsDecoded / ms) * 1000, peakRssMb: rss(), baselineRssMb: baseline })}\n`);
+	out({ ms, rows: r.stats.rowsDecoded, stored: r.edges.length, stopped: r.stats.decodeStopped, rowsPerSecond: (r.stats.rowsDecoded / ms) * 1000, peakRssMb: peakRss(), baselineRssMb: baseline });
 	process.exit(0);
 }
 
-let h;
+if (values.mode === 'setup') {
+	const h = await openDatabase({ dataDir: values.dir! });
+	await seed(h);
+	await h.close();
+	out({ ok: true });
+	process.exit(0);
+}
+
+let h: Database;
 let drop: (() => Promise<void>) | null = null;
+const tOpen = performance.now();
 if (values.db === 'postgres') {
 	const url = process.env.BENCH_DATABASE_URL!;
 	const name = `tributary_bench_${process.pid}`;
@@ -39,27 +69,42 @@ if (values.db === 'postgres') {
 	const u = new URL(url);
 	u.pathname = `/${name}`;
 	h = await openDatabase({ url: u.toString() });
+	await seed(h);
 	drop = async () => {
-		await h!.close();
+		await h.close();
 		await admin.unsafe(`drop database ${name} with (force)`);
 		await admin.end();
 	};
 } else {
-	h = await openDatabase({ dataDir: 'memory://' });
+	h = await openDatabase({ dataDir: values.dir! });
 }
-await insertAccount(h, { id: 'a', username: 'bench', passwordHash: null, instanceAdmin: true });
-await createWorkspace(h, { id: 'bench', name: 'Bench', creator: { accountId: 'a', username: 'bench' } });
-await upsertWarehouse(h, 'bench', { name: 'main', defaultDatabase: 'warehouse', settings: {} });
+const openMs = performance.now() - tOpen;
 const files = {
 	manifest: { name: 'manifest.json', bytes: read('manifest.json') },
 	columnLineage: { name: 'dbt.column_lineage.parquet', bytes: read(values.lineage ?? 'index/dbt.column_lineage.parquet') },
 	nodeColumns: { name: 'dbt.node_columns.parquet', bytes: read('index/dbt.node_columns.parquet') }
 };
-const baseline = rss();
+const baseline = peakRss();
+const profile = new IngestProfile();
 const t0 = performance.now();
-const a = await ingestUpload(h, { workspace: 'bench', path: 'f/bench/project', kind: 'deploy', username: 'bench', ...files });
+const a = await ingestUpload(h, { workspace: 'bench', path: 'f/bench/project', kind: 'deploy', username: 'bench', ...files, profile });
 const ms = performance.now() - t0;
-const peak = rss();
+const peak = peakRss();
+const wasmMb =
+	h.kind === 'pglite'
+		? ((h.db as unknown as { session: { client: { Module?: { HEAPU8?: Uint8Array } } } }).session.client.Module?.HEAPU8?.byteLength ?? 0) / 1048576
+		: 0;
 if (drop) await drop();
 else await h.close();
-process.stdout.write(`${JSON.stringify({ ms, nodes: a.nodes, edges: a.edges, columnEdges: a.column_edges, dropped: a.dropped, peakRssMb: peak, baselineRssMb: baseline })}\n`);
+out({
+	ms,
+	openMs,
+	nodes: a.nodes,
+	edges: a.edges,
+	columnEdges: a.column_edges,
+	dropped: a.dropped,
+	peakRssMb: peak,
+	baselineRssMb: baseline,
+	wasmMb,
+	phases: profile.phases.map((p) => ({ name: p.name, ms: Math.round(p.ms), rssMb: Math.round(p.rssMb) }))
+});

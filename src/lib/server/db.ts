@@ -2,7 +2,9 @@
 // one Drizzle type. The two drivers differ in what raw queries return (TOOLCHAIN.md §4);
 // everything outside this file goes through `rows()` and the numeric helpers here, so no
 // caller ever looks at a driver-specific result shape.
+import { once } from 'node:events';
 import { mkdirSync } from 'node:fs';
+import type { Writable } from 'node:stream';
 import path from 'node:path';
 import type { SQL } from 'drizzle-orm';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
@@ -50,6 +52,113 @@ export function toBigInt(v: unknown): bigint {
 	if (typeof v === 'bigint') return v;
 	if (typeof v === 'number') return BigInt(v);
 	return BigInt(String(v));
+}
+
+// ─── Bulk load (COPY) ─────────────────────────────────────────────────────────────────────
+
+const COPY_ESCAPE = /[\\\t\n\r]/g;
+const COPY_NEEDS_ESCAPE = /[\\\t\n\r]/;
+const COPY_REPLACEMENT: Record<string, string> = { '\\': '\\\\', '\t': '\\t', '\n': '\\n', '\r': '\\r' };
+
+/**
+ * One field of COPY's text format: NULL is `\N`, and backslash, tab, newline and carriage return
+ * are escaped, so `''` and NULL stay apart and no value can end a row or the data (`\.`).
+ */
+export function copyField(v: string | number | bigint | null | undefined): string {
+	if (v === null || v === undefined) return '\\N';
+	if (typeof v !== 'string') return String(v);
+	return COPY_NEEDS_ESCAPE.test(v) ? v.replace(COPY_ESCAPE, (c) => COPY_REPLACEMENT[c]) : v;
+}
+
+/** A text[] value as one COPY field: every element double-quoted (`\` and `"` escaped inside). */
+export function copyTextArray(values: readonly string[] | null | undefined): string {
+	if (values === null || values === undefined) return '\\N';
+	return copyField(`{${values.map((x) => `"${x.replace(/[\\"]/g, '\\$&')}"`).join(',')}}`);
+}
+
+/** A jsonb value as one COPY field; `null`/`undefined` is SQL NULL (as Drizzle's insert stores it). */
+export function copyJson(v: unknown): string {
+	return v === null || v === undefined ? '\\N' : copyField(JSON.stringify(v));
+}
+
+/** PGlite: the bytes of COPY data one `COPY … FROM '/dev/blob'` statement takes at most. */
+const PGLITE_COPY_BLOB_BYTES = 8 << 20;
+
+interface PgliteClientLike {
+	query(sql: string, params?: unknown[], opts?: { blob?: Blob }): Promise<unknown>;
+}
+interface PostgresQueryLike extends Promise<unknown> {
+	writable(): Promise<Writable>;
+	reject: (e: unknown) => void;
+}
+interface PostgresClientLike {
+	unsafe(sql: string): PostgresQueryLike;
+}
+
+/** The driver's own client under a Drizzle handle or transaction (PGlite Transaction, postgres.js TransactionSql). */
+function driverClient(tx: Tx): unknown {
+	const client = (tx as unknown as { session?: { client?: unknown } }).session?.client;
+	if (!client) throw new Error('copyRows: this Drizzle handle exposes no driver client');
+	return client;
+}
+
+const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
+
+/**
+ * Bulk-loads rows with COPY inside `tx` (the caller's transaction: a failure rolls back with it).
+ * `chunks` are COPY text-format data, each whole lines ending in `\n`, produced lazily so the
+ * data never exists whole: on postgres.js one `COPY … FROM STDIN` written through its writable
+ * stream with backpressure; on PGlite `COPY … FROM '/dev/blob'`, one statement per 8 MB of data.
+ *
+ * postgres.js 3.4.9 never settles the writable when the server rejects the COPY after the data
+ * ended (a constraint checked at the end of the statement, or the last rows): porsager/postgres
+ * #1173. The server's error still reaches the query's `reject`, so it is caught there and ends
+ * the wait; the transaction then rolls back as for any failed statement.
+ */
+export async function copyRows(h: Database, tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>): Promise<void> {
+	const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
+	const client = driverClient(tx);
+	if (h.kind === 'pglite') {
+		const c = client as PgliteClientLike;
+		let parts: string[] = [];
+		let size = 0;
+		const flush = async () => {
+			if (parts.length === 0) return;
+			const blob = new Blob(parts);
+			parts = [];
+			size = 0;
+			await c.query(`copy ${target} from '/dev/blob'`, [], { blob });
+		};
+		for (const chunk of chunks) {
+			parts.push(chunk);
+			size += chunk.length;
+			if (size >= PGLITE_COPY_BLOB_BYTES) await flush();
+		}
+		await flush();
+		return;
+	}
+	const q = (client as PostgresClientLike).unsafe(`copy ${target} from stdin`);
+	let fail!: (e: unknown) => void;
+	const failed = new Promise<never>((_, reject) => (fail = reject));
+	failed.catch(() => {});
+	const reject = q.reject;
+	q.reject = (e: unknown) => {
+		fail(e);
+		reject(e);
+	};
+	const w = await q.writable();
+	w.on('error', (e) => fail(e));
+	try {
+		for (const chunk of chunks) {
+			if (!w.write(chunk)) await Promise.race([once(w, 'drain'), failed]);
+		}
+	} catch (e) {
+		// Our side failed (or the server did): CopyFail ends the COPY; the caller rolls back.
+		if (!w.destroyed) w.destroy(e instanceof Error ? e : new Error(String(e)));
+		throw e;
+	}
+	w.end();
+	await Promise.race([once(w, 'finish'), failed]);
 }
 
 const defaultMigrations = () => path.resolve(process.cwd(), 'drizzle');

@@ -12,6 +12,7 @@ import { parseDescriptor } from './descriptor';
 import { buildGraphContent, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
+import { mark, type IngestProfile } from './profile';
 
 export type { UploadedFile } from './graph-content';
 
@@ -26,6 +27,8 @@ export interface UploadRequest {
 	nodeColumns?: UploadedFile;
 	runResults?: UploadedFile;
 	project?: UploadedFile;
+	/** Records where the ingest spends its time (the ingest benchmark). */
+	profile?: IngestProfile;
 }
 
 export interface DeployAnswer {
@@ -74,6 +77,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		log.push(`warning: ${w}`);
 	};
 
+	const p = req.profile;
+	p?.reset();
 	const descriptor = parseDescriptor(req.descriptor ?? '');
 	for (const w of descriptor.warnings) warn(`descriptor: ${w}`);
 	const wh = (await getWarehouse(h, req.workspace, descriptor.warehouse)) ?? { defaultDatabase: null };
@@ -90,7 +95,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		warehouse: descriptor.warehouse,
 		defaultDatabase: wh.defaultDatabase,
 		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector },
-		columnLineageWanted: descriptor.columnLineage
+		columnLineageWanted: descriptor.columnLineage,
+		profile: p
 	});
 	const { parsed, content, dropped, typedNodes } = built;
 	const nodes = content.nodes;
@@ -107,6 +113,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	warnings.push(...built.warnings);
 
 	const digest = graphDigest(content);
+	mark(p, 'digest');
 	const hash = req.kind === 'deploy' ? newScriptHash() : null;
 	const stats = {
 		nodes: nodes.length,
@@ -143,23 +150,28 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 			logs: ''
 		});
 		const key: GraphKey = { workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID };
-		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats });
+		mark(p, 'store: version, archive, job');
+		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats }, { profile: p });
 		if (hash !== null) {
 			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, assetUses(parsed.nodes));
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
 		}
+		mark(p, 'publish asset usage');
 		const pruned = await pruneGraphs(h, tx, req.workspace, req.path);
 		const prunedTotal = pruned.runs + pruned.versions + pruned.previews;
 		if (prunedTotal) log.push(`retention: removed ${pruned.runs} run snapshots, ${pruned.versions} old version graphs, ${pruned.previews} old previews`);
 		log.push(`stored graph ${digest.slice(0, 12)}`);
 		// The log is written last, inside the same transaction, so it describes what committed.
 		await appendJobLog(tx, id, log.join('\n') + '\n');
+		mark(p, 'prune + job log');
 		return id;
 	});
+	mark(p, 'commit');
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, measured 4× slower on a
 	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
 	if ((content.columnEdges?.length ?? 0) + content.edges.length >= ANALYZE_AFTER_ROWS) await analyzeGraphTables(h);
+	mark(p, 'analyze');
 
 	return {
 		hash: hash === null ? null : hashToHex(hash),

@@ -103,6 +103,8 @@ export interface ManifestOptions {
 	selection?: Selection;
 	rawCodeCap?: number;
 	indirectSelection?: IndirectSelection;
+	/** Called when JSON.parse is done (the ingest profile splits the parse from the selection). */
+	onParsed?: () => void;
 }
 
 type Json = Record<string, unknown>;
@@ -120,6 +122,7 @@ interface RawEntry {
 export function parseManifest(text: string, opts: ManifestOptions = {}): ParsedGraph {
 	const file = opts.fileName ?? 'manifest.json';
 	const doc = parseJson(text, file);
+	opts.onParsed?.();
 	const version = manifestVersion(doc, file);
 	const metadata = doc.metadata as Json;
 

@@ -1,0 +1,1 @@
+DROP INDEX "dbt_column_edge_parent_idx";
