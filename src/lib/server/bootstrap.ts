@@ -53,13 +53,24 @@ export async function bootstrap(h: Database, opts: { log?: (line: string) => voi
 	return result;
 }
 
+// The stored secret is written once and never changed, so each database handle reads it once
+// (a share-link poll otherwise paid a query for it on every request).
+const storedSecrets = new WeakMap<Database, Promise<Uint8Array>>();
+
 async function instanceSecret(h: Database): Promise<Uint8Array> {
 	const fromEnv = process.env.TRIBUTARY_SECRET;
 	if (fromEnv) return new TextEncoder().encode(fromEnv);
-	const stored =
-		(await getInstanceSetting(h, SHARE_SECRET_KEY)) ??
-		(await ensureInstanceSetting(h, SHARE_SECRET_KEY, randomBytes(32).toString('hex')));
-	return decodeHex(stored);
+	let p = storedSecrets.get(h);
+	if (!p) {
+		p = (async () =>
+			decodeHex(
+				(await getInstanceSetting(h, SHARE_SECRET_KEY)) ??
+					(await ensureInstanceSetting(h, SHARE_SECRET_KEY, randomBytes(32).toString('hex')))
+			))();
+		storedSecrets.set(h, p);
+		p.catch(() => storedSecrets.delete(h));
+	}
+	return p;
 }
 
 /** The key share links of one workspace are signed with: HMAC-SHA256(secret, 'workspace:' + ws). */

@@ -15,7 +15,7 @@ import {
 import { hashToHex } from '../types/script-hash';
 import { badRequest } from './http';
 import { parseScriptPath } from './paths';
-import type { JobListFilter, JobListRow, JobPayload, JobView, ProgressRow } from './repo/jobs';
+import { parseProgressCursor, type JobListFilter, type JobListRow, type JobPayload, type JobView, type ProgressRow } from './repo/jobs';
 
 export const DEFAULT_JOB_LIMIT = 50;
 export const MAX_JOB_LIMIT = 500;
@@ -56,6 +56,43 @@ export function parseShareKind(q: URLSearchParams): ShareDomain {
 	const kind = oneOf<ShareDomain>(q, 'kind', SHARE_DOMAINS);
 	if (kind === undefined) throw badRequest(`kind must be one of ${SHARE_DOMAINS.join(', ')}`);
 	return kind;
+}
+
+/** How `GET jobs/get/{id}` reads the log: the tail (default), none, or the part after an offset. */
+export type JobLogQuery = ({ mode: 'tail' } | { mode: 'none' } | { mode: 'from'; offset: number }) & {
+	/** `progress_since=`: also answer the run's progress changes since this cursor (0n: all). */
+	progressSince: bigint | null;
+};
+
+/**
+ * `GET jobs/get/{id}?logs=false|true&log_offset=N`. `logs=false` answers without the log (a job
+ * poll that does not show it); `log_offset=N` answers only the log after its first N characters
+ * (a page that shows the log live and already holds them), with `log_from` and `log_length`.
+ */
+export function parseJobGetQuery(q: URLSearchParams): JobLogQuery {
+	const logs = single(q, 'logs');
+	const rawOffset = single(q, 'log_offset');
+	const rawSince = single(q, 'progress_since');
+	let progressSince: bigint | null = null;
+	if (rawSince !== undefined) {
+		progressSince = parseProgressCursor(rawSince);
+		if (progressSince === null) throw badRequest('progress_since must be a progress cursor from an earlier answer, or 0 for every row');
+	}
+	if (logs !== undefined && logs !== 'true' && logs !== 'false') throw badRequest('logs must be true or false');
+	if (rawOffset === undefined) return logs === 'false' ? { mode: 'none', progressSince } : { mode: 'tail', progressSince };
+	if (logs === 'false') throw badRequest('log_offset reads the log: it cannot be combined with logs=false');
+	const offset = /^[0-9]{1,15}$/.test(rawOffset) ? Number(rawOffset) : -1;
+	if (!Number.isSafeInteger(offset) || offset < 0) throw badRequest('log_offset must be a non-negative integer (characters of the log already held)');
+	return { mode: 'from', offset, progressSince };
+}
+
+/** `GET jobs/run_progress/{id}?since=<cursor>`: the cursor, or null without `since`. */
+export function parseProgressQuery(q: URLSearchParams): { since: bigint | null } {
+	const raw = single(q, 'since');
+	if (raw === undefined) return { since: null };
+	const since = parseProgressCursor(raw);
+	if (since === null) throw badRequest('since must be a cursor from an earlier answer (its `cursor` field or X-Progress-Cursor header), or 0 for every row');
+	return { since };
 }
 
 const iso = (d: Date | null) => (d === null ? null : d.toISOString());
@@ -106,11 +143,25 @@ export function jobDetailOf(j: JobView, payload: JobPayload, canReadScript: bool
 		started_at: iso(j.startedAt),
 		parent_job: j.parentJob,
 		args: canReadScript ? args : Object.fromEntries(Object.entries(args).filter(([k]) => SHAPE_ARGS.has(k))),
-		result: canReadScript || result === null ? result : (withoutAuthored(result) as Record<string, unknown>),
+		result: canReadScript || result === null ? result : redactedResult(result),
 		logs: canReadScript ? payload.logs : '',
 		logs_truncated: canReadScript && payload.logsTruncated,
 		redacted: !canReadScript
 	};
+}
+
+/**
+ * A result for a caller who may not read the project: no code, paths or variables, and no data.
+ * A `show` job's `rows` are the previewed model's data from the warehouse (the project's, not the
+ * run's shape): they are left out and `rows_withheld: true` says so.
+ */
+function redactedResult(result: Record<string, unknown>): Record<string, unknown> {
+	const out = withoutAuthored(result) as Record<string, unknown>;
+	if ('rows' in out) {
+		delete out.rows;
+		out.rows_withheld = true;
+	}
+	return out;
 }
 
 export function progressItemOf(r: ProgressRow): RunProgressItem {

@@ -16,6 +16,7 @@ import {
 } from '../types/asset-graph';
 import { hashToHex, hexToHash } from '../types/script-hash';
 import type { RequestEvent } from '@sveltejs/kit';
+import { createHash } from 'node:crypto';
 import {
 	canReadFolder,
 	canReadPath,
@@ -49,10 +50,13 @@ import {
 	relationsIn,
 	visibleUsage,
 	type LoadedGraph,
+	type NodeFields,
 	type PinnedGraph,
 	type ScriptPathFilter,
 	type VersionRef
 } from './repo/lineage';
+import { graphInputsStamp } from './repo/graph-read';
+import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from './graph-cache';
 
 export const MAX_ASSET_PATHS = 1000;
 
@@ -191,20 +195,48 @@ function groupProducerLineage(rows: Awaited<ReturnType<typeof producerLineage>>)
 	return new Map([...byScript].map(([path, outs]) => [path, [...outs.values()]]));
 }
 
-/**
- * The unpinned asset graph of a folder (or of every path the caller reads): usage rows of the
- * scripts there, each dbt relation described by the version graphs the caller can see (whatever
- * folder the project lives in), authored fields per project by the one predicate.
- */
-export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuery): Promise<AssetGraph> {
-	const ws = p.workspace;
-	let folderPrefix: string | null = null;
-	if (q.folder !== null) {
-		// One answer for "missing" and "not yours", so folder names cannot be probed.
-		if (!canReadFolder(p, q.folder) || !(await getFolder(h, ws, q.folder))) throw notFound('no such folder');
-		folderPrefix = `f/${q.folder}/`;
+export interface GraphReadOptions {
+	/**
+	 * `full` (the default): every field the caller may read. `shape`: what a canvas draws — the
+	 * shape, plus tags and file path where the caller may read them; SQL, descriptions, columns,
+	 * typed columns, freshness and test arguments are neither read from the database nor served.
+	 */
+	fields?: NodeFields;
+}
+
+/** `fields=shape|full` (default full). */
+export function parseGraphFields(q: URLSearchParams): NodeFields {
+	const raw = single(q, 'fields');
+	if (raw === undefined || raw === 'full') return 'full';
+	if (raw === 'shape') return 'shape';
+	throw badRequest('fields must be shape or full');
+}
+
+/** A shape answer carries no heavy authored key at all (absent, like a redacted one), whatever SQL returned. */
+function dropHeavyFields(g: AssetGraph): AssetGraph {
+	for (const a of g.assets) {
+		const d = a.dbt;
+		if (!d) continue;
+		delete d.description;
+		delete d.columns;
+		delete d.column_schema;
+		delete d.freshness;
+		delete d.raw_code;
+		for (const t of d.data_tests) delete t.args;
 	}
-	const named = await namedVersion(h, p, q.scriptHash);
+	return g;
+}
+
+/** The unpinned read once its gates passed: the folder (or null), the named version (or null). */
+async function buildUnpinned(
+	h: Database,
+	p: Principal,
+	q: GraphQuery,
+	folderPrefix: string | null,
+	named: VersionRef | null,
+	fields: NodeFields
+): Promise<AssetGraph> {
+	const ws = p.workspace;
 	const filter = shapeFilter(p);
 	const usageRows = await visibleUsage(h, ws, folderPrefix, filter);
 	const hidden = await hiddenUsageCount(h, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
@@ -213,7 +245,9 @@ export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuer
 		.map((u) => ({ scriptPath: u.scriptPath, assetKind: u.assetKind as AssetKind, assetPath: u.assetPath, access: u.access as UsageAccess }));
 
 	const dbtPaths = [...new Set(usage.filter((u) => u.assetKind === 'dbt').map((u) => u.assetPath))];
-	let loaded = await describeAssets(h, ws, dbtPaths, filter, named);
+	// Authored columns are read only for projects the caller may read them from (authoredFilter
+	// is mayReadPath as SQL); the redaction below still decides per project.
+	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: authoredFilter(p) });
 	const drawnDbt = q.assetKinds === null || q.assetKinds.has('dbt') ? dbtPaths : [];
 	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(h, ws, folderPrefix, drawnDbt, filter);
 	const authoredOf = (path: string) => mayShowAuthored({ preview: false, versionVisible: true, mayReadScript: mayReadPath(p, path, 'scripts') });
@@ -221,8 +255,9 @@ export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuer
 	if (named) {
 		// A named version draws its whole project, not only what today's usage rows name.
 		loaded = loaded.filter((g) => g.key.scriptPath !== named.path);
-		const whole = await loadGraph(h, { workspace: ws, scriptPath: named.path, scriptHash: named.hash, jobId: ZERO_UUID });
-		graphs.push(toDescribed(whole, authoredOf(named.path), true));
+		const authored = authoredOf(named.path);
+		const whole = await loadGraph(h, { workspace: ws, scriptPath: named.path, scriptHash: named.hash, jobId: ZERO_UUID }, { fields, authored });
+		graphs.push(toDescribed(whole, authored, true));
 	}
 	for (const g of loaded) graphs.push(toDescribed(g, authoredOf(g.key.scriptPath)));
 
@@ -241,7 +276,7 @@ export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuer
 		if (r.language === 'dbt') r.dbt = { model_count: modelCount(named && r.path === named.path ? namedUsage : usage, r.path) };
 		if (r.language === 'sql' && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
 	}
-	return assembleAssetGraph({
+	const graph = assembleAssetGraph({
 		usage: named ? [...usage.filter((u) => u.scriptPath !== named.path), ...namedUsage] : usage,
 		runnables: [...runnables.values()],
 		graphs,
@@ -249,6 +284,38 @@ export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuer
 		assetAllowed: assetGate(p),
 		hidden: hidden + hiddenDescribers
 	});
+	return fields === 'shape' ? dropHeavyFields(graph) : graph;
+}
+
+/** How one answer is built, and the cache key naming everything it depends on (graph-cache.ts). */
+interface GraphPlan {
+	key: string;
+	build: () => Promise<AssetGraph>;
+	/** Re-reads what the key was computed from: false when it moved (the build is then not stored). */
+	stillValid: () => Promise<boolean>;
+}
+
+const kindsKey = (k: Set<AssetKind> | null) => (k === null ? null : [...k].sort());
+
+/** The unpinned read's gates (one 404 for a folder that is missing or not yours), then its plan. */
+async function unpinnedPlan(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
+	const ws = p.workspace;
+	const fields = opts.fields ?? 'full';
+	let folderPrefix: string | null = null;
+	if (q.folder !== null) {
+		// One answer for "missing" and "not yours", so folder names cannot be probed.
+		if (!canReadFolder(p, q.folder) || !(await getFolder(h, ws, q.folder))) throw notFound('no such folder');
+		folderPrefix = `f/${q.folder}/`;
+	}
+	const named = await namedVersion(h, p, q.scriptHash);
+	const userPrefix = `u/${p.username}/`;
+	const { stamp, userHasScripts } = await graphInputsStamp(h, ws, folderPrefix, userPrefix);
+	const who = principalKey(p, { ownPaths: userHasScripts });
+	return {
+		key: digestKey(['unpinned', ws, q.folder, kindsKey(q.assetKinds), named ? [named.path, named.hash.toString()] : null, fields, who, stamp]),
+		build: () => buildUnpinned(h, p, q, folderPrefix, named, fields),
+		stillValid: async () => (await graphInputsStamp(h, ws, folderPrefix, userPrefix)).stamp === stamp
+	};
 }
 
 /** Whether a job-pinned read may show authored fields and column lineage. */
@@ -257,8 +324,10 @@ function pinnedAuthored(a: JobAccess, pinned: PinnedGraph): boolean {
 }
 
 /** The asset graph as a job saw it: that one project's graph, from the job row's path and hash. */
-export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery): Promise<AssetGraph> {
-	const g = toDescribed(await loadGraph(h, pinned.key), pinnedAuthored(a, pinned), true);
+export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	const fields = opts.fields ?? 'full';
+	const authored = pinnedAuthored(a, pinned);
+	const g = toDescribed(await loadGraph(h, pinned.key, { fields, authored }), authored, true);
 	const usage = usageOfGraph(g);
 	const graph = assembleAssetGraph({
 		usage,
@@ -270,7 +339,42 @@ export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: Pinned
 	});
 	if (pinned.own) graph.dbt_snapshot_job = a.job.id;
 	graph.dbt_graph_ingested_at = pinned.ingestedAt.toISOString();
-	return graph;
+	return fields === 'shape' ? dropHeavyFields(graph) : graph;
+}
+
+/** The token's `assets:read` narrowing as a key part (a share link without a session: everything). */
+function assetScopeKey(p: Principal | null): unknown {
+	return p === null ? 'all' : scopePathFilter(p, 'assets', 'read');
+}
+
+/**
+ * A pinned graph's rows never change while its marker stays (a finished run's snapshot never
+ * does): the key is the marker plus the two things the redaction looks at — whether the
+ * caller may read the project, and its `assets:read` scope. Callers alike share one entry.
+ */
+function pinnedPlan(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
+	const fields = opts.fields ?? 'full';
+	const k = pinned.key;
+	return {
+		key: digestKey([
+			'pinned',
+			k.workspace,
+			k.scriptPath,
+			k.scriptHash === null ? null : k.scriptHash.toString(),
+			k.jobId,
+			pinned.version,
+			pinned.own ? a.job.id : null,
+			pinnedAuthored(a, pinned),
+			assetScopeKey(a.principal),
+			kindsKey(q.assetKinds),
+			fields
+		]),
+		build: () => pinnedAssetGraph(h, a, pinned, q, opts),
+		stillValid: async () => {
+			const now = await pinnedGraphOf(h, a.job);
+			return now !== null && now.version === pinned.version && now.own === pinned.own;
+		}
+	};
 }
 
 export type PinnedAccess = { kind: 'job'; access: JobAccess } | { kind: 'no_job'; principal: Principal };
@@ -293,14 +397,68 @@ export async function pinnedAccess(event: Pick<RequestEvent, 'locals' | 'url' | 
 	}
 }
 
+const EMPTY_PLAN: GraphPlan = { key: 'empty', build: async () => emptyGraph(), stillValid: async () => true };
+
 /** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. */
-export async function jobAssetGraph(h: Database, gate: PinnedAccess, q: GraphQuery): Promise<AssetGraph> {
+async function jobPlan(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
 	// Which version is read comes from the job row alone: a hash in the query is never used here.
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedAssetGraph(h, gate.principal, unpinned);
+	if (gate.kind === 'no_job') return unpinnedPlan(h, gate.principal, unpinned, opts);
 	const pinned = await pinnedGraphOf(h, gate.access.job);
-	if (pinned) return pinnedAssetGraph(h, gate.access, pinned, q);
-	return gate.access.principal ? unpinnedAssetGraph(h, gate.access.principal, unpinned) : emptyGraph();
+	if (pinned) return pinnedPlan(h, gate.access, pinned, q, opts);
+	return gate.access.principal ? unpinnedPlan(h, gate.access.principal, unpinned, opts) : EMPTY_PLAN;
+}
+
+// ─── Cached answers ────────────────────────────────────────────────────────────────────────
+// Objects (for the pages) and serialized bytes (for the API) are separate entries of one cache:
+// a page never pays for a 13 MB string, the API never keeps a 13 MB answer as objects. A cached
+// object is shared by every caller of its key: never mutate an answer.
+
+/** Heap bytes of an object answer, roughly: its JSON length twice (UTF-16 strings, object overhead). */
+const objectBytes = (g: AssetGraph) => JSON.stringify(g).length * 2;
+
+function cachedObject(h: Database, plan: GraphPlan): Promise<AssetGraph> {
+	const cache = graphCacheOf(h) as ByteLru<AssetGraph>;
+	return cache.getOrBuild(`o:${plan.key}`, plan.build, objectBytes, plan.stillValid);
+}
+
+function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
+	const cache = graphCacheOf(h) as ByteLru<GraphBody>;
+	return cache.getOrBuild(
+		`b:${plan.key}`,
+		async () => {
+			const bytes = serialize(await plan.build());
+			// The ETag names the bytes, not the key: it changes only when this caller's answer does
+			// (a deploy elsewhere in the workspace moves the key's stamp, never a reader's ETag).
+			return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url')}"` };
+		},
+		(b) => b.bytes.byteLength,
+		plan.stillValid
+	);
+}
+
+/**
+ * The unpinned asset graph of a folder (or of every path the caller reads): usage rows of the
+ * scripts there, each dbt relation described by the version graphs the caller can see (whatever
+ * folder the project lives in), authored fields per project by the one predicate. Cached.
+ */
+export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(h, await unpinnedPlan(h, p, q, opts));
+}
+
+/** The same answer as the bytes `GET assets/graph` sends, with its ETag. */
+export async function unpinnedAssetGraphBody(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(h, await unpinnedPlan(h, p, q, opts));
+}
+
+/** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. Cached. */
+export async function jobAssetGraph(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(h, await jobPlan(h, gate, q, opts));
+}
+
+/** The same answer as the bytes `GET jobs/dbt_graph/{id}` sends, with its ETag. */
+export async function jobAssetGraphBody(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(h, await jobPlan(h, gate, q, opts));
 }
 
 // ─── Column lineage ────────────────────────────────────────────────────────────────────────

@@ -37,9 +37,10 @@ const schemas: Record<string, Schema> = {
 	JobDetail: {
 		allOf: [
 			{ $ref: '#/components/schemas/JobSummary' },
-			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'] }, args: { type: 'object' }, result: { type: ['object', 'null'] }, logs: str, logs_truncated: bool, redacted: bool })
+			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'] }, args: { type: 'object' }, result: { type: ['object', 'null'] }, logs: str, logs_truncated: bool, redacted: bool, log_from: { type: 'integer', description: 'with log_offset only: where logs starts, in characters' }, log_length: { type: 'integer', description: 'with log_offset only: the whole log length in characters' } })
 		]
 	},
+	RunProgressItem: obj({ asset_kind: str, asset_path: str, status: { enum: ['running', 'materialized', 'failed'] }, row_count: int, error: str }, ['asset_kind', 'asset_path', 'status']),
 	ColumnLineage: obj({
 		edges: { type: 'array', items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['copy', 'mod'] } }) },
 		truncated: bool
@@ -137,8 +138,8 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/assets/graph', summary: 'The asset graph of a folder: relations, producers, usage and ref() edges', gate: 'assets:read; dbt provenance only for scripts the caller can see; authored fields only with scripts:read on the path',
-		query: { folder: { description: 'folder name (default: every path the caller can read)' }, asset_kinds: { description: 'comma-separated: dbt, ducklake (unknown kinds are a 400)' }, dbt_script_hash: { description: 'pin one dbt version (16 hex digits)' } },
-		ok: { status: 200, description: 'the asset graph', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
+		query: { folder: { description: 'folder name (default: every path the caller can read)' }, asset_kinds: { description: 'comma-separated: dbt, ducklake (unknown kinds are a 400)' }, dbt_script_hash: { description: 'pin one dbt version (16 hex digits)' }, fields: { description: 'full (default) or shape: shape leaves out SQL, descriptions, columns, typed columns, freshness and test args (tags and file path stay, under the same gate); never read from the database' } },
+		ok: { status: 200, description: 'the asset graph, with an ETag: If-None-Match with it answers 304 (no body) while nothing the caller may see changed', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/assets/column_lineage', summary: 'The direct (copy/mod) column-lineage component of the asked relations', gate: 'assets:read; per owning project, scripts:read on its path (else no edges)',
@@ -147,8 +148,8 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/dbt_graph/{id}', summary: "The graph as this job saw it: its own snapshot, else its version's graph, else the current one", gate: 'job read access (creator, share link, path) + assets:read; authored fields only to readers of the project',
-		query: { view_token: { description: 'share link token (or header X-View-Token)' }, folder: { description: 'limit to a folder' }, asset_kinds: { description: 'comma-separated: dbt, ducklake' } },
-		ok: { status: 200, description: 'the pinned asset graph', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
+		query: { view_token: { description: 'share link token (or header X-View-Token)' }, folder: { description: 'limit to a folder' }, asset_kinds: { description: 'comma-separated: dbt, ducklake' }, fields: { description: 'full (default) or shape, as for assets/graph' } },
+		ok: { status: 200, description: 'the pinned asset graph, with an ETag (If-None-Match answers 304)', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/dbt_column_lineage/{id}', summary: "Column lineage pinned to the job's graph", gate: 'job read access + assets:read; a caller who cannot read the project gets edges: []',
@@ -156,8 +157,12 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'edges', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: 'job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project',
-		query: { view_token: { description: 'share link token' } },
+		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and a show job's data rows too (result.rows_withheld: true)",
+		query: {
+			view_token: { description: 'share link token' },
+			logs: { description: 'true (default) or false: false answers without the log (logs is empty)' },
+			log_offset: { description: 'characters of the log the caller already holds: logs is only what follows them (at most the tail), and the answer adds log_from (where logs starts) and log_length (the next log_offset); not with logs=false' }
+		},
 		ok: { status: 200, description: 'the job', schema: ref('JobDetail') }, errors: [400, 401, 403, 404]
 	},
 	{
@@ -167,8 +172,20 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: 'job read access + jobs:read',
-		query: { view_token: { description: 'share link token' } },
-		ok: { status: 200, description: 'progress rows by asset path', schema: { type: 'array', items: obj({ asset_kind: str, asset_path: str, status: { enum: ['running', 'materialized', 'failed'] }, row_count: int, error: str }) } },
+		query: {
+			view_token: { description: 'share link token' },
+			since: { description: 'a cursor from an earlier answer (its cursor field, or the X-Progress-Cursor header), or 0: answers {cursor, total, rows} with only the rows changed after it (a row may come again; merge by asset_kind + asset_path; hold more rows than total and re-read with since=0)' }
+		},
+		ok: {
+			status: 200,
+			description: 'progress rows by asset path (an array; with since, the object {cursor, total, rows}); header X-Progress-Cursor: the cursor for since',
+			schema: {
+				oneOf: [
+					{ type: 'array', items: ref('RunProgressItem') },
+					obj({ cursor: str, total: int, rows: { type: 'array', items: ref('RunProgressItem') } }, ['cursor', 'total', 'rows'])
+				]
+			}
+		},
 		errors: [400, 401, 403, 404]
 	},
 	{

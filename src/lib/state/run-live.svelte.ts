@@ -3,7 +3,13 @@
 // first progress shows up (a run that parses first stores its graph after it starts), and once
 // more when it ends. The page component is reused from one run to the next, so every answer is
 // checked against the run it was asked for and dropped if the page has moved on.
-import type { JobDetail, RunProgressItem } from '$lib/types/jobs';
+//
+// A poll is ONE request, `jobs/get/{id}?log_offset=N&progress_since=C` (one authentication and
+// one access check where two requests paid twice), and it is incremental: the log written after
+// the N characters held is appended (a viewer shown no log asks `logs=false`), and progress comes
+// as the rows changed since the last answer's cursor (`progress_since=0`, every row, only when no
+// cursor is known or the row count disagrees), merged by relation.
+import { JOB_LOG_TAIL, type JobDetail, type JobPoll, type RunProgressChanges, type RunProgressItem } from '$lib/types/jobs';
 import type { NodeStatus } from './canvas.svelte';
 
 export type JsonFetcher = (url: string) => Promise<unknown>;
@@ -21,6 +27,47 @@ export interface RunLiveOptions {
 }
 
 const ACTIVE = new Set(['queued', 'running']);
+
+const progressKey = (p: RunProgressItem) => `${p.asset_kind}\u0000${p.asset_path}`;
+
+/**
+ * Progress after a changes answer: rows replaced by relation, new ones added in asset-path
+ * order. `held` is the current list (null: none held, the answer is the whole set). Returns the
+ * merged list and whether it agrees with the server's row count (else re-read in full).
+ */
+export function mergeProgress(held: readonly RunProgressItem[] | null, changes: RunProgressChanges): { progress: RunProgressItem[]; complete: boolean; changed: boolean } {
+	if (held === null) return { progress: changes.rows, complete: changes.rows.length === changes.total, changed: true };
+	if (changes.rows.length === 0) return { progress: held as RunProgressItem[], complete: held.length === changes.total, changed: false };
+	const byKey = new Map(held.map((p) => [progressKey(p), p]));
+	let added = false;
+	for (const r of changes.rows) {
+		if (!byKey.has(progressKey(r))) added = true;
+		byKey.set(progressKey(r), r);
+	}
+	let progress = [...byKey.values()];
+	if (added) progress = progress.sort((a, b) => (a.asset_path < b.asset_path ? -1 : a.asset_path > b.asset_path ? 1 : a.asset_kind < b.asset_kind ? -1 : a.asset_kind > b.asset_kind ? 1 : 0));
+	return { progress, complete: progress.length === changes.total, changed: true };
+}
+
+/**
+ * The job after an answer read with `log_offset=heldLength`: its log is the held log plus the
+ * new part when the answer continues it, else the answer's part (a gap was skipped, or the log
+ * is not the one held), kept to the last JOB_LOG_TAIL characters.
+ */
+export function mergeJobLog(held: JobDetail | null, heldLength: number | null, answer: JobPoll): { job: JobDetail; logLength: number | null } {
+	const { log_from, log_length, progress: _progress, ...job } = answer;
+	if (log_from === undefined || log_length === undefined || job.redacted) return { job, logLength: null };
+	if (held && heldLength !== null && log_from === heldLength && held.id === job.id) {
+		let logs = job.logs ? held.logs + job.logs : held.logs;
+		let truncated = held.logs_truncated;
+		if (logs.length > JOB_LOG_TAIL) {
+			logs = logs.slice(logs.length - JOB_LOG_TAIL);
+			truncated = true;
+		}
+		return { job: { ...job, logs, logs_truncated: truncated }, logLength: log_length };
+	}
+	return { job: { ...job, logs_truncated: log_from > 0 }, logLength: log_length };
+}
 
 /** dbt's outcome words and our progress words, as the canvas colours them. */
 function outcomeStatus(outcome: string): NodeStatus['status'] | null {
@@ -78,8 +125,17 @@ export class RunLive {
 	/** The graph on screen is the run's own snapshot (or progress exists to colour it). */
 	graphSettled = $state(false);
 	pollError = $state<string | null>(null);
+	/**
+	 * The page shows the log (its panel is open): polls then ask for the log written since the
+	 * last answer. While it is closed they ask for none, and the log held stays as it was.
+	 */
+	showLog = $state(false);
 
 	#o: RunLiveOptions;
+	/** Where the next progress read continues (null: read in full). */
+	#cursor: string | null = null;
+	/** Characters of the job's log held (null: none is shown, or unknown). */
+	#logLength: number | null = null;
 	#generation = 0;
 	#timers = new Set<ReturnType<typeof setTimeout>>();
 	#graphAttempt = 0;
@@ -92,9 +148,19 @@ export class RunLive {
 		return !!this.job && ACTIVE.has(this.job.status);
 	}
 
-	#url(path: string): string {
+	#url(path: string, query: Record<string, string> = {}): string {
 		const base = `/api/w/${encodeURIComponent(this.#o.workspace)}/jobs/${path}/${encodeURIComponent(this.jobId!)}`;
-		return this.#o.viewToken ? `${base}?view_token=${encodeURIComponent(this.#o.viewToken)}` : base;
+		const q = new URLSearchParams(query);
+		if (this.#o.viewToken) q.set('view_token', this.#o.viewToken);
+		const qs = q.toString();
+		return qs ? `${base}?${qs}` : base;
+	}
+
+	/** The poll: only the log after what is held (or none for a viewer shown none), and the progress changes. */
+	#pollUrl(): string {
+		const progress_since = this.#cursor ?? '0';
+		if (this.job?.redacted || !this.showLog) return this.#url('get', { logs: 'false', progress_since });
+		return this.#url('get', { log_offset: String(this.#logLength ?? 0), progress_since });
 	}
 
 	#later(ms: number, fn: () => void) {
@@ -105,14 +171,20 @@ export class RunLive {
 		this.#timers.add(t);
 	}
 
-	/** Show a run (a new one, or the same one after a reload of its data). */
-	start(job: JobDetail, progress: RunProgressItem[], ownSnapshot: boolean): void {
+	/**
+	 * Show a run (a new one, or the same one after a reload of its data). `live` says where the
+	 * page's data left off: the progress cursor and the log's length (absent: the first poll
+	 * reads progress in full and the log's tail).
+	 */
+	start(job: JobDetail, progress: RunProgressItem[], ownSnapshot: boolean, live: { progressCursor?: string | null; logLength?: number | null } = {}): void {
 		const same = this.jobId === job.id;
 		this.stop();
 		const generation = this.#generation;
 		this.jobId = job.id;
 		this.job = job;
 		this.progress = progress;
+		this.#cursor = live.progressCursor ?? null;
+		this.#logLength = live.logLength ?? null;
 		this.pollError = null;
 		if (!same) this.#graphAttempt = 0;
 		this.graphSettled = ownSnapshot || progress.length > 0;
@@ -140,10 +212,26 @@ export class RunLive {
 
 	async #poll(generation: number): Promise<void> {
 		try {
-			const [job, progress] = await Promise.all([this.#o.fetchJson(this.#url('get')), this.#o.fetchJson(this.#url('run_progress'))]);
+			const url = this.#pollUrl();
+			const withLog = url.includes('log_offset=');
+			const answer = (await this.#o.fetchJson(url)) as JobPoll;
 			if (generation !== this.#generation) return;
-			this.job = job as JobDetail;
-			this.progress = progress as RunProgressItem[];
+			if (withLog) {
+				const j = mergeJobLog(this.job, this.#logLength, answer);
+				this.job = j.job;
+				this.#logLength = j.logLength;
+			} else {
+				// Asked without the log: the one held stays (and where it ends).
+				const { log_from: _f, log_length: _l, progress: _p, ...job } = answer;
+				const held = this.job?.id === job.id ? this.job : null;
+				this.job = held && !job.redacted ? { ...job, logs: held.logs, logs_truncated: held.logs_truncated } : job;
+			}
+			const c = answer.progress;
+			if (!c) throw new Error('the job answer carried no progress');
+			const m = mergeProgress(this.#cursor === null ? null : this.progress, c);
+			if (m.changed) this.progress = m.progress;
+			// A row count that disagrees (rows removed as a run settles): the next read is in full.
+			this.#cursor = m.complete ? c.cursor : null;
 			this.pollError = null;
 			if (this.progress.length > 0 && !this.graphSettled) {
 				// The first progress: the run is past any parse, its graph is the one to draw.

@@ -54,6 +54,31 @@ export interface RunProgressItem {
 	error?: string;
 }
 
+/** `GET jobs/run_progress/{id}?since=`: the rows changed after the cursor, and the next cursor. */
+export interface RunProgressChanges {
+	/** Pass as `since` on the next read. Opaque (today a transaction id). */
+	cursor: string;
+	/** How many progress rows the run has now: a client holding more re-reads with since=0 (rows are removed when a run settles). */
+	total: number;
+	/** Rows written since the cursor (possibly some seen before: merge by asset_kind + asset_path). */
+	rows: RunProgressItem[];
+}
+
+/** `GET jobs/get/{id}?log_offset=`: the job, with `logs` starting at `log_from` of `log_length` characters. */
+export interface JobDetailFrom extends JobDetail {
+	/** Where `logs` starts in the whole log, in characters (later than log_offset when the part in between was longer than the tail). */
+	log_from: number;
+	/** The whole log's length in characters: the next `log_offset`. */
+	log_length: number;
+}
+
+/** `GET jobs/get/{id}?progress_since=`: the job and, in the same answer, its progress changes (one request per poll). */
+export interface JobPoll extends JobDetail {
+	progress?: RunProgressChanges;
+	log_from?: number;
+	log_length?: number;
+}
+
 /** `GET jobs/share/{id}`. */
 export interface ShareLink {
 	token: string;

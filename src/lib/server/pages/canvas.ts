@@ -22,11 +22,31 @@ export interface CanvasPayload {
 	timing: { layoutMs: number; levels: number };
 }
 
+// Payloads per graph OBJECT and focus: the graph cache hands out one object per cache key (its
+// inputs, query and the caller's redaction), so a payload derived from it is exactly as fresh
+// and as private as the graph, and goes with it when the graph is evicted or replaced.
+const payloadCache = new WeakMap<AssetGraph, Map<string, CanvasPayload>>();
+const MAX_FOCUSES = 16;
+
 /**
  * The canvas of `graph` with its first cut laid out: the groups a small budget opens, plus
  * those above `focus` (a node the URL asks to show, e.g. `?select=`).
  */
 export function canvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean } = {}): CanvasPayload {
+	// A filter is a function: no key for it, so those payloads are built every time.
+	if (opts.projectFilter) return buildPayload(graph, opts);
+	const focus = opts.focus ?? '';
+	let byFocus = payloadCache.get(graph);
+	const hit = byFocus?.get(focus);
+	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
+	const payload = buildPayload(graph, opts);
+	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
+	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
+	byFocus.set(focus, payload);
+	return payload;
+}
+
+function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean }): CanvasPayload {
 	const canvas = canvasFromAssetGraph(graph, { projectFilter: opts.projectFilter });
 	const tree = buildGroupTree(canvas.nodes, canvas.edges);
 	const t0 = performance.now();

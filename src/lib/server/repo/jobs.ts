@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { JobKind, JobStatus, ProgressStatus } from '../../types/jobs';
 import type { JobListAccess } from '../access';
-import type { Database, Tx } from '../db';
+import { toNumber, type Database, type Tx } from '../db';
 import { dbtRunProgress, job } from '../schema';
 
 export type { JobKind, JobStatus } from '../../types/jobs';
@@ -124,6 +124,43 @@ export async function getJobPayload(h: Database, ws: string, id: string, tailCha
 	return r ? { args: r.args, result: r.result, logs: r.logs, logsTruncated: r.truncated } : null;
 }
 
+/** A job's args and result without its log (`logs=false`: the log is not even read). */
+export async function getJobPayloadWithoutLog(h: Database, ws: string, id: string): Promise<JobPayload | null> {
+	const [r] = await h.rows<{ args: unknown; result: unknown }>(sql`select args, result from job where workspace = ${ws} and id = ${id}::uuid`);
+	return r ? { args: r.args, result: r.result, logs: '', logsTruncated: false } : null;
+}
+
+/** A job's args, result and the part of its log from character `offset` on (`log_offset=`). */
+export interface JobPayloadFrom {
+	args: unknown;
+	result: unknown;
+	/** The log from `from` to its end (at most `tailChars` characters). */
+	logs: string;
+	/** Where `logs` starts, in characters: `offset`, or later when the part after it was longer than the tail. */
+	from: number;
+	/** The whole log's length in characters (Postgres `length`, i.e. code points): the next `offset`. */
+	length: number;
+}
+
+/**
+ * The log after `offset` characters, for a page that already holds the first `offset` (a live
+ * log read incrementally): only the new part crosses the wire, and at most its last `tailChars`.
+ * The inner query runs once (`offset 0` keeps it from being flattened), so the log is measured
+ * once and cut once.
+ */
+export async function getJobPayloadFrom(h: Database, ws: string, id: string, offset: number, tailChars: number): Promise<JobPayloadFrom | null> {
+	const [r] = await h.rows<{ args: unknown; result: unknown; logs: string; from: unknown; length: unknown }>(
+		sql`select args, result, len as length,
+		           greatest(least(${offset}::bigint, len), len - ${tailChars}::int) as "from",
+		           substr(logs, (greatest(least(${offset}::bigint, len), len - ${tailChars}::int) + 1)::int) as logs
+		      from (select args, result, logs, length(logs)::bigint as len
+		              from job
+		             where workspace = ${ws} and id = ${id}::uuid
+		            offset 0) j`
+	);
+	return r ? { args: r.args, result: r.result, logs: r.logs, from: toNumber(r.from), length: toNumber(r.length) } : null;
+}
+
 /** How far up the parent chain a share link reaches: deeper chains are not a thing we create. */
 export const MAX_JOB_DEPTH = 32;
 
@@ -233,6 +270,110 @@ export async function progressOf(h: Database, ws: string, jobId: string): Promis
 		.where(and(eq(dbtRunProgress.workspace, ws), eq(dbtRunProgress.jobId, jobId)))
 		.orderBy(dbtRunProgress.assetPath, dbtRunProgress.assetKind);
 	return rows.map((r) => ({ ...r, status: r.status as ProgressStatus }));
+}
+
+/**
+ * Progress changes since a cursor (`jobs/run_progress/{id}?since=`). The cursor is a
+ * transaction id, not a time: `updated_at` is the writing transaction's start time, so a row
+ * written by a transaction that began before a read but committed after it would carry a time
+ * older than that read's and be missed forever by a time cursor, whatever the clock's
+ * granularity.
+ *
+ * Instead each answer comes from one statement (one snapshot) that also returns the snapshot's
+ * xmin: every transaction whose writes the snapshot could not see (in progress then, or begun
+ * later) has an xid at or above it, and so has every row version it writes (an upsert writes a
+ * new version; a savepoint's subtransaction id is above its parent's). The next read returns
+ * the rows whose version's xid is at or above that cursor. A row may come twice (a long
+ * transaction elsewhere holds xmin back), never not at all; clients merge by key.
+ *
+ * A row's `xmin` is 32 bits: it is compared with the cursor through `age()` (both measured
+ * from the same current xid, so valid while both are within 2^31 of it). A cursor from the
+ * future (another database) or more than 2^31 transactions old answers every row. Deleted rows cannot be seen as changes:
+ * `total` (rows now) lets a client notice that it holds more rows than exist and re-read in full.
+ */
+export interface ProgressChanges {
+	rows: ProgressRow[];
+	/** The cursor of the next read (decimal 64-bit transaction id). */
+	cursor: string;
+	/** How many progress rows the job has now. */
+	total: number;
+}
+
+const XID_WRAP = 4294967296n;
+const XID_HORIZON = 2147483648n;
+
+/** Rows of `jobId` changed since `since` (a cursor from an earlier answer; 0n for all of them). */
+export async function progressSince(h: Database, ws: string, jobId: string, since: bigint): Promise<ProgressChanges> {
+	if (since === 0n) {
+		// Every row: the cursor is read first, so it is at or before the rows' snapshot (a row
+		// may come again at the next read, none can be missed); the plain read is the cheapest.
+		const [c] = await h.rows<{ lo: string }>(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as lo`);
+		const all = await progressOf(h, ws, jobId);
+		return { cursor: c.lo, total: all.length, rows: all };
+	}
+	const [r] = await h.rows<ChangesRow>(sql`${changesSelect(ws, jobId, since)}`);
+	return changesOf(r);
+}
+
+interface ChangesRow {
+	lo: string;
+	total: unknown;
+	rows: unknown;
+}
+
+/**
+ * The one-row statement behind progressSince (since > 0). `age()` measures both xids from the
+ * same current xid in 32-bit arithmetic, so a row is at or after the cursor when its age is at
+ * most the cursor's (both within 2^31 of now). One scan of the job's rows answers both the count
+ * and the changed rows (as JSON, in asset-path order); the snapshot's xmin and xmax come from
+ * the same statement's snapshot.
+ */
+function changesSelect(ws: string, jobId: string, since: bigint): SQL {
+	const c32 = (since % XID_WRAP).toString();
+	return sql`select (select pg_snapshot_xmin(pg_current_snapshot())::text) as lo,
+	                  count(*) as total,
+	                  coalesce(json_agg(json_build_array(p.asset_kind, p.asset_path, p.status, p.row_count, p.error) order by p.asset_path, p.asset_kind)
+	                           filter (where age(p.xmin) <= age(${c32}::xid)
+	                                      or ${since.toString()}::bigint > (select pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+	                                      or (select pg_snapshot_xmax(pg_current_snapshot())::text::bigint) - ${since.toString()}::bigint > ${XID_HORIZON.toString()}::bigint),
+	                           '[]'::json) as rows
+	             from dbt_run_progress p
+	            where p.workspace = ${ws} and p.job_id = ${jobId}::uuid`;
+}
+
+function changesOf(r: ChangesRow): ProgressChanges {
+	const list = (typeof r.rows === 'string' ? JSON.parse(r.rows) : r.rows) as [string, string, string, number | null, string | null][];
+	return {
+		cursor: r.lo,
+		total: toNumber(r.total),
+		rows: list.map(([assetKind, assetPath, status, rowCount, error]) => ({ assetKind, assetPath, status: status as ProgressStatus, rowCount, error }))
+	};
+}
+
+/**
+ * A run page's poll without the log, in ONE statement: the job's args and result and its
+ * progress changes since `since` (a cursor; for 0n use progressSince, whose full read is
+ * cheaper). Null when the job is gone.
+ */
+export async function jobPollWithoutLog(h: Database, ws: string, id: string, since: bigint): Promise<{ payload: JobPayload; changes: ProgressChanges } | null> {
+	if (since === 0n) {
+		const payload = await getJobPayloadWithoutLog(h, ws, id);
+		return payload && { payload, changes: await progressSince(h, ws, id, 0n) };
+	}
+	const [r] = await h.rows<ChangesRow & { args: unknown; result: unknown }>(
+		sql`select j.args, j.result, pr.lo, pr.total, pr.rows
+		      from job j
+		      cross join lateral (${changesSelect(ws, id, since)}) pr
+		     where j.workspace = ${ws} and j.id = ${id}::uuid`
+	);
+	return r ? { payload: { args: r.args, result: r.result, logs: '', logsTruncated: false }, changes: changesOf(r) } : null;
+}
+
+/** A `since` cursor as a client sends it: a decimal transaction id, or null when malformed. */
+export function parseProgressCursor(s: string): bigint | null {
+	if (!/^[0-9]{1,19}$/.test(s)) return null;
+	const v = BigInt(s);
+	return v <= 9223372036854775807n ? v : null;
 }
 
 export type ProgressUpdate = Omit<ProgressRow, 'rowCount' | 'error'> & { rowCount?: number | null; error?: string | null };

@@ -1,5 +1,6 @@
 // The pipeline canvas of a folder: its asset graph (the same read and gates as
-// GET assets/graph?folder=), reduced to the canvas and laid out here.
+// GET assets/graph?folder=&fields=shape: the details pane reads a relation's authored fields
+// on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts).
 import { error } from '@sveltejs/kit';
 import { pagePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
@@ -13,7 +14,7 @@ export const load: PageServerLoad = async (event) => {
 	const t0 = performance.now();
 	let graph;
 	try {
-		graph = await unpinnedAssetGraph(await getDatabase(), p, { folder: event.params.folder, assetKinds: null, scriptHash: null });
+		graph = await unpinnedAssetGraph(await getDatabase(), p, { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;

@@ -2,13 +2,13 @@
 // version's) and its progress. Open to whoever may read the job, a public share link without a
 // session included — checked here, since the workspace layout lets `?view_token=` through.
 import { error, redirect } from '@sveltejs/kit';
-import { canWritePath, jobAccess, type JobAccess } from '$lib/server/access';
+import { canWritePath, jobAccess, requireScope, type JobAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
-import { jobAssetGraph, pinnedAccess } from '$lib/server/lineage-api';
+import { jobAssetGraph } from '$lib/server/lineage-api';
 import { canvasPayload } from '$lib/server/pages/canvas';
-import { getJobPayload, progressOf } from '$lib/server/repo/jobs';
+import { getJobPayloadFrom, getJobPayloadWithoutLog, progressSince } from '$lib/server/repo/jobs';
 import { JOB_LOG_TAIL } from '$lib/types/jobs';
 import type { PageServerLoad } from './$types';
 
@@ -26,13 +26,22 @@ export const load: PageServerLoad = async (event) => {
 		error(e.status, e.message);
 	}
 	const h = await getDatabase();
-	const payload = await getJobPayload(h, access.job.workspace, access.job.id, access.canReadScript ? JOB_LOG_TAIL : 0);
+	// The log's tail and its whole length: the page's polls then ask only for what follows it.
+	const payload = access.canReadScript
+		? await getJobPayloadFrom(h, access.job.workspace, access.job.id, 0, JOB_LOG_TAIL)
+		: await getJobPayloadWithoutLog(h, access.job.workspace, access.job.id).then((p) => p && { ...p, from: 0, length: 0 });
 	if (!payload) error(404, 'no such job');
-	const job = jobDetailOf(access.job, payload, access.canReadScript);
-	const progress = (await progressOf(h, access.job.workspace, access.job.id)).map(progressItemOf);
+	const job = jobDetailOf(access.job, { args: payload.args, result: payload.result, logs: payload.logs, logsTruncated: payload.from > 0 }, access.canReadScript);
+	// Every row, and the cursor the page's polls continue from (they then read changes only).
+	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
+	const progress = changes.rows.map(progressItemOf);
 	let graph;
 	try {
-		graph = await jobAssetGraph(h, await pinnedAccess(event, ws, id), { folder: null, assetKinds: null, scriptHash: null });
+		// pinnedAccess's gate on the access already checked above (the job exists): plus assets:read.
+		if (access.principal) requireScope(access.principal, 'assets', 'read');
+		// The canvas needs the shape only: the details pane reads a relation's authored fields on
+		// selection. Cached per pinned graph and redaction (graph-cache.ts).
+		graph = await jobAssetGraph(h, { kind: 'job', access }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	} catch (e) {
 		if (!(e instanceof ApiError)) throw e;
 		error(e.status, e.message);
@@ -41,6 +50,9 @@ export const load: PageServerLoad = async (event) => {
 	return {
 		job,
 		progress,
+		progressCursor: changes.cursor,
+		/** Characters of log the job had (null when this viewer gets none): polls continue from here. */
+		logLength: access.canReadScript ? payload.length : null,
 		...canvasPayload(graph),
 		ownSnapshot: graph.dbt_snapshot_job === access.job.id,
 		graphIngestedAt: graph.dbt_graph_ingested_at ?? null,

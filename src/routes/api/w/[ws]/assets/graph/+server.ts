@@ -1,13 +1,18 @@
-// GET assets/graph?folder=&asset_kinds=&dbt_script_hash=: the unpinned asset graph (DESIGN.md §6).
+// GET assets/graph?folder=&asset_kinds=&dbt_script_hash=&fields=: the unpinned asset graph
+// (DESIGN.md §6), served from the graph cache (graph-cache.ts) with an ETag: a client sending
+// If-None-Match with it gets 304 while nothing it may see has changed.
 import { requireScope, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
-import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseGraphQuery, unpinnedAssetGraph } from '$lib/server/lineage-api';
+import { graphResponse } from '$lib/server/graph-cache';
+import { handleApi } from '$lib/server/http';
+import { parseGraphFields, parseGraphQuery, unpinnedAssetGraphBody } from '$lib/server/lineage-api';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
 	requireScope(p, 'assets', 'read');
 	const q = parseGraphQuery(event.url.searchParams);
-	return jsonSafe(await unpinnedAssetGraph(await getDatabase(), p, q), { headers: { 'cache-control': 'private, no-store' } });
+	const fields = parseGraphFields(event.url.searchParams);
+	const body = await unpinnedAssetGraphBody(await getDatabase(), p, q, { fields });
+	return graphResponse(body, event.request.headers.get('if-none-match'));
 });

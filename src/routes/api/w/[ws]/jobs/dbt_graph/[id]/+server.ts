@@ -1,12 +1,16 @@
 // GET jobs/dbt_graph/{id}: the asset graph pinned to one job (DESIGN.md §6). Path and hash come
-// from the job row; `folder` and `asset_kinds` only shape the answer.
+// from the job row; `folder`, `asset_kinds` and `fields` only shape the answer. Served from the
+// graph cache with an ETag (a pinned graph never changes while its stored marker stays).
 import { getDatabase } from '$lib/server/db';
-import { handleApi, jsonSafe } from '$lib/server/http';
-import { jobAssetGraph, parseGraphQuery, pinnedAccess } from '$lib/server/lineage-api';
+import { graphResponse } from '$lib/server/graph-cache';
+import { handleApi } from '$lib/server/http';
+import { jobAssetGraphBody, parseGraphFields, parseGraphQuery, pinnedAccess } from '$lib/server/lineage-api';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const q = parseGraphQuery(event.url.searchParams);
+	const fields = parseGraphFields(event.url.searchParams);
 	const gate = await pinnedAccess(event, event.params.ws, event.params.id);
-	return jsonSafe(await jobAssetGraph(await getDatabase(), gate, q), { headers: { 'cache-control': 'private, no-store' } });
+	const body = await jobAssetGraphBody(await getDatabase(), gate, q, { fields });
+	return graphResponse(body, event.request.headers.get('if-none-match'));
 });
