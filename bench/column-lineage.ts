@@ -10,7 +10,7 @@ import { child, metric, stat, type BenchResult, type Metric, type Row } from './
 import { benchProject, subsetIndex } from './projects';
 
 const SIZE = QUICK ? { models: 500, large: 20_000, small: 2_000 } : { models: 3000, large: 200_000, small: 10_000 };
-const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 15));
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 5 : 15));
 const CHILD_RUNS = Number(process.env.BENCH_CHILD_RUNS ?? (QUICK ? 2 : 10));
 const WS = 'bench';
 const SCRIPT = 'f/bench/project';
