@@ -57,7 +57,8 @@ export const load: PageServerLoad = async (event) => {
 	const version = versions.find((v) => v.hash === asked) ?? versions[0];
 	let graph;
 	try {
-		graph = await unpinnedAssetGraph(h, p, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) });
+		// The canvas needs the shape only; the details pane reads a relation's authored fields on selection.
+		graph = await unpinnedAssetGraph(h, p, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;
