@@ -1,6 +1,7 @@
 // TRIBUTARY_SANDBOX=bwrap: dbt runs inside bubblewrap, where only the job directory is writable
 // and the server's files are not there at all. Skipped (loudly) where bubblewrap is not
-// installed; a worker configured for it but without it refuses the job rather than run it bare.
+// installed, and a failure in CI (.ci/run installs it); a worker configured for it but without it
+// refuses the job rather than run it bare.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,6 +11,7 @@ import { testBackends } from '../support/db';
 import { buildRunnerWorld, FAKE_DBT, type RunnerWorld } from '../support/runner-world';
 
 const BWRAP = ['/usr/bin/bwrap', '/bin/bwrap'].find((p) => existsSync(p));
+if (!BWRAP && process.env.CI) throw new Error('bwrap is not installed: the sandbox tests must run in CI (apt-get install bubblewrap)');
 if (!BWRAP) process.stderr.write('[notice] skipping the bubblewrap sandbox tests: bwrap is not installed (apt-get install bubblewrap)\n');
 
 /** Host pids of live processes whose working directory is inside a job directory. */
