@@ -8,6 +8,7 @@ import { backends, Client, freshDatabase, QUICK, setupWorkspace, startApp, uploa
 import { compareAnswers, runCte, type CteKey, type EdgeTuple } from './cte';
 import { child, metric, stat, type BenchResult, type Metric, type Row } from './lib';
 import { benchProject, subsetIndex } from './projects';
+import type { PathOut } from './child/column-lineage';
 
 const SIZE = QUICK ? { models: 500, large: 20_000, small: 2_000 } : { models: 3000, large: 200_000, small: 10_000 };
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 5 : 15));
@@ -16,17 +17,7 @@ const WS = 'bench';
 const SCRIPT = 'f/bench/project';
 const k = (n: number) => `${n / 1000}k`;
 
-interface ChildPath {
-	path: string;
-	app: number[];
-	cte: Record<string, number[]>;
-	appEdges: number;
-	truncated: boolean;
-	cteEdges: Record<string, number>;
-	equal: Record<string, boolean>;
-	mismatch: Record<string, { onlyApp: number; onlyCte: number }>;
-	hasStatistics: boolean;
-}
+type ChildPath = PathOut;
 
 interface ProjectRun {
 	label: 'large' | 'small';

@@ -4,6 +4,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import type { Principal } from '../src/lib/server/access';
 
 export interface Stat {
 	median: number;
@@ -121,4 +122,9 @@ export function printTable(r: BenchResult): void {
 export function environment(): Record<string, unknown> {
 	const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
 	return { node: process.version, cpus: (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency, loadavg: load };
+}
+
+/** A workspace admin, for the in-process children that call the app's reads without HTTP. */
+export function benchAdmin(workspace: string): Principal {
+	return { workspace, username: 'bench', accountId: 'bench', isAdmin: true, instanceAdmin: true, groups: [], readFolders: new Set(), writeFolders: new Set(), scopes: null, via: 'session' };
 }

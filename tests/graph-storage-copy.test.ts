@@ -20,31 +20,9 @@ import {
 import { insertScriptVersion } from '../src/lib/server/repo/scripts';
 import { workspace } from '../src/lib/server/schema';
 import { testBackends } from './support/db';
+import { nodeRow } from './support/graph-rows';
 
-function node(uniqueId: string, extra: Partial<NodeRow> = {}): NodeRow {
-	return {
-		uniqueId,
-		resourceType: 'model',
-		name: 'm',
-		assetPath: null,
-		materialized: 'table',
-		materializeStrategy: null,
-		uniqueKey: null,
-		tags: [],
-		description: null,
-		testKind: null,
-		testColumn: null,
-		testArgs: null,
-		severity: null,
-		attachedNode: null,
-		columns: null,
-		columnSchema: null,
-		freshness: null,
-		rawCode: null,
-		originalFilePath: null,
-		...extra
-	};
-}
+const node = (uniqueId: string, extra: Partial<NodeRow> = {}): NodeRow => nodeRow(uniqueId, { name: 'm', ...extra });
 
 const NASTY = [
 	'tab\there',

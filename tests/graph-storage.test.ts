@@ -23,30 +23,16 @@ import { insertJob } from '../src/lib/server/repo/jobs';
 import { assetUsageOf, insertScriptVersion, newestVersion, publishAssetUsage } from '../src/lib/server/repo/scripts';
 import { script, workspace } from '../src/lib/server/schema';
 import { testBackends } from './support/db';
+import { nodeRow } from './support/graph-rows';
 
 function node(uniqueId: string, extra: Partial<NodeRow> = {}): NodeRow {
-	return {
-		uniqueId,
-		resourceType: 'model',
-		name: uniqueId.split('.').pop()!,
-		assetPath: `analytics/${uniqueId.split('.').pop()}`,
-		materialized: 'table',
-		materializeStrategy: null,
-		uniqueKey: null,
-		tags: [],
-		description: null,
-		testKind: null,
-		testColumn: null,
-		testArgs: null,
-		severity: null,
-		attachedNode: null,
-		columns: null,
-		columnSchema: null,
-		freshness: null,
+	const name = uniqueId.split('.').pop()!;
+	return nodeRow(uniqueId, {
+		assetPath: `analytics/${name}`,
 		rawCode: `select 1 as ${uniqueId.replace(/\W/g, '_')}`,
 		originalFilePath: `models/${uniqueId}.sql`,
 		...extra
-	};
+	});
 }
 
 /** A graph from a named lineage shape: its models, ref edges, and column edges. */

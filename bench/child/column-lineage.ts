@@ -6,10 +6,10 @@
 // Prints JSON.
 import { sql } from 'drizzle-orm';
 import { parseArgs } from 'node:util';
-import type { Principal } from '../../src/lib/server/access';
 import { openDatabase } from '../../src/lib/server/db';
 import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
 import { compareAnswers, runCte, type CteForm, type CteKey, type EdgeTuple } from '../cte';
+import { benchAdmin } from '../lib';
 
 const { values } = parseArgs({
 	options: {
@@ -29,18 +29,7 @@ const warmup = Number(values.warmup ?? 1);
 const forms = (values.forms ?? 'lateral').split(',') as CteForm[];
 
 const h = await openDatabase(values.url ? { url: values.url, migrate: false } : { dataDir: values['data-dir']!, migrate: false });
-const principal: Principal = {
-	workspace: key.workspace,
-	username: 'bench',
-	accountId: 'bench',
-	isAdmin: true,
-	instanceAdmin: true,
-	groups: [],
-	readFolders: new Set(),
-	writeFolders: new Set(),
-	scopes: null,
-	via: 'session'
-};
+const principal = benchAdmin(key.workspace);
 
 // pg_statistic rows exist for a table once it has been analyzed.
 const [stats] = await h.rows<{ n: unknown }>(sql`select count(*) as n from pg_statistic where starelid = 'dbt_column_edge'::regclass`);
@@ -52,7 +41,8 @@ async function app(assetPath: string): Promise<{ ms: number; edges: EdgeTuple[];
 	return { ms: performance.now() - t0, edges: a.edges as EdgeTuple[], truncated: a.truncated };
 }
 
-interface PathOut {
+/** One asked relation's figures, as the parent (bench/column-lineage.ts) reads them. */
+export interface PathOut {
 	path: string;
 	app: number[];
 	cte: Record<string, number[]>;

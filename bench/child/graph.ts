@@ -5,9 +5,9 @@
 // read after ANALYZE. Prints JSON.
 import { sql } from 'drizzle-orm';
 import { parseArgs } from 'node:util';
-import type { Principal } from '../../src/lib/server/access';
 import { openDatabase, type Database } from '../../src/lib/server/db';
 import { unpinnedAssetGraph } from '../../src/lib/server/lineage-api';
+import { benchAdmin } from '../lib';
 
 const { values } = parseArgs({
 	options: { url: { type: 'string' }, 'data-dir': { type: 'string' }, ws: { type: 'string' }, folder: { type: 'string' }, runs: { type: 'string' } }
@@ -28,18 +28,7 @@ const h: Database = {
 		}
 	}
 };
-const principal: Principal = {
-	workspace: values.ws!,
-	username: 'bench',
-	accountId: 'bench',
-	isAdmin: true,
-	instanceAdmin: true,
-	groups: [],
-	readFolders: new Set(),
-	writeFolders: new Set(),
-	scopes: null,
-	via: 'session'
-};
+const principal = benchAdmin(values.ws!);
 const out = { total: [] as number[], sql: [] as number[], statements: 0, replacer: [] as number[], plain: [] as number[], bytes: 0, analyzed: { total: [] as number[], sql: [] as number[] } };
 for (let i = -2; i < runs; i++) {
 	sqlMs = 0;
