@@ -1,15 +1,12 @@
 import { fail, redirect } from '@sveltejs/kit';
 import { checkCredentials, signIn, signOut } from '$lib/server/auth/authenticate';
+import { sameSitePath } from '$lib/server/auth/next-path';
 import { getDatabase } from '$lib/server/db';
 import { workspacesOf } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
 /** A same-site path to return to after signing in; anything else is ignored (open redirect). */
-function nextPath(url: URL): string | null {
-	const next = url.searchParams.get('next');
-	if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return null;
-	return next;
-}
+const nextPath = (url: URL) => sameSitePath(url.searchParams.get('next'), url.origin);
 
 export const load: PageServerLoad = async ({ locals, url }) => {
 	if (locals.auth?.via === 'session') redirect(303, nextPath(url) ?? '/');
