@@ -3,18 +3,12 @@
 import { randomUUID } from 'node:crypto';
 import { scopesCovered, type Principal } from '../access';
 import type { Database } from '../db';
-import { ApiError, forbidden } from '../http';
-import {
-	deleteSessionsOf,
-	findAccountByUsername,
-	insertAccount,
-	setPasswordHash,
-	type AccountRow
-} from '../repo/accounts';
+import { ApiError, badRequest, forbidden } from '../http';
+import { findAccountByUsername, insertAccount, resetPassword, type AccountRow } from '../repo/accounts';
 import type { TokenInfo } from '../repo/tokens';
 import { countAdmins, findMember, upsertMember } from '../repo/workspaces';
 import { mintApiToken } from './api-token';
-import { hashPassword, verifyPassword } from './password';
+import { hashPassword } from './password';
 
 export interface AddUserResult {
 	username: string;
@@ -25,35 +19,45 @@ export interface AddUserResult {
 }
 
 /**
- * Adds a member, creating the login account when the username is new. An existing account's
- * password belongs to its holder: a workspace admin may repeat it (idempotent scripts) but not
- * change it, or any workspace admin could take over accounts of other workspaces. Only an
- * instance admin may reset it.
+ * Adds a member, creating the login account when the username is new. No password of an
+ * existing account is ever checked here (a check would let a workspace admin test guesses).
+ * - An instance admin may add any account, and a password it sends for an existing account
+ *   resets it: the account's sessions and API tokens end.
+ * - A workspace admin may update its own members (never their passwords) and create new
+ *   accounts (a password is then required). It may not add an account that already exists
+ *   elsewhere, since that account's holder did not agree; the refusal without a password is the
+ *   same whether the account exists or not. With a password, a taken username is refused like
+ *   any sign-up would refuse it, whatever the password.
  */
 export async function addUser(
 	h: Database,
 	p: Principal,
 	input: { username: string; password?: string; isAdmin?: boolean }
 ): Promise<AddUserResult> {
-	let account: AccountRow | null = await findAccountByUsername(h, input.username);
+	let account: AccountRow | null;
 	let accountCreated = false;
-	if (!account) {
-		const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-		account = await insertAccount(h, { id: randomUUID(), username: input.username, passwordHash });
-		accountCreated = account !== null;
-		account ??= await findAccountByUsername(h, input.username);
-		if (!account) throw new ApiError(409, `account ${input.username} is being created by another request; retry`);
-	} else if (input.password !== undefined) {
-		const same = account.passwordHash !== null && (await verifyPassword(input.password, account.passwordHash));
-		if (!same) {
+	if (!p.instanceAdmin && !(await findMember(h, p.workspace, input.username))) {
+		if (input.password === undefined) {
+			throw badRequest('password: required to create an account; only an instance admin can add an account that already exists');
+		}
+		account = await insertAccount(h, { id: randomUUID(), username: input.username, passwordHash: await hashPassword(input.password) });
+		if (!account) {
+			throw new ApiError(409, `username: ${input.username} is taken; choose another, or ask an instance admin to add the existing account`);
+		}
+		accountCreated = true;
+	} else {
+		account = await findAccountByUsername(h, input.username);
+		if (account && input.password !== undefined) {
 			if (!p.instanceAdmin) {
-				throw new ApiError(
-					409,
-					`account ${input.username} already exists with another password; omit password to add it, only an instance admin can reset it`
-				);
+				throw new ApiError(409, `password: ${input.username} is already a member; only an instance admin can set the password of an existing account`);
 			}
-			await setPasswordHash(h, account.id, await hashPassword(input.password));
-			await deleteSessionsOf(h, account.id);
+			await resetPassword(h, account.id, await hashPassword(input.password));
+		} else if (!account) {
+			const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
+			account = await insertAccount(h, { id: randomUUID(), username: input.username, passwordHash });
+			accountCreated = account !== null;
+			account ??= await findAccountByUsername(h, input.username);
+			if (!account) throw new ApiError(409, `account ${input.username} is being created by another request; retry`);
 		}
 	}
 	if (input.isAdmin === false) {

@@ -1,7 +1,7 @@
 // Accounts and browser sessions. Sessions store only the SHA-256 of their cookie token.
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db';
-import { account, session } from '../schema';
+import { account, apiToken, session } from '../schema';
 
 export interface AccountRow {
 	id: string;
@@ -52,8 +52,17 @@ export async function insertAccount(
 	return r ?? null;
 }
 
-export async function setPasswordHash(h: Database, accountId: string, passwordHash: string): Promise<void> {
-	await h.db.update(account).set({ passwordHash }).where(eq(account.id, accountId));
+/**
+ * A password reset: the new hash, and every session and API token of the account end with the
+ * old password (tokens name their owner by username, in every workspace).
+ */
+export async function resetPassword(h: Database, accountId: string, passwordHash: string): Promise<void> {
+	await h.db.transaction(async (tx) => {
+		const [a] = await tx.update(account).set({ passwordHash }).where(eq(account.id, accountId)).returning({ username: account.username });
+		if (!a) return;
+		await tx.delete(session).where(eq(session.accountId, accountId));
+		await tx.delete(apiToken).where(eq(apiToken.owner, a.username));
+	});
 }
 
 export async function listAccounts(h: Database): Promise<AccountRow[]> {
@@ -84,10 +93,6 @@ export async function setSessionExpiry(h: Database, id: string, expiresAt: Date)
 
 export async function deleteSession(h: Database, id: string): Promise<void> {
 	await h.db.delete(session).where(eq(session.id, id));
-}
-
-export async function deleteSessionsOf(h: Database, accountId: string): Promise<void> {
-	await h.db.delete(session).where(eq(session.accountId, accountId));
 }
 
 export async function getSession(h: Database, id: string): Promise<SessionRow | null> {

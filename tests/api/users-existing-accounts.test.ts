@@ -1,0 +1,140 @@
+// Issue 14, findings 4 and 13: adding an account that already exists. A workspace admin must not
+// be able to test guesses of another account's password, learn which accounts exist elsewhere
+// (beyond what creating a username tells anyone), or add an account to a workspace without an
+// instance admin; an instance admin's password reset ends the account's sessions AND tokens.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bootstrap } from '../../src/lib/server/bootstrap';
+import { setDatabase, type Database } from '../../src/lib/server/db';
+import { findAccountByUsername } from '../../src/lib/server/repo/accounts';
+import { ApiClient } from '../support/api';
+import { testBackends } from '../support/db';
+
+const ROOT = { username: 'root', password: 'root-password-1' };
+
+describe.each(testBackends())('adding existing accounts on $name', (backend) => {
+	let h: Database;
+	let root: ApiClient;
+	let wanda: ApiClient;
+	const saved = { user: process.env.TRIBUTARY_ADMIN_USER, password: process.env.TRIBUTARY_ADMIN_PASSWORD };
+
+	async function login(username: string, password: string): Promise<ApiClient> {
+		const c = new ApiClient();
+		const r = await c.post('/api/auth/login', { username, password });
+		expect(r.status, JSON.stringify(r.body)).toBe(200);
+		return c;
+	}
+	const loginStatus = async (username: string, password: string) =>
+		(await new ApiClient().post('/api/auth/login', { username, password })).status;
+	const membersOf = async (ws: string) =>
+		((await root.get(`/api/w/${ws}/users`)).body as { username: string }[]).map((m) => m.username);
+
+	beforeAll(async () => {
+		h = await backend.open();
+		setDatabase(h);
+		process.env.TRIBUTARY_ADMIN_USER = ROOT.username;
+		process.env.TRIBUTARY_ADMIN_PASSWORD = ROOT.password;
+		await bootstrap(h);
+		root = await login(ROOT.username, ROOT.password);
+		for (const id of ['acme', 'other']) expect((await root.post('/api/workspaces', { id, name: id })).status).toBe(201);
+		// wanda administers acme only; vic lives in other.
+		expect((await root.post('/api/w/acme/users', { username: 'wanda', password: 'wanda-password-1', is_admin: true })).status).toBe(201);
+		expect((await root.post('/api/w/acme/users', { username: 'mem', password: 'mem-password-1' })).status).toBe(201);
+		expect((await root.post('/api/w/other/users', { username: 'vic', password: 'vic-password-1' })).status).toBe(201);
+		wanda = await login('wanda', 'wanda-password-1');
+	});
+	afterAll(async () => {
+		for (const [k, v] of [
+			['TRIBUTARY_ADMIN_USER', saved.user],
+			['TRIBUTARY_ADMIN_PASSWORD', saved.password]
+		] as const) {
+			if (v === undefined) delete process.env[k];
+			else process.env[k] = v;
+		}
+		await h?.close();
+	});
+
+	it("a workspace admin's guess of another account's password gets the same refusal, right or wrong", async () => {
+		// vic is an account of another workspace; root, the instance admin, is a member of acme.
+		for (const [victim, field] of [
+			[{ username: 'vic', password: 'vic-password-1' }, 'username'],
+			[{ username: 'root', password: ROOT.password }, 'password']
+		] as const) {
+			const right = await wanda.post('/api/w/acme/users', victim);
+			const wrong = await wanda.post('/api/w/acme/users', { username: victim.username, password: 'a-wrong-guess' });
+			expect(right.status).toBe(409);
+			expect(right.body).toEqual(wrong.body);
+			expect(right.body.error).toMatch(new RegExp(`^${field}\\b`));
+			if (victim.username === 'vic') expect(await membersOf('acme')).not.toContain('vic');
+			expect(await loginStatus(victim.username, victim.password)).toBe(200);
+		}
+	});
+
+	it('a workspace admin cannot add an account that exists elsewhere, and cannot tell it exists', async () => {
+		const existing = await wanda.post('/api/w/acme/users', { username: 'vic' });
+		const unknown = await wanda.post('/api/w/acme/users', { username: 'nobody-yet' });
+		expect(existing.status).toBe(400);
+		expect(existing.body).toEqual(unknown.body);
+		expect(existing.body.error).toMatch(/^password\b/);
+		expect(await membersOf('acme')).not.toContain('vic');
+		expect(await findAccountByUsername(h, 'nobody-yet')).toBeNull();
+		expect(await membersOf('acme')).toEqual(['mem', 'root', 'wanda']);
+	});
+
+	it('a workspace admin creates new accounts and updates its own members, never their passwords', async () => {
+		const created = await wanda.post('/api/w/acme/users', { username: 'newbie', password: 'newbie-password-1' });
+		expect(created.status).toBe(201);
+		expect(created.body).toEqual({ username: 'newbie', is_admin: false, account_created: true });
+		expect(await loginStatus('newbie', 'newbie-password-1')).toBe(200);
+		const promoted = await wanda.post('/api/w/acme/users', { username: 'mem', is_admin: true });
+		expect(promoted.status).toBe(200);
+		expect(promoted.body).toEqual({ username: 'mem', is_admin: true, account_created: false });
+		for (const password of ['mem-password-1', 'taken-over-now']) {
+			const r = await wanda.post('/api/w/acme/users', { username: 'mem', password });
+			expect(r.status).toBe(409);
+			expect(r.body.error).toMatch(/^password\b/);
+		}
+		expect(await loginStatus('mem', 'mem-password-1')).toBe(200);
+		expect(await loginStatus('mem', 'taken-over-now')).toBe(401);
+	});
+
+	it('an instance admin adds an existing account without touching its password', async () => {
+		const r = await root.post('/api/w/acme/users', { username: 'vic' });
+		expect(r.status).toBe(201);
+		expect(r.body).toEqual({ username: 'vic', is_admin: false, account_created: false });
+		expect(await membersOf('acme')).toContain('vic');
+		expect(await loginStatus('vic', 'vic-password-1')).toBe(200);
+	});
+
+	it("an instance admin's password resets the account: its sessions and its API tokens end, in every workspace", async () => {
+		const vic = await login('vic', 'vic-password-1');
+		const minted = await Promise.all(
+			['acme', 'other'].map(async (ws) => {
+				const m = await vic.post(`/api/w/${ws}/tokens`, { label: `ci-${ws}` });
+				expect(m.status).toBe(201);
+				return new ApiClient().withBearer(m.body.token);
+			})
+		);
+		for (const t of minted) expect((await t.get('/api/whoami')).status).toBe(200);
+		const mine = await root.post('/api/w/other/tokens', { label: 'root-ci' });
+		const rootToken = new ApiClient().withBearer(mine.body.token);
+
+		const reset = await root.post('/api/w/other/users', { username: 'vic', password: 'vic-password-2' });
+		expect(reset.status).toBe(200);
+		expect((await vic.get('/api/whoami')).status).toBe(401);
+		for (const t of minted) expect((await t.get('/api/whoami')).status).toBe(401);
+		expect((await vic.get('/api/w/acme/tokens')).status).toBe(401);
+		expect(await loginStatus('vic', 'vic-password-1')).toBe(401);
+		const again = await login('vic', 'vic-password-2');
+		expect((await again.get('/api/w/other/tokens')).body).toEqual([]);
+		// Other accounts' tokens are untouched.
+		expect((await rootToken.get('/api/whoami')).status).toBe(200);
+	});
+
+	it('an instance admin never has a password checked either: repeating the same one is a reset too', async () => {
+		const vic = await login('vic', 'vic-password-2');
+		const r = await root.post('/api/w/other/users', { username: 'vic', password: 'vic-password-2' });
+		expect(r.status).toBe(200);
+		expect((await vic.get('/api/whoami')).status).toBe(401);
+		expect(await loginStatus('vic', 'vic-password-2')).toBe(200);
+	});
+});
