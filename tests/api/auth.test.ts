@@ -334,6 +334,8 @@ describe.each(testBackends())('auth API on $name', (backend) => {
 					cookies,
 					params: Object.fromEntries([...u.pathname.matchAll(/^\/w\/([^/]+)/g)].map((m) => ['ws', m[1]])),
 					locals: { auth: opts.auth ?? null },
+					getClientAddress: () => '127.0.0.1',
+					setHeaders: () => {},
 					parent: async () => ({})
 				} as never
 			};

@@ -127,6 +127,8 @@ export interface ApiResponse<T = any> {
 /** A client with its own cookie jar (one signed-in browser, say). */
 export class ApiClient {
 	jar = new Jar();
+	/** What `event.getClientAddress()` answers for this client's requests. */
+	clientAddress = '127.0.0.1';
 	constructor(private defaults: Record<string, string> = {}) {}
 
 	withBearer(token: string): ApiClient {
@@ -159,7 +161,7 @@ export class ApiClient {
 			platform: undefined,
 			isDataRequest: false,
 			isSubRequest: false,
-			getClientAddress: () => '127.0.0.1',
+			getClientAddress: () => this.clientAddress,
 			setHeaders: () => {},
 			fetch
 		} as unknown as RequestEvent;

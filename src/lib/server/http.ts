@@ -5,7 +5,9 @@ import { json, type RequestEvent } from '@sveltejs/kit';
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,
-		message: string
+		message: string,
+		/** Headers the error answer carries (`Retry-After` of a 429, say). */
+		readonly headers?: Record<string, string>
 	) {
 		super(message);
 	}
@@ -16,8 +18,8 @@ export const unauthorized = (msg = 'sign in or present a valid API token') => ne
 export const forbidden = (msg: string) => new ApiError(403, msg);
 export const notFound = (msg = 'not found') => new ApiError(404, msg);
 
-export function errorResponse(status: number, message: string): Response {
-	return json({ error: message }, { status });
+export function errorResponse(status: number, message: string, headers?: Record<string, string>): Response {
+	return json({ error: message }, { status, headers });
 }
 
 /** Wraps a route handler so that ApiError (and body-parsing failures) become JSON errors. */
@@ -26,7 +28,7 @@ export function handleApi<E extends RequestEvent>(fn: (event: E) => Promise<Resp
 		try {
 			return await fn(event);
 		} catch (e) {
-			if (e instanceof ApiError) return errorResponse(e.status, e.message);
+			if (e instanceof ApiError) return errorResponse(e.status, e.message, e.headers);
 			throw e;
 		}
 	};

@@ -1,7 +1,8 @@
 import { fail, redirect } from '@sveltejs/kit';
-import { checkCredentials, signIn, signOut } from '$lib/server/auth/authenticate';
+import { attemptLogin, signIn, signOut } from '$lib/server/auth/authenticate';
 import { sameSitePath } from '$lib/server/auth/next-path';
 import { getDatabase } from '$lib/server/db';
+import { ApiError } from '$lib/server/http';
 import { workspacesOf } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -21,8 +22,14 @@ export const actions: Actions = {
 		if (typeof username !== 'string' || typeof password !== 'string' || !username || !password) {
 			return fail(400, { username: typeof username === 'string' ? username : '', error: 'Enter your username and password.' });
 		}
-		const who = await checkCredentials(username, password);
-		if (!who) return fail(401, { username, error: 'invalid username or password' });
+		let who;
+		try {
+			who = await attemptLogin(event, username, password);
+		} catch (e) {
+			if (!(e instanceof ApiError)) throw e;
+			if (e.headers) event.setHeaders(e.headers);
+			return fail(e.status, { username, error: e.message });
+		}
 		if (event.locals.auth?.via === 'session') await signOut(event, event.locals.auth);
 		await signIn(event, who.accountId);
 		const next = nextPath(event.url);

@@ -5,6 +5,7 @@ import { getDatabase } from '../db';
 import { findAccountByUsername } from '../repo/accounts';
 import { validateApiToken } from './api-token';
 import type { AuthContext } from './context';
+import { ApiError, unauthorized } from '../http';
 import { burnPasswordCheck, verifyPassword } from './password';
 import {
 	createSession,
@@ -14,6 +15,7 @@ import {
 	setSessionCookie,
 	validateSessionToken
 } from './session';
+import { LoginThrottle } from './throttle';
 
 interface AuthEvent {
 	request: Request;
@@ -55,6 +57,39 @@ export async function authenticate(event: AuthEvent): Promise<AuthContext | null
 		via: 'session',
 		sessionId: valid.session.id
 	};
+}
+
+const GENERIC_FAILURE = 'invalid username or password';
+
+let loginThrottle = new LoginThrottle();
+
+/** Replaces the process's sign-in throttle (tests: a fresh one, or one on a fake clock); returns the old one. */
+export function setLoginThrottle(t: LoginThrottle): LoginThrottle {
+	const old = loginThrottle;
+	loginThrottle = t;
+	return old;
+}
+
+/**
+ * The sign-in gate of the API and the login form: the throttle decides first (a refusal is a
+ * 429 with Retry-After, and costs no password check), then the password. Any failure of the
+ * credentials is one generic 401. Throttling is per process (see throttle.ts).
+ */
+export async function attemptLogin(
+	event: { getClientAddress(): string },
+	username: string,
+	password: string
+): Promise<{ accountId: string; username: string }> {
+	const attempt = loginThrottle.attempt(username, event.getClientAddress());
+	if (!attempt.allowed) {
+		const s = attempt.retryAfterS;
+		const wait = s < 120 ? `${s} second${s === 1 ? '' : 's'}` : `${Math.ceil(s / 60)} minutes`;
+		throw new ApiError(429, `too many failed sign-ins; try again in ${wait}`, { 'retry-after': String(attempt.retryAfterS) });
+	}
+	const who = await checkCredentials(username, password);
+	if (!who) throw unauthorized(GENERIC_FAILURE);
+	attempt.succeeded();
+	return who;
 }
 
 /** Checks a username and password; null for any failure, in about the same time. */

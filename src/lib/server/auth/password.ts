@@ -35,15 +35,19 @@ export async function verifyPassword(password: string, stored: string): Promise<
 	return timingSafeEqual(actual, expected);
 }
 
-let dummy: Promise<string> | null = null;
+// Made once at start-up with the current parameters, so the first unknown username costs no more
+// than any other, and a change of N, r or p changes the dummy with it.
+const dummyHash: Promise<string> = hashPassword(randomBytes(16).toString('hex'));
+
+/** The dummy hash an unknown username is checked against (exported for its test). */
+export const dummyPasswordHash = (): Promise<string> => dummyHash;
 
 /**
  * Spends the same work as a real verification, so an unknown username answers no faster than a
  * wrong password (the login's one generic message would otherwise leak through timing).
  */
 export async function burnPasswordCheck(password: string): Promise<void> {
-	dummy ??= hashPassword(randomBytes(16).toString('hex'));
-	await verifyPassword(password, await dummy);
+	await verifyPassword(password, await dummyHash);
 }
 
 /** A random password for generated accounts: 20 characters of base64url (120 bits). */
