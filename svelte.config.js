@@ -8,7 +8,28 @@ const config = {
 		adapter: adapter({ out: 'build' }),
 		// API clients (the CLI, CI jobs) post multipart uploads without an Origin header; the
 		// session cookie is SameSite=Lax, so cross-site form posts carry no credentials anyway.
-		csrf: { checkOrigin: false }
+		csrf: { checkOrigin: false },
+		// Every rendered page's policy: only the app's own scripts and style sheets. kit adds the
+		// nonce of the page's inline hydration script (a hash on prerendered pages). Style
+		// attributes stay allowed (`style-src-attr`): Svelte and xyflow position and size the
+		// canvas through them, and an attribute cannot run script or load anything img-src refuses.
+		// The API's answers get a deny-all policy from src/lib/server/security-headers.ts.
+		csp: {
+			mode: 'auto',
+			directives: {
+				'default-src': ['self'],
+				'script-src': ['self'],
+				'style-src': ['self'],
+				'style-src-attr': ['unsafe-inline'],
+				'img-src': ['self', 'data:'],
+				'font-src': ['self'],
+				'connect-src': ['self'],
+				'object-src': ['none'],
+				'base-uri': ['self'],
+				'form-action': ['self'],
+				'frame-ancestors': ['none']
+			}
+		}
 	}
 };
 

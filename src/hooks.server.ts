@@ -5,6 +5,7 @@ import { authenticate } from '$lib/server/auth/authenticate';
 import { bootstrap } from '$lib/server/bootstrap';
 import { getDatabase } from '$lib/server/db';
 import { errorResponse } from '$lib/server/http';
+import { withSecurityHeadersOn } from '$lib/server/security-headers';
 
 export const init: ServerInit = async () => {
 	const h = await getDatabase();
@@ -41,7 +42,7 @@ function isFormContent(request: Request): boolean {
 	return FORM_TYPES.includes(type);
 }
 
-export const handle: Handle = async ({ event, resolve }) => {
+const authenticateAndCheckOrigin: Handle = async ({ event, resolve }) => {
 	event.locals.auth = await authenticate(event);
 	if (!SAFE_METHODS.has(event.request.method)) {
 		const origin = event.request.headers.get('origin');
@@ -55,3 +56,5 @@ export const handle: Handle = async ({ event, resolve }) => {
 	}
 	return resolve(event);
 };
+
+export const handle = withSecurityHeadersOn(authenticateAndCheckOrigin);
