@@ -85,7 +85,7 @@ export const operations: Op[] = [
 	{
 		method: 'post', path: '/api/auth/login', summary: 'Sign in; sets the session cookie', gate: 'anyone',
 		body: obj({ username: str, password: str }, ['username', 'password']),
-		ok: { status: 200, description: 'signed in', schema: obj({ username: str }) }, errors: [400, 401]
+		ok: { status: 200, description: 'signed in', schema: obj({ username: str }) }, errors: [400, 401, 429]
 	},
 	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [401] },
 	{ method: 'get', path: '/api/whoami', summary: 'The caller and their workspaces', gate: 'signed in or token', ok: { status: 200, description: 'the caller', schema: ref('Whoami') }, errors: [401] },
