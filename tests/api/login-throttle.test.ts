@@ -8,7 +8,7 @@ import { DEFAULT_THROTTLE, LoginThrottle } from '../../src/lib/server/auth/throt
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { actions as loginActions } from '../../src/routes/login/+page.server';
-import { ApiClient } from '../support/api';
+import { ApiClient, type ApiResponse } from '../support/api';
 import { testBackends } from '../support/db';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
@@ -42,7 +42,7 @@ describe.each(testBackends())('login throttling on $name', (backend) => {
 		const username = `guessed-${backend.name}`;
 		const c = new ApiClient();
 		const statuses: number[] = [];
-		let refused: Awaited<ReturnType<ApiClient['post']>> | null = null;
+		let refused: ApiResponse | null = null;
 		for (let i = 0; i < 30 && !refused; i++) {
 			const r = await c.post('/api/auth/login', { username, password: `guess-${i}-xxxx` });
 			statuses.push(r.status);
