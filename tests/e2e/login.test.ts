@@ -45,6 +45,35 @@ describe('signing in (chromium, built app, embedded database)', () => {
 		await page.close();
 	});
 
+	it('repeated failures are refused for a while with 429, and the form says so', async () => {
+		// Another username than the tests' own: this pair's wait must not slow the other journeys.
+		const page = await browser.newPage();
+		await page.goto(`${app.url}/login`);
+		// The enhanced form posts with fetch; kit answers 200 with the action's status inside.
+		const answers: { status: number; retryAfter?: string }[] = [];
+		page.on('response', async (r) => {
+			if (r.request().method() !== 'POST') return;
+			answers.push({ status: JSON.parse(await r.text()).status, retryAfter: r.headers()['retry-after'] });
+		});
+		for (let i = 0; i < 6; i++) {
+			await page.getByLabel('Username').fill('guessed');
+			await page.getByLabel('Password').fill(`guess number ${i}`);
+			await page.getByRole('button', { name: 'Sign in' }).click();
+			await expect.poll(() => answers.length).toBe(i + 1);
+		}
+		expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429]);
+		expect(Number(answers[5].retryAfter)).toBeGreaterThanOrEqual(1);
+		await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/too many failed sign-ins; try again in \d+ seconds?/);
+		const api = await fetch(`${app.url}/api/auth/login`, {
+			method: 'POST',
+			headers: { 'content-type': 'application/json' },
+			body: JSON.stringify({ username: 'guessed', password: 'one more guess' })
+		});
+		expect(api.status).toBe(429);
+		expect(Number(api.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+		await page.close();
+	});
+
 	it('signs in through the login page and sees the workspace home', async () => {
 		const page = await browser.newPage();
 		const errors: string[] = [];
