@@ -2,10 +2,12 @@
 // be able to test guesses of another account's password, learn which accounts exist elsewhere
 // (beyond what creating a username tells anyone), or add an account to a workspace without an
 // instance admin; an instance admin's password reset ends the account's sessions AND tokens.
+import { isActionFailure } from '@sveltejs/kit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { findAccountByUsername } from '../../src/lib/server/repo/accounts';
+import { actions as settingsActions } from '../../src/routes/w/[ws]/settings/+page.server';
 import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 
@@ -78,6 +80,31 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 		expect(await membersOf('acme')).not.toContain('vic');
 		expect(await findAccountByUsername(h, 'nobody-yet')).toBeNull();
 		expect(await membersOf('acme')).toEqual(['mem', 'root', 'wanda']);
+	});
+
+	it("the settings page's member form applies the same rule", async () => {
+		const account = (await findAccountByUsername(h, 'wanda'))!;
+		const submit = async (fields: Record<string, string>) => {
+			const body = new FormData();
+			for (const [k, v] of Object.entries(fields)) body.set(k, v);
+			const url = new URL('http://localhost/w/acme/settings?/addMember');
+			const r = await settingsActions.addMember({
+				url,
+				params: { ws: 'acme' },
+				request: new Request(url, { method: 'POST', body }),
+				locals: { auth: { accountId: account.id, username: 'wanda', instanceAdmin: false, via: 'session' } }
+			} as never);
+			return isActionFailure(r) ? { status: r.status, data: r.data } : { status: 200, data: r };
+		};
+		const right = await submit({ username: 'vic', password: 'vic-password-1' });
+		const wrong = await submit({ username: 'vic', password: 'a-wrong-guess' });
+		expect(right.status).toBe(409);
+		expect(right).toEqual(wrong);
+		const existing = await submit({ username: 'vic' });
+		const unknown = await submit({ username: 'nobody-yet' });
+		expect(existing.status).toBe(400);
+		expect(existing).toEqual(unknown);
+		expect(await membersOf('acme')).not.toContain('vic');
 	});
 
 	it('a workspace admin creates new accounts and updates its own members, never their passwords', async () => {
