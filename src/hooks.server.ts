@@ -2,14 +2,15 @@
 // (kit's origin check is off because the CLI posts multipart without an Origin header).
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { authenticate } from '$lib/server/auth/authenticate';
-import { bootstrap } from '$lib/server/bootstrap';
+import { bootstrap, firstStartBanner } from '$lib/server/bootstrap';
 import { getDatabase } from '$lib/server/db';
 import { errorResponse } from '$lib/server/http';
+import { requestOrigin } from '$lib/server/origin';
 
 export const init: ServerInit = async () => {
 	const h = await getDatabase();
 	const log = (line: string) => process.stdout.write(`${line}\n`);
-	const boot = await bootstrap(h, { log });
+	const boot = await bootstrap(h, { log: (line) => log(firstStartBanner(line)) });
 	if (boot.adminCreated) {
 		// Loaded only on a fresh database: the generator pulls in the parquet writer.
 		const { seedDemo, wantDemo } = await import('$lib/server/demo/seed');
@@ -48,7 +49,7 @@ export const handle: Handle = async ({ event, resolve }) => {
 		// A browser names the page's origin; a cookie-carrying write from another origin, or a
 		// cross-site form post (login CSRF), is refused. Clients that send no Origin (the CLI,
 		// curl) are unaffected: they do not ride on a browser's cookies.
-		const crossSite = origin !== null && origin !== event.url.origin;
+		const crossSite = origin !== null && origin !== requestOrigin(event.url);
 		if (crossSite && (event.locals.auth?.via === 'session' || isFormContent(event.request))) {
 			return errorResponse(403, 'cross-site request refused: the Origin header does not match this site');
 		}
