@@ -466,6 +466,7 @@ describe('event log', () => {
 		const edges = (await readRows(changed.columnLineageParquet)).filter((r) => r.to_node_unique_id === DEMO_CHANGE.addedModel);
 		expect(new Set(edges.map((r) => r.to_column_name))).toEqual(new Set(['store_id', 'paid_date', 'payment_count', 'revenue']));
 		expect(changed.meta.results).toEqual({ ...demo.meta.results, success: demo.meta.results.success + 1 });
+		await expect(generateProject({ models: 5, change: true })).rejects.toThrow(/^change: only the demo project/);
 	});
 });
 

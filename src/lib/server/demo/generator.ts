@@ -81,6 +81,7 @@ export const COMPONENT_TARGETS = [10, 100, 1000] as const;
 
 export async function generateProject(opts: GenerateOptions = {}): Promise<GeneratedProject> {
 	const seed = opts.seed ?? 1;
+	if (opts.change && opts.models !== undefined) throw new Error('change: only the demo project (without models) has an unmerged change');
 	const spec: ProjectSpec =
 		opts.models === undefined
 			? demoProjectSpec({ seed, failures: opts.failures, change: opts.change })
