@@ -5,7 +5,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin, launchBrowser, startApp, type RunningApp } from './server';
-import { Api, recordFailedRun, signedInContext } from './support';
+import { Api, seededRuns } from './support';
 
 const COMMON = {
 	'x-content-type-options': 'nosniff',
@@ -45,8 +45,8 @@ describe('security headers (built app, chromium)', () => {
 	beforeAll(async () => {
 		app = await startApp();
 		api = new Api(app.url, await apiLogin(app.url));
-		const { jobId } = await recordFailedRun(api);
-		shareUrl = (await api.ok('GET', `/api/w/demo/jobs/share/${jobId}?kind=public`)).url;
+		const { failed } = await seededRuns(api);
+		shareUrl = (await api.ok('GET', `/api/w/demo/jobs/share/${failed}?kind=public`)).url;
 		browser = await launchBrowser();
 	}, 180_000);
 
