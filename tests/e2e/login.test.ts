@@ -55,22 +55,32 @@ describe('signing in (chromium, built app, embedded database)', () => {
 			if (r.request().method() !== 'POST') return;
 			answers.push({ status: JSON.parse(await r.text()).status, retryAfter: r.headers()['retry-after'] });
 		});
-		for (let i = 0; i < 6; i++) {
+		// Five free failures, then waits of 1 s, 2 s, 4 s…: on a loaded machine an attempt may take
+		// longer than the first wait, so keep guessing until one is refused.
+		for (let i = 0; i < 12 && !answers.some((a) => a.status === 429); i++) {
 			await page.getByLabel('Username').fill('guessed');
 			await page.getByLabel('Password').fill(`guess number ${i}`);
 			await page.getByRole('button', { name: 'Sign in' }).click();
 			await expect.poll(() => answers.length).toBe(i + 1);
 		}
-		expect(answers.map((a) => a.status)).toEqual([401, 401, 401, 401, 401, 429]);
-		expect(Number(answers[5].retryAfter)).toBeGreaterThanOrEqual(1);
+		const statuses = answers.map((a) => a.status);
+		expect(statuses.slice(0, 5)).toEqual([401, 401, 401, 401, 401]);
+		expect(statuses.at(-1)).toBe(429);
+		expect(statuses.slice(0, -1).every((s) => s === 401)).toBe(true);
+		expect(Number(answers.at(-1)!.retryAfter)).toBeGreaterThanOrEqual(1);
 		await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/too many failed sign-ins; try again in \d+ seconds?/);
-		const api = await fetch(`${app.url}/api/auth/login`, {
-			method: 'POST',
-			headers: { 'content-type': 'application/json' },
-			body: JSON.stringify({ username: 'guessed', password: 'one more guess' })
-		});
-		expect(api.status).toBe(429);
-		expect(Number(api.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+		// The API shares the throttle: the same username from the same address is refused there too.
+		let api: Response | null = null;
+		for (let i = 0; i < 5 && api?.status !== 429; i++) {
+			api = await fetch(`${app.url}/api/auth/login`, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ username: 'guessed', password: 'one more guess' })
+			});
+			expect([401, 429]).toContain(api.status);
+		}
+		expect(api!.status).toBe(429);
+		expect(Number(api!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
 		await page.close();
 	});
 
