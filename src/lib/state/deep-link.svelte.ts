@@ -85,7 +85,7 @@ export class DeepLinkState {
 		const own = t && node && t.kind === node.kind && t.path === node.path;
 		const graph = this.#trace.graph;
 		const id = own ? resolveColumn(pending.column, t, [...this.#trace.component].map((c) => [c, graph.nodes.get(c)!] as const)) : null;
-		if (id !== null) this.#trace.traced = id;
+		if (id !== null) this.#trace.traceLinked(id);
 		// A lineage that failed to load already says so in the pane: "not found" would be a guess.
 		else if (!this.#trace.lineage.failed.length) this.notice = NOT_FOUND.column;
 		this.#shown = this.current;

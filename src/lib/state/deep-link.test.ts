@@ -49,6 +49,7 @@ describe('DeepLinkState', () => {
 		expect(page.trace.traced).toBeNull();
 		await follow();
 		expect(page.trace.traced).toBe(columnId('dbt', dbtPath('orders'), 'amount'));
+		expect(page.trace.linked).toBe(page.trace.traced);
 		expect(page.link.notice).toBeNull();
 		expect(page.link.current).toEqual({ select: ORDERS, column: 'amount' });
 		start();
