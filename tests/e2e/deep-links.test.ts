@@ -218,7 +218,7 @@ describe('deep links (chromium, built app, demo workspace)', () => {
 
 		const cookie = await apiLogin(app.url, 'erin', 'erin-password-1');
 		const erin = await signedInContext(browser, app.url, cookie);
-		const seen: { notice: string | null; cards: string[]; pane: number; hidden: string | null }[] = [];
+		const seen: { notice: string | null; cards: (string | null)[]; pane: number; toolbar: string | null }[] = [];
 		for (const select of [hiddenId, missingId]) {
 			const page = await erin.newPage();
 			const errors = watchErrors(page);
@@ -228,7 +228,7 @@ describe('deep links (chromium, built app, demo workspace)', () => {
 				notice: await page.getByTestId('deep-link-notice').textContent(),
 				cards: (await page.locator('[data-testid=card]').evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).sort(),
 				pane: await page.getByTestId('details-pane').count(),
-				hidden: await page.locator('.toolbar').textContent()
+				toolbar: await page.locator('.toolbar').textContent()
 			});
 			expect(await page.content()).not.toContain(secret.path);
 			if (select === hiddenId) await shot(page, 'deep-link-hidden');

@@ -103,6 +103,11 @@ export class DeepLinkState {
 		this.sync();
 	}
 
+	/** A navigation is under way: nothing is written until the next start. */
+	stop(): void {
+		this.#write = null;
+	}
+
 	/** Write the link when it changed (called from an effect: it reads the selection and the trace). */
 	sync(): void {
 		const link = this.current;

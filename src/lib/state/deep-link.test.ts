@@ -95,7 +95,7 @@ describe('DeepLinkState', () => {
 		]);
 	});
 
-	it('holds a change made before the router is up and writes it once it is', async () => {
+	it('holds a change made before the router is up (or during a navigation) and writes it once it is', async () => {
 		const { page, written, follow, start } = pageWith();
 		page.link.open({ select: ORDERS, column: null });
 		await follow();
@@ -104,6 +104,11 @@ describe('DeepLinkState', () => {
 		expect(written).toEqual([]);
 		start();
 		expect(written).toEqual([{ select: nodes[0].id, column: null }]);
+		// Nor while a navigation is under way.
+		page.link.stop();
+		page.canvas.selected = null;
+		page.link.sync();
+		expect(written).toHaveLength(1);
 	});
 
 	// Hidden and missing are the same to the page: the graph holds neither.
