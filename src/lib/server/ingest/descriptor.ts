@@ -54,7 +54,7 @@ export const MAX_VARS_JSON = 32 * 1024;
 
 function parseYaml(text: string): unknown {
 	if (Buffer.byteLength(text, 'utf8') > MAX_DESCRIPTOR_BYTES) throw new IngestError(FILE, `is larger than ${MAX_DESCRIPTOR_BYTES / 1024} KB`);
-	const doc = parseDocument(text, { maxAliasCount: MAX_DESCRIPTOR_ALIASES, uniqueKeys: true });
+	const doc = parseDocument(text, { uniqueKeys: true });
 	const parseError = doc.errors[0];
 	if (parseError) {
 		if (parseError.code === 'RESOURCE_EXHAUSTION') throw new IngestError(FILE, `nests deeper than ${MAX_DESCRIPTOR_DEPTH} levels`);
