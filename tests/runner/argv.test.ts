@@ -6,9 +6,12 @@
 // run arguments likewise when queued.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
+import { hexToHash } from '../../src/lib/types/script-hash';
 import { tarGz } from '../../src/lib/server/demo/tarball';
+import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
 import { buildRunnerWorld, FOLDER, PG_LOGS, replay, WS, type RunnerWorld } from '../support/runner-world';
@@ -135,6 +138,21 @@ describeFixtures('what reaches dbt argv', () => {
 			expect(r.status, JSON.stringify(r.body)).toBe(400);
 			expect(r.body.error).toMatch(message);
 			expect((await w.wendy.get(`/api/w/${WS}/jobs/list?script_path=f/${FOLDER}/runargs&kind=run`)).body.length).toBe(before);
+		});
+
+		it('a version stored before these rules with a circular descriptor fails its runs saying why, before dbt starts', async () => {
+			const hash = hexToHash(await w.deploy('stored', replay(OK_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST }))!;
+			// What the deploy of an older build stored (it accepted the circular anchor).
+			await h.rows(sql`update script set content = ${'vars: &v\n  self: *v\n'} where workspace = ${WS} and hash = ${hash}`);
+			const job = await w.waitJob(await w.run('stored', { command: 'run' }));
+			expect(job.status).toBe('failure');
+			expect(job.result.error).toBe('the descriptor of this version is not valid: descriptor (vars.self): refers to itself through a YAML alias (a circular anchor): write the value out');
+			expect(job.logs).not.toContain('fake-dbt argv');
+			expect(job.logs).not.toMatch(/Maximum call stack|internal error/);
+			// A share-link viewer sees that it failed, not the message.
+			const link = (await w.wendy.get(`/api/w/${WS}/jobs/share/${job.id}?kind=public`)).body.token;
+			const viewed = await new ApiClient().get(`/api/w/${WS}/jobs/get/${job.id}?view_token=${link}`);
+			expect(viewed.body.result.error).toBe('the run failed');
 		});
 	});
 });
