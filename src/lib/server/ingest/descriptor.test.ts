@@ -193,6 +193,11 @@ describe('parseDescriptor: hostile YAML', () => {
 		expect(performance.now() - t0).toBeLessThan(2000);
 	});
 
+	it('counts no bracket inside quotes or comments toward the nesting', () => {
+		const brackets = '['.repeat(40);
+		expect(parseDescriptor(`# ${brackets}\nvars: {a: "${brackets}", b: '${brackets}', c: "\\"${brackets}"}`).vars).toEqual({ a: brackets, b: brackets, c: `"${brackets}` });
+	});
+
 	it('keeps an alias used a few times (shared, not circular)', () => {
 		expect(parseDescriptor('x: &x orders\nselect: [*x]\nexclude: *x\nvars: {a: &l [1, 2], b: *l}')).toMatchObject({
 			select: ['orders'],

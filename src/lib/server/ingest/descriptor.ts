@@ -54,6 +54,9 @@ export const MAX_VARS_JSON = 32 * 1024;
 
 function parseYaml(text: string): unknown {
 	if (Buffer.byteLength(text, 'utf8') > MAX_DESCRIPTOR_BYTES) throw new IngestError(FILE, `is larger than ${MAX_DESCRIPTOR_BYTES / 1024} KB`);
+	// yaml's parser recurses per flow level and reports a stack overflow only after it (a second
+	// of blocked event loop for 5,000 `[`): refuse that nesting before parsing.
+	if (flowDepthOver(text, MAX_DESCRIPTOR_DEPTH)) throw new IngestError(FILE, `nests deeper than ${MAX_DESCRIPTOR_DEPTH} levels`);
 	const doc = parseDocument(text, { uniqueKeys: true });
 	const parseError = doc.errors[0];
 	if (parseError) {
@@ -71,6 +74,32 @@ function parseYaml(text: string): unknown {
 	}
 	plainData(value, '', 0, new Set());
 	return value;
+}
+
+/**
+ * Whether flow collections (`[`, `{`) open deeper than `max` outside quotes and comments. A
+ * scan, not a parse: an apostrophe inside a plain scalar (`it's`) shifts what it takes as quoted,
+ * so brackets may be missed (plainData's bound still holds) or, past such an apostrophe, more
+ * than `max` brackets in a row inside a quoted string counted; no real descriptor holds those.
+ */
+function flowDepthOver(text: string, max: number): boolean {
+	let depth = 0;
+	let quote: '"' | "'" | null = null;
+	let comment = false;
+	for (let i = 0; i < text.length; i++) {
+		const c = text[i];
+		if (comment) {
+			if (c === '\n') comment = false;
+		} else if (quote) {
+			if (c === '\\' && quote === '"') i++;
+			else if (c === quote) quote = null;
+		} else if (c === '"' || c === "'") quote = c;
+		else if (c === '#' && (i === 0 || /\s/.test(text[i - 1]))) comment = true;
+		else if (c === '[' || c === '{') {
+			if (++depth > max) return true;
+		} else if ((c === ']' || c === '}') && depth > 0) depth--;
+	}
+	return false;
 }
 
 /** Refuses what JSON cannot hold: a circular alias, nesting past the bound, and tagged values (`!!binary`). */
