@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { layoutLevels, LayoutStopped } from '$lib/lineage/canvas-layout';
-import { manifestLimits, producerLimits, rankSpans, requireLayoutWork, requireManifestNodes } from './limits';
+import { countAnnotationLines, manifestLimits, producerLimits, rankSpans, requireLayoutWork, requireManifestNodes } from './limits';
 
 const chain = (n: number) => Array.from({ length: n - 1 }, (_, i) => [i, i + 1] as [number, number]);
 const complete = (n: number) => {
@@ -49,12 +49,22 @@ describe('upload limits from the environment', () => {
 
 	it('defaults, overrides, and ignores a value that is not a positive number', () => {
 		delete process.env.TRIBUTARY_MAX_MANIFEST_NODES;
-		expect(manifestLimits().nodes).toBe(50_000);
+		expect(manifestLimits()).toEqual({ nodes: 30_000, bytes: 128 * 1024 * 1024 });
 		process.env.TRIBUTARY_MAX_MANIFEST_NODES = '12';
 		process.env.TRIBUTARY_MAX_MANIFEST_MB = '0.5';
 		expect(manifestLimits()).toEqual({ nodes: 12, bytes: 512 * 1024 });
 		expect(() => requireManifestNodes('manifest.json', 13)).toThrow(/^manifest\.json: 13 nodes is over the limit of 12 nodes \(TRIBUTARY_MAX_MANIFEST_NODES\)/);
 		process.env.TRIBUTARY_MAX_PRODUCER_ANNOTATIONS = 'lots';
-		expect(producerLimits().annotations).toBe(2000);
+		expect(producerLimits().annotations).toBe(5000);
+	});
+});
+
+describe('countAnnotationLines', () => {
+	it.each([
+		['-- materialize ducklake://main/t\n-- column a <- dbt://main/s/x.a\n  // column b <- ducklake://main/u.b', 3],
+		['-- columns are listed below\n-- materialized daily\nselect 1 -- column a <- x', 0],
+		['--column a <- x\r\n\t--  MATERIALIZE ducklake', 2]
+	])('%j has %i', (sql, n) => {
+		expect(countAnnotationLines(sql)).toBe(n);
 	});
 });
