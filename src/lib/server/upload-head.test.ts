@@ -23,7 +23,7 @@ describe('leadingFields', () => {
 		const { bytes, type } = await encoded(deployForm());
 		const boundary = boundaryOf(type);
 		// What the platform's own parser reads from the same bytes (it sends newlines as CRLF).
-		const parsed = await new Response(bytes, { headers: { 'content-type': type } }).formData();
+		const parsed = await new Response(new Uint8Array(bytes), { headers: { 'content-type': type } }).formData();
 		const expected = { path: parsed.get('path'), descriptor: parsed.get('descriptor') };
 		expect(expected.descriptor).toMatch(/--not-a-boundary/);
 		let firstDone = -1;
@@ -69,7 +69,7 @@ describe('readUploadHead', () => {
 
 	it('takes ?path= over the form, and refuses a body that is not multipart', async () => {
 		const { bytes, type } = await encoded(deployForm());
-		const request = new Request('http://x/d', { method: 'POST', headers: { 'content-type': type }, body: bytes });
+		const request = new Request('http://x/d', { method: 'POST', headers: { 'content-type': type }, body: new Uint8Array(bytes) });
 		expect((await readUploadHead(request, new URL('http://x/d?path=u/bob/y'), 'a file')).path).toBe('u/bob/y');
 		const json = new Request('http://x/d', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
 		await expect(readUploadHead(json, new URL('http://x/d'), 'a `manifest` file')).rejects.toThrow(/multipart\/form-data with a `manifest` file/);
