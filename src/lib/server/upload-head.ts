@@ -14,8 +14,6 @@ export interface UploadHead {
 	fields: Map<string, string>;
 	/** The same request, its body whole again (what was read, then the rest): for formData(). */
 	request: Request;
-	/** Stop reading the body: after a refusal, nothing more of it is wanted. */
-	discard(): Promise<void>;
 }
 
 const CRLF = Buffer.from('\r\n');
@@ -93,8 +91,7 @@ export async function readUploadHead(request: Request, url: URL, what: string): 
 	return {
 		path: fromQuery ?? parsed.fields.get('path') ?? null,
 		fields: parsed.fields,
-		request: new Request(request.url, { method: request.method, headers: request.headers, body: replay, duplex: 'half' } as RequestInit),
-		discard: () => reader.cancel().catch(() => {})
+		request: new Request(request.url, { method: request.method, headers: request.headers, body: replay, duplex: 'half' } as RequestInit)
 	};
 }
 
@@ -111,14 +108,13 @@ export function requireHeadPath(head: UploadHead): string {
 	return head.path;
 }
 
-/** Runs the route's gate on the head's path; a refusal stops reading the body. */
-export async function gateUpload(head: UploadHead, gate: (path: string) => void): Promise<string> {
-	try {
-		const path = requireHeadPath(head);
-		gate(path);
-		return path;
-	} catch (e) {
-		await head.discard();
-		throw e;
-	}
+/**
+ * Runs the route's gate on the head's path. A refusal leaves the rest of the body unread, not
+ * cancelled: adapter-node answers a cancelled body by destroying the socket, and the refusal
+ * would never reach the caller.
+ */
+export function gateUpload(head: UploadHead, gate: (path: string) => void): string {
+	const path = requireHeadPath(head);
+	gate(path);
+	return path;
 }

@@ -58,7 +58,10 @@ export async function inspectProjectArchive(data: Uint8Array, file = 'project'):
 	let sawEnd = false;
 	parser.on('eof', () => (sawEnd = true));
 	const parsed = new Promise<void>((resolve, reject) => {
-		parser.on('error', (e: Error) => reject(new IngestError(file, `is not a readable tar.gz (${e.message})`)));
+		parser.on('error', (e: Error) => {
+			problem ??= new IngestError(file, `is not a readable tar.gz (${e.message})`);
+			reject(problem);
+		});
 		parser.on('warn', (_code: string, message: string) => {
 			problem ??= new IngestError(file, `is not a readable tar.gz (${message})`);
 		});

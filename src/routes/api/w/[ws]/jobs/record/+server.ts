@@ -11,7 +11,7 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
 	// Gated on the path (query or first fields) before a byte of the files is read.
 	const head = await readUploadHead(event.request, event.url, 'a `run_results` file');
-	const path = await gateUpload(head, (path) => requireRunAccess(p, path));
+	const path = gateUpload(head, (path) => requireRunAccess(p, path));
 	const input = await readRecordForm(head.request, path);
 	return jsonSafe(await recordRun(await getDatabase(), p, input), { status: 201 });
 });

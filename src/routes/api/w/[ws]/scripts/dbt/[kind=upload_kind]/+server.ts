@@ -13,7 +13,7 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const kind = event.params.kind as 'deploy' | 'preview';
 	// Gated on the path (query or first fields) before a byte of the files is read.
 	const head = await readUploadHead(event.request, event.url, 'a `manifest` file');
-	const path = await gateUpload(head, (path) => {
+	const path = gateUpload(head, (path) => {
 		requireScriptPath(path);
 		if (!canWritePath(p, path)) throw forbidden(`you may not write ${path}`);
 		requireScope(p, 'scripts', 'write', path);
