@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../src/lib/server/demo/generator';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { Api, deployProject, recordFailedRun, signedInContext } from './support';
+import { Api, deployProject, seededRuns, signedInContext } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 const NOT_FOUND_RELATION = 'The linked relation was not found in this graph.';
@@ -64,7 +64,7 @@ describe('deep links (chromium, built app, demo workspace)', () => {
 	beforeAll(async () => {
 		app = await startApp();
 		api = new Api(app.url, await apiLogin(app.url));
-		runId = (await recordFailedRun(api)).jobId;
+		runId = (await seededRuns(api)).failed;
 		browser = await launchBrowser();
 		admin = await signedInContext(browser, app.url, api.cookie);
 		mkdirSync(screenshotDir, { recursive: true });

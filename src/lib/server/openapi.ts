@@ -125,16 +125,18 @@ export const operations: Op[] = [
 	{ method: 'delete', path: '/api/w/{ws}/tokens/{id}', summary: 'Revoke a token', gate: 'its owner or a workspace admin', ok: { status: 200, description: 'revoked' }, errors: [401, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/deploy', summary: 'Deploy a dbt project version from its artifacts', gate: 'write access to the path + scripts:write',
-		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
+		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 413]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/preview', summary: 'Store an unmerged change as a preview graph reachable only through its job', gate: 'write access to the path + scripts:write',
-		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
+		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 413]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/sql/deploy', summary: 'Deploy a producer SQL script version: its reads, writes and column lineage', gate: 'write access to the path + scripts:write',
 		body: obj({ path: str, content: str }, ['path', 'content']),
-		ok: { status: 201, description: 'hash, job_id, url, target, writes, reads, columns_annotated, columns_inferred, lineage_edges, columns, warnings' }, errors: [400, 401, 403, 404]
+		ok: { status: 201, description: 'hash, job_id, url, target, writes, reads, columns_annotated, columns_inferred, lineage_edges, columns, warnings' }, errors: [400, 401, 403, 404, 413]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/assets/graph', summary: 'The asset graph of a folder: relations, producers, usage and ref() edges', gate: 'assets:read; dbt provenance only for scripts the caller can see; authored fields only with scripts:read on the path',
@@ -207,8 +209,9 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/jobs/record', summary: 'Record a run made elsewhere from its artifacts, as if it ran here', gate: 'write access to the path + jobs:run',
+		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
 		multipart: { path: 'u/<user>/<name> or f/<folder>/<name>', run_results: 'file: run_results.json (required)', manifest: 'file: manifest.json (optional; a snapshot is stored when its graph differs)', log: 'file: the JSON event log (optional)' },
-		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404]
+		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404, 413]
 	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];

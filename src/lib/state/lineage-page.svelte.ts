@@ -24,6 +24,8 @@ export interface LineagePageOptions {
 	relationUrl: (path: string) => string;
 	/** A share-link holder: sent with every request, and nothing authored is asked for. */
 	viewToken?: string | null;
+	/** The run on screen (a run page): a share link lays out that run's levels only. */
+	layoutJob?: () => string;
 	/** Test seams; the browser's fetch by default. */
 	lineageFetcher?: LineageFetcher;
 	relationFetcher?: RelationFetcher;
@@ -48,7 +50,7 @@ export class LineagePage {
 	selectedNode: CanvasNode | null;
 
 	constructor(o: LineagePageOptions) {
-		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken));
+		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken, o.layoutJob));
 		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken));
 		this.trace = new ColumnTraceView(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin);
 		this.link = new DeepLinkState(this.canvas, this.trace);
