@@ -7,6 +7,7 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { expect } from 'vitest';
 import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
+import { NO_KEEP_ALIVE } from './server';
 
 export class Api {
 	constructor(
@@ -15,7 +16,8 @@ export class Api {
 	) {}
 
 	async call(method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
-		const headers: Record<string, string> = { cookie: this.cookie, origin: this.url };
+		// A fresh connection per call: see NO_KEEP_ALIVE.
+		const headers: Record<string, string> = { ...NO_KEEP_ALIVE, cookie: this.cookie, origin: this.url };
 		let payload: BodyInit | undefined;
 		if (body instanceof FormData) payload = body;
 		else if (body !== undefined) {

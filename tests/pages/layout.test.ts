@@ -7,6 +7,7 @@ import { canvasFromAssetGraph } from '../../src/lib/lineage/canvas-model';
 import { levelsOf } from '../../src/lib/lineage/canvas-view';
 import { LAYOUT_LIMITS } from '../../src/lib/server/limits';
 import { testBackends } from '../support/db';
+import { needFixtures } from '../support/fixtures';
 import { buildLineageWorld, WS, type LineageWorld } from '../support/lineage-world';
 
 const card = (id: string) => ({ id, w: 220, h: 58 });
@@ -23,7 +24,8 @@ const levels = [
 	{ id: 'g:x', children: [{ id: 'c', w: 220, h: 58 }], edges: [] }
 ];
 
-describe.each(testBackends())('POST /w/{ws}/layout ($name)', (backend) => {
+// The lineage world deploys the real jaffle-shop artifacts.
+describe.skipIf(!needFixtures('POST /w/{ws}/layout')).each(testBackends())('POST /w/{ws}/layout ($name)', (backend) => {
 	let w: LineageWorld;
 
 	beforeAll(async () => {

@@ -19,13 +19,13 @@ const OK_RUN = path.join(PG_LOGS, 'run', 'successful_run.log.jsonl');
 const RUN_MANIFEST = path.join(PG_LOGS, 'run', 'manifest.json');
 const BUILD_LOG = path.join(PG_LOGS, 'build', 'dbt.log.jsonl');
 
-/** Relations the successful run materializes, from the raw log. */
-const OK_RELATIONS = readFileSync(OK_RUN, 'utf8')
-	.split('\n')
-	.filter((l) => l.includes('"NodeFinished"'))
-	.map((l) => JSON.parse(l).data.node_info.node_relation.relation_name as string);
-
 describeFixtures('faults', () => {
+	/** Relations the successful run materializes, from the raw log. */
+	const OK_RELATIONS = readFileSync(OK_RUN, 'utf8')
+		.split('\n')
+		.filter((l) => l.includes('"NodeFinished"'))
+		.map((l) => JSON.parse(l).data.node_info.node_relation.relation_name as string);
+
 	// The generated demo project: a manifest and an index that belong together.
 	const dir = mkdtempSync(path.join(tmpdir(), 'tributary-faults-'));
 	let demoManifest = '';
