@@ -3,21 +3,13 @@
 // layout stays on the server. It reads nothing stored: it is open to members and to holders of
 // a valid share link of this workspace (run pages), and bounded in size.
 import { json } from '@sveltejs/kit';
-import { viewTokenOf, workspacePrincipal } from '$lib/server/access';
-import { getDatabase } from '$lib/server/db';
-import { ApiError, badRequest, handleApi, readJsonObject, unauthorized } from '$lib/server/http';
+import { layoutAccess } from '$lib/server/access';
+import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
 import { layoutRequest, parseLevels } from '$lib/server/pages/canvas';
-import { verifyShareToken } from '$lib/server/share';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
-	const ws = event.params.ws;
-	const token = viewTokenOf(event);
-	if (token !== null) {
-		if (!(await verifyShareToken(await getDatabase(), ws, token))) throw unauthorized('this share link is not valid');
-	} else {
-		await workspacePrincipal(event, ws);
-	}
+	await layoutAccess(event, event.params.ws);
 	const levels = parseLevels(await readJsonObject(event.request));
 	if (typeof levels === 'string') throw badRequest(levels);
 	try {
