@@ -1,23 +1,21 @@
 import { fail, redirect } from '@sveltejs/kit';
-import { requireWorkspaceCreate, visibleWorkspaces } from '$lib/server/access';
+import { pageAuth, requireWorkspaceCreate, visibleWorkspaces } from '$lib/server/access';
 import { parseWorkspaceInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { createWorkspace, workspacesOf } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
-export const load: PageServerLoad = async ({ locals }) => {
-	const auth = locals.auth;
-	if (!auth) redirect(303, '/login');
+export const load: PageServerLoad = async (event) => {
+	const auth = pageAuth(event);
 	const workspaces = visibleWorkspaces(auth, await workspacesOf(await getDatabase(), auth.accountId));
 	return { username: auth.username, instanceAdmin: auth.instanceAdmin, workspaces };
 };
 
 export const actions: Actions = {
-	create: async ({ locals, request }) => {
-		const auth = locals.auth;
-		if (!auth) redirect(303, '/login');
-		const form = await request.formData();
+	create: async (event) => {
+		const auth = pageAuth(event);
+		const form = await event.request.formData();
 		const body = { id: form.get('id') ?? undefined, name: form.get('name') || undefined };
 		try {
 			requireWorkspaceCreate(auth);

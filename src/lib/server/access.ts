@@ -42,6 +42,13 @@ export function requireAuth(event: Pick<RequestEvent, 'locals'>): AuthContext {
 	return auth;
 }
 
+/** requireAuth for a page load or form action: no credentials redirect to the sign-in page (coming back here afterwards). */
+export function pageAuth(event: Pick<RequestEvent, 'locals' | 'url'>): AuthContext {
+	const auth = event.locals.auth;
+	if (!auth) redirect(303, event.url.pathname === '/' ? '/login' : `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
+	return auth;
+}
+
 /**
  * The caller as a member of `ws`: 400 for a malformed id, 401 without credentials, 404 when
  * the workspace does not exist, the caller is not a member, or a token of another workspace is
