@@ -1,14 +1,19 @@
-// The settings page applies the API's gates, on both databases: each section it serves (tokens,
+// The pages apply the API's gates, on both databases. The settings page: each section it serves (tokens,
 // members, groups, folders, warehouses) is served exactly when the API endpoint that reads it
 // answers 200 to the same caller, with the same entries (finding 10: an admin's assets:read token
 // read every admin section from the page while the API answered 403). Revoking a token follows
 // one rule on the page and in the API: its owner or a workspace admin, `tokens:write` for a token.
+// The canvas pages read the graph under GET assets/graph's gate, and offer a run only to whom
+// the run API would accept.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { load as projectLoad } from '../../src/routes/w/[ws]/dbt/[...path]/+page.server';
+import { load as pipelineLoad } from '../../src/routes/w/[ws]/pipeline/[folder]/+page.server';
+import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
 import { actions, load } from '../../src/routes/w/[ws]/settings/+page.server';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { pageEventOf, pageOutcome } from '../support/pages';
-import { buildLineageWorld, WS, type Caller, type LineageWorld } from '../support/lineage-world';
+import { buildLineageWorld, JAFFLE, SHOP, WS, type Caller, type LineageWorld } from '../support/lineage-world';
 
 /** Each page section and the API endpoint that reads the same thing, with the name of an entry. */
 const SECTIONS: [section: string, api: string, name: (x: any) => string][] = [
@@ -105,5 +110,41 @@ describe.each(testBackends())('settings page gates ($name)', (backend) => {
 		const api = await revoker.call('DELETE', `/api/w/${WS}/tokens/${viaApi}`);
 		expect(api.status, JSON.stringify(api.body)).toBe(status);
 		expect(await remaining(viaApi)).toBe(status !== 200);
+	});
+
+	// The project page lists its versions from deploy jobs, so it needs jobs:read as well.
+	it.each([
+		['alice session', 200, 200, null],
+		['alice token assets:read jobs:read', 200, 200, ['assets:read', 'jobs:read']],
+		['alice token assets:read', 200, 404, ['assets:read']],
+		['alice token jobs:read (no assets:read)', 403, 403, ['jobs:read']]
+	] as const)('the pipeline and project pages: %s → %i and %i, as GET assets/graph', async (_name, pipelineStatus, projectStatus, scopes) => {
+		const c = scopes === null ? w.c.alice : await w.token('alice', [...scopes]);
+		expect((await c.get(`/api/w/${WS}/assets/graph?folder=analytics`)).status).toBe(pipelineStatus);
+		const pipeline = await pageOutcome(pipelineLoad((await pageEventOf(c, `/w/${WS}/pipeline/analytics`, { ws: WS, folder: 'analytics' })) as never));
+		expect(pipeline.status, JSON.stringify(pipeline.data)).toBe(pipelineStatus);
+		const project = await pageOutcome(projectLoad((await pageEventOf(c, `/w/${WS}/dbt/${JAFFLE}`, { ws: WS, path: JAFFLE })) as never));
+		expect(project.status, JSON.stringify(project.data)).toBe(projectStatus);
+	});
+
+	it.each([
+		['alice session', true, null],
+		['alice token without jobs:run', false, ['assets:read', 'jobs:read']],
+		['alice token with jobs:run', true, ['assets:read', 'jobs:read', 'jobs:run']],
+		['wsadmin session', true, 'wsadmin']
+	] as const)('run buttons: %s → %s, as the run API decides', async (_name, may, scopes) => {
+		const c = scopes === null ? w.c.alice : scopes === 'wsadmin' ? w.c.wsadmin : await w.token('alice', [...scopes]);
+		const run = await pageOutcome(runLoad((await pageEventOf(c, `/w/${WS}/run/${w.jobs.RUN1}`, { ws: WS, id: w.jobs.RUN1 })) as never));
+		expect(run.status, JSON.stringify(run.data)).toBe(200);
+		expect(run.data.mayResume).toBe(may);
+		expect(run.data.mayShare).toBe(true);
+		const project = await pageOutcome(projectLoad((await pageEventOf(c, `/w/${WS}/dbt/${JAFFLE}`, { ws: WS, path: JAFFLE })) as never));
+		expect(project.status, JSON.stringify(project.data)).toBe(200);
+		expect(project.data.mayRun).toBe(may);
+		// The API's answer to the same caller: a refusal for exactly the callers the page hides the buttons from.
+		for (const path of [SHOP, JAFFLE]) {
+			const api = await c.post(`/api/w/${WS}/jobs/run/p/${path}`, { command: 'unknown-command' });
+			expect(api.status === 403, JSON.stringify(api.body)).toBe(!may);
+		}
 	});
 });
