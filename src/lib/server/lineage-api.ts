@@ -24,7 +24,6 @@ import {
 	pinnedAuthoredShown,
 	readableFolderPrefix,
 	readableVersion,
-	scopeAllows,
 	scopePathFilter,
 	shapePathFilter,
 	type JobAccess,
@@ -445,7 +444,8 @@ export async function unpinnedColumnLineage(
 	opts: LineageOptions = {}
 ): Promise<ColumnLineageAnswer> {
 	const named = await readableVersion(h, p, scriptHash);
-	if (named && !scopeAllows(p, 'scripts', 'read', named.path)) return noLineage();
+	// Column lineage is authored: a named version it may not read authored parts of answers none.
+	if (named && !authoredShownOf(p, named.path)) return noLineage();
 	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
 	for (const o of owners) items.push(...(await rankedEdges(h, o.key, o.uniqueIds)));
