@@ -4,8 +4,9 @@
 // read every admin section from the page while the API answered 403). Revoking a token follows
 // one rule on the page and in the API: its owner or a workspace admin, `tokens:write` for a token.
 // The canvas pages read the graph under GET assets/graph's gate, and offer a run only to whom
-// the run API would accept.
+// the run API would accept. The home page lists and creates workspaces under the API's rules.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { actions as homeActions, load as homeLoad } from '../../src/routes/+page.server';
 import { load as projectLoad } from '../../src/routes/w/[ws]/dbt/[...path]/+page.server';
 import { load as pipelineLoad } from '../../src/routes/w/[ws]/pipeline/[folder]/+page.server';
 import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
@@ -36,7 +37,7 @@ const CALLERS: [string, Caller, string[] | null][] = [
 	['alice token tokens:read', 'alice', ['tokens:read']]
 ];
 
-describe.each(testBackends())('settings page gates ($name)', (backend) => {
+describe.each(testBackends())('page gates ($name)', (backend) => {
 	let w: LineageWorld;
 	const clients = new Map<string, ApiClient>();
 
@@ -145,6 +146,36 @@ describe.each(testBackends())('settings page gates ($name)', (backend) => {
 		for (const path of [SHOP, JAFFLE]) {
 			const api = await c.post(`/api/w/${WS}/jobs/run/p/${path}`, { command: 'unknown-command' });
 			expect(api.status === 403, JSON.stringify(api.body)).toBe(!may);
+		}
+	});
+
+	it.each([
+		['the instance admin, by session', 'root', null, true],
+		['the instance admin, token workspaces:write', 'root', ['workspaces:write'], true],
+		['the instance admin, token assets:read', 'root', ['assets:read'], false],
+		['a workspace admin', 'wsadmin', null, false]
+	] as const)('creating a workspace: %s → %s, on the home page and in the API', async (name, user, scopes, may) => {
+		const c = scopes === null ? w.c[user] : await w.token(user, [...scopes]);
+		const id = `ws-${name.length}-${scopes?.length ?? 0}-${user}`;
+		const form = await pageOutcome(homeActions.create((await pageEventOf(c, '/?/create', {}, { id: `${id}-page`, name: 'X' })) as never));
+		if (may) expect(form).toEqual({ status: 303, redirect: `/w/${id}-page` });
+		else expect(form.status, JSON.stringify(form.data)).toBe(403);
+		const api = await c.post('/api/workspaces', { id: `${id}-api`, name: 'X' });
+		expect(api.status, JSON.stringify(api.body)).toBe(may ? 201 : 403);
+	});
+
+	it('the home page and whoami list the same workspaces: a token only its own', async () => {
+		expect((await w.c.root.post('/api/workspaces', { id: 'elsewhere', name: 'Elsewhere' })).status).toBe(201);
+		for (const [c, expected] of [
+			[w.c.root, true],
+			[await w.token('root', []), false]
+		] as const) {
+			const home = await pageOutcome(homeLoad((await pageEventOf(c, '/', {})) as never));
+			const who = await c.get('/api/whoami');
+			const ids = home.data.workspaces.map((x: { id: string }) => x.id).sort();
+			expect(ids).toEqual(who.body.workspaces.map((x: { id: string }) => x.id).sort());
+			expect(ids.includes('elsewhere')).toBe(expected);
+			expect(ids).toContain(WS);
 		}
 	});
 });
