@@ -4,6 +4,7 @@
 // exist) × the hash/path parameters, with the exact visible shape of each answer. A hidden
 // project contributes nothing: no script path, no hash, no test kind, nothing it authored.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeAssets, lineageOwners } from '../../src/lib/server/repo/lineage';
 import type { DbtProvenance } from '../../src/lib/types/asset-graph';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
@@ -193,5 +194,16 @@ describe.each(testBackends())('page endpoints gate matrix ($name)', (backend) =>
 		}
 		// Exactly one project describes the answer: the other one's path never appears.
 		expect(text).not.toContain(project === 'ledger' ? SHOP : LEDGER);
+	});
+
+	// Behind the gate, the SQL holds too: a named version of a path outside the filter reads nothing.
+	it('the repo reads a named version only through the path filter', async () => {
+		const carol = { readable: { all: false, folders: ['finance'], userPrefix: 'u/carol/' }, scope: null };
+		const v1 = { path: SHOP, hash: w.hashes.shopV1, language: 'dbt' };
+		expect(await describeAssets(w.h, WS, [SD], carol, v1)).toEqual([]);
+		expect((await lineageOwners(w.h, WS, [SD], carol, v1)).map((o) => o.key.scriptPath)).toEqual([]);
+		const alice = { readable: { all: false, folders: ['analytics'], userPrefix: 'u/alice/' }, scope: null };
+		expect((await describeAssets(w.h, WS, [SD], alice, v1)).map((g) => [g.key.scriptPath, g.key.scriptHash])).toEqual([[SHOP, w.hashes.shopV1]]);
+		expect((await lineageOwners(w.h, WS, [SD], alice, v1)).map((o) => o.key.scriptPath)).toEqual([SHOP]);
 	});
 });
