@@ -127,7 +127,7 @@ export interface ApiResponse<T = any> {
 /** A client with its own cookie jar (one signed-in browser, say). */
 export class ApiClient {
 	jar = new Jar();
-	constructor(private defaults: Record<string, string> = {}) {}
+	constructor(readonly defaults: Record<string, string> = {}) {}
 
 	withBearer(token: string): ApiClient {
 		return new ApiClient({ ...this.defaults, authorization: `Bearer ${token}` });

@@ -4,30 +4,23 @@
 // of a share link for the levels of the run they may see (`?job=`, the run page's job); its
 // work is bounded (limits.ts: nodes × edges, ranks spanned, time).
 import { json } from '@sveltejs/kit';
-import { jobAccess, requireScope, viewTokenOf, workspacePrincipal } from '$lib/server/access';
+import { layoutAccess, requireLevelsOfRun } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
-import { ApiError, badRequest, forbidden, handleApi, readJsonObject } from '$lib/server/http';
+import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
 import { jobAssetGraph } from '$lib/server/lineage-api';
 import { isCutOf, layoutRequest, parseLevels } from '$lib/server/pages/canvas';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
-	const ws = event.params.ws;
-	let runGraph: AssetGraph | null = null;
-	if (viewTokenOf(event) !== null) {
-		const job = event.url.searchParams.get('job');
-		if (!job) throw badRequest('job: a share link lays out the levels of its run; name the run (?job=<id>)');
-		// The run page's own gate and graph (the shape, from the graph cache).
-		const access = await jobAccess(event, ws, job);
-		if (access.principal) requireScope(access.principal, 'assets', 'read');
-		runGraph = await jobAssetGraph(await getDatabase(), { kind: 'job', access }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
-	} else {
-		await workspacePrincipal(event, ws);
-	}
+	const access = await layoutAccess(event, event.params.ws);
+	// The run page's graph (its shape, from the graph cache), to check a share link's levels.
+	const runGraph: AssetGraph | null = access.run
+		? await jobAssetGraph(await getDatabase(), { kind: 'job', access: access.run }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' })
+		: null;
 	const levels = parseLevels(await readJsonObject(event.request));
 	if (typeof levels === 'string') throw badRequest(levels);
-	if (runGraph && !isCutOf(runGraph, levels)) throw forbidden('this share link lays out the levels of its run only');
+	if (runGraph) requireLevelsOfRun(isCutOf(runGraph, levels));
 	try {
 		return json({ layouts: layoutRequest(levels) });
 	} catch (e) {
