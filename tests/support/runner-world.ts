@@ -1,7 +1,7 @@
 // A workspace to run dbt jobs in, on one database: members with and without run access, a
 // warehouse with a secret, projects deployed through the real deploy route with a `fake-dbt.json`
 // scenario inside their project files, and a worker (the real one) whose DBT_BIN is the stand-in.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -11,7 +11,7 @@ import { tarGz } from '../../src/lib/server/demo/tarball';
 import type { RunnerConfig } from '../../src/lib/server/runner/config';
 import { Worker } from '../../src/lib/server/runner/worker';
 import { ApiClient } from './api';
-import { fixture } from './fixtures';
+import { fixture, FIXTURES } from './fixtures';
 import { login } from './jobs-world';
 
 export const WS = 'runs';
@@ -19,6 +19,30 @@ export const FOLDER = 'data';
 export const SECRET = 'hunter2-warehouse-password';
 export const FAKE_DBT = path.resolve('tests/support/fake-dbt/dbt.mjs');
 export const PG_LOGS = fixture('openlineage-json-logs-postgres-1.8.2');
+/**
+ * Runs are sandboxed in the tests as by default, so the stand-in sees only its job directory,
+ * its own folder and what the worker binds read-only: the fixtures it replays, and this folder,
+ * where a test writes the files its scenario names.
+ */
+export const SANDBOX_INPUTS = path.join(tmpdir(), 'tributary-test-inputs');
+mkdirSync(SANDBOX_INPUTS, { recursive: true });
+
+/**
+ * The host pid of a process the stand-in reports from inside the sandbox's PID namespace: the
+ * process working in `jobsDir` whose innermost NSpid is `nsPid`. Null when there is none (yet, or any more).
+ */
+export function hostPidOf(nsPid: number, jobsDir: string): number | null {
+	for (const name of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+		try {
+			if (!readlinkSync(`/proc/${name}/cwd`).startsWith(jobsDir)) continue;
+			const ns = /^NSpid:\s+(.+)$/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1].trim().split(/\s+/).map(Number) ?? [];
+			if (ns.length > 1 && ns.at(-1) === nsPid) return Number(name);
+		} catch {
+			/* gone meanwhile */
+		}
+	}
+	return null;
+}
 
 /** Steps of the stand-in's scenario (see tests/support/fake-dbt/dbt.mjs). */
 export type Step = Record<string, unknown>;
@@ -63,7 +87,9 @@ export function runnerConfig(over: Partial<RunnerConfig> = {}): RunnerConfig {
 		killGraceMs: 500,
 		logPollMs: 50,
 		defaultTimeoutS: 120,
-		sandbox: 'none',
+		sandbox: 'bwrap',
+		bwrapPath: null,
+		sandboxReadOnly: [FIXTURES, SANDBOX_INPUTS],
 		consoleLogBytes: 200_000,
 		logFlushMs: 50,
 		memoryMb: null,
@@ -90,6 +116,9 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 	setDatabase(h);
 	process.env.TRIBUTARY_ADMIN_USER = 'root';
 	process.env.TRIBUTARY_ADMIN_PASSWORD = 'root-password-1';
+	// As an operator running workers sets it: warehouse secrets sealed under a key of their own,
+	// independent of the share-link secret (which a test may change).
+	process.env.TRIBUTARY_ENCRYPTION_KEY = 'runner-world-encryption-key';
 	await bootstrap(h);
 	const admin = await login('root', 'root-password-1');
 	await ok(admin.post('/api/workspaces', { id: WS, name: 'Runs' }));
