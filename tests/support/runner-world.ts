@@ -69,6 +69,8 @@ export interface RunnerWorld {
 	/** A member without any grant. */
 	carl: ApiClient;
 	worker: Worker;
+	/** The worker's own settings object: a test may change a field for its runs and put it back. */
+	config: RunnerConfig;
 	jobsDir: string;
 	/** Deploys a project at `f/data/<name>` whose files carry `scenario`; answers its version hash. */
 	deploy(name: string, scenario: Scenario, opts?: { descriptor?: string; manifest?: string; withProject?: boolean; extraFiles?: Record<string, string> }): Promise<string>;
@@ -134,7 +136,8 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 	const [wendy, rita, carl] = [await login('wendy'), await login('rita'), await login('carl')];
 	const jobsDir = mkdtempSync(path.join(tmpdir(), 'tributary-jobs-'));
 	process.env.TRIBUTARY_JOBS_DIR = jobsDir;
-	const worker = new Worker({ h, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config: runnerConfig(workerOpts.config), log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
+	const config = runnerConfig(workerOpts.config);
+	const worker = new Worker({ h, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
 	if (workerOpts.start !== false) worker.start();
 
 	const world: RunnerWorld = {
@@ -144,6 +147,7 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 		rita,
 		carl,
 		worker,
+		config,
 		jobsDir,
 		async deploy(name, scenario, opts = {}) {
 			const files = new Map<string, string>([

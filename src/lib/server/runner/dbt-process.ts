@@ -181,7 +181,8 @@ export function bwrapArgv(s: SandboxSpec, bin: string, argv: string[], systemDir
 	args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
 	// After the tmpfs, so that an installation or job directory under /tmp is bound on top of it.
 	for (const p of [...s.installs, ...s.readOnly]) args.push('--ro-bind-try', p, p);
-	args.push('--bind', s.jobRoot, s.jobRoot, '--chdir', s.cwd);
+	// The sandbox's own root (where bwrap made the mount points) is read-only too: /tmp and the job directory are the only writable places.
+	args.push('--bind', s.jobRoot, s.jobRoot, '--remount-ro', '/', '--chdir', s.cwd);
 	return [...args, '--', bin, ...argv];
 }
 

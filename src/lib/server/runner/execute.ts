@@ -369,6 +369,7 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 		await follower?.finish();
 	}
 	ctx.log.endOfOutput();
+	if (ctx.config.memoryMb && outcome.end === 'exited' && crashed(outcome)) memoryCrashes.set(outcome, ctx.config.memoryMb);
 	const skipped = follower?.stats().skippedLines ?? 0;
 	if (skipped) ctx.log.say(`live progress skipped ${skipped} over-long line${skipped === 1 ? '' : 's'} of dbt's JSON log`);
 	if (outcome.escalated) ctx.log.say(`dbt did not stop within ${secs(ctx.config.killGraceMs)} of SIGTERM; its process group was killed`);
@@ -383,7 +384,17 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	return { outcome, timedOut: false };
 }
 
-const exitText = (o: ProcessOutcome) => (o.exitCode !== null ? `exit code ${o.exitCode}` : `signal ${o.signal}`);
+/** Outcomes that ended the way a process does on reaching the address-space cap, with the cap in MB. */
+const memoryCrashes = new WeakMap<ProcessOutcome, number>();
+/** A crash signal, or the sandbox's 128 + signal exit code for one. */
+const CRASH = new Set(['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGTRAP', 'SIGKILL']);
+const crashed = (o: ProcessOutcome) => (o.signal !== null && CRASH.has(o.signal)) || [133, 134, 135, 137, 139].includes(o.exitCode ?? -1);
+
+const exitText = (o: ProcessOutcome) => {
+	const how = o.exitCode !== null ? `exit code ${o.exitCode}` : `signal ${o.signal}`;
+	const cap = memoryCrashes.get(o);
+	return cap ? `${how}: it crashed, as a process does on running out of memory under the ${cap} MB cap of TRIBUTARY_DBT_MEMORY_MB` : how;
+};
 
 function stderrTail(o: ProcessOutcome, mask: (s: string) => string, lines = 20): string {
 	const tail = o.stderrTail.filter((l) => l.trim() !== '').slice(-lines);
