@@ -1,7 +1,7 @@
 // A workspace to run dbt jobs in, on one database: members with and without run access, a
 // warehouse with a secret, projects deployed through the real deploy route with a `fake-dbt.json`
 // scenario inside their project files, and a worker (the real one) whose DBT_BIN is the stand-in.
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -11,7 +11,8 @@ import { tarGz } from '../../src/lib/server/demo/tarball';
 import type { RunnerConfig } from '../../src/lib/server/runner/config';
 import { Worker } from '../../src/lib/server/runner/worker';
 import { ApiClient } from './api';
-import { fixture, FIXTURES } from './fixtures';
+import { fixture } from './fixtures';
+import { SANDBOX_INPUTS, SANDBOX_READ_ONLY } from './sandbox-inputs';
 import { login } from './jobs-world';
 
 export const WS = 'runs';
@@ -19,13 +20,7 @@ export const FOLDER = 'data';
 export const SECRET = 'hunter2-warehouse-password';
 export const FAKE_DBT = path.resolve('tests/support/fake-dbt/dbt.mjs');
 export const PG_LOGS = fixture('openlineage-json-logs-postgres-1.8.2');
-/**
- * Runs are sandboxed in the tests as by default, so the stand-in sees only its job directory,
- * its own folder and what the worker binds read-only: the fixtures it replays, and this folder,
- * where a test writes the files its scenario names.
- */
-export const SANDBOX_INPUTS = path.join(tmpdir(), 'tributary-test-inputs');
-mkdirSync(SANDBOX_INPUTS, { recursive: true });
+export { SANDBOX_INPUTS };
 
 /**
  * The host pid of a process the stand-in reports from inside the sandbox's PID namespace: the
@@ -91,7 +86,7 @@ export function runnerConfig(over: Partial<RunnerConfig> = {}): RunnerConfig {
 		defaultTimeoutS: 120,
 		sandbox: 'bwrap',
 		bwrapPath: null,
-		sandboxReadOnly: [FIXTURES, SANDBOX_INPUTS],
+		sandboxReadOnly: SANDBOX_READ_ONLY,
 		consoleLogBytes: 200_000,
 		logFlushMs: 50,
 		memoryMb: null,
