@@ -58,7 +58,13 @@ describe.each(testBackends())('the sandbox on $name', (backend) => {
 		// What the server holds in its environment while it runs jobs.
 		process.env.TRIBUTARY_SECRET = SHARE_SECRET;
 		process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tributary';
-		appPort = net.createServer((s) => s.end('the app')).listen(0, '127.0.0.1');
+		// A listener standing for the app's own port; the attacker hangs up at once, which resets the socket.
+		appPort = net
+			.createServer((s) => {
+				s.on('error', () => {});
+				s.end('the app');
+			})
+			.listen(0, '127.0.0.1');
 		await new Promise((r) => appPort.once('listening', r));
 		port = (appPort.address() as net.AddressInfo).port;
 		const warehouses: [string, Record<string, unknown>][] = [
