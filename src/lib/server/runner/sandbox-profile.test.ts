@@ -1,9 +1,14 @@
-// The sandbox's profile (bubblewrap's argv), the warehouse settings it follows, the folder gate,
-// and the sealing of secrets: pure functions, table-driven.
-import { describe, expect, it } from 'vitest';
+// The sandbox's profile (bubblewrap's argv), dbt's installation it binds, the warehouse settings
+// it follows, the folder gate, the runner settings, and the sealing of secrets.
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { mayRunAgainstWarehouse } from '../access';
 import { deriveSecretKey, openSecret, sealSecret } from '../secret-box';
-import { bwrapArgv, sandboxStartError } from './dbt-process';
+import { runnerConfigFromEnv } from './config';
+import { bwrapArgv, installationOf, sandboxStartError } from './dbt-process';
 import { renderProfile, warehouseFolders, warehouseNetwork } from './profiles';
 
 const spec = (network: boolean) => ({ bwrap: '/usr/bin/bwrap', installs: ['/opt/dbt'], readOnly: ['/srv/fixtures'], jobRoot: '/tmp/jobs/j1', cwd: '/tmp/jobs/j1/project', network });
@@ -110,5 +115,52 @@ describe('sealed secrets', () => {
 		expect(key.length).toBe(32);
 		expect(key.equals(Buffer.from('material'))).toBe(false);
 		expect(deriveSecretKey('material').equals(key)).toBe(true);
+	});
+});
+
+describe("dbt's installation, bound read-only", () => {
+	const root = mkdtempSync(path.join(tmpdir(), 'tributary-install-'));
+	afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+	it('a virtualenv: the venv above bin/, and its base Python from pyvenv.cfg', async () => {
+		mkdirSync(path.join(root, 'base', 'bin'), { recursive: true });
+		writeFileSync(path.join(root, 'base', 'bin', 'python3'), '', { mode: 0o755 });
+		mkdirSync(path.join(root, 'venv', 'bin'), { recursive: true });
+		symlinkSync(path.join(root, 'base', 'bin', 'python3'), path.join(root, 'venv', 'bin', 'python'));
+		writeFileSync(path.join(root, 'venv', 'pyvenv.cfg'), `home = ${path.join(root, 'base', 'bin')}\n`);
+		writeFileSync(path.join(root, 'venv', 'bin', 'dbt'), `#!${path.join(root, 'venv', 'bin', 'python')}\nimport dbt\n`, { mode: 0o755 });
+		// Reached through a symlink elsewhere (a pipx-style shim): the real path decides.
+		symlinkSync(path.join(root, 'venv', 'bin', 'dbt'), path.join(root, 'dbt-shim'));
+		expect(await installationOf(path.join(root, 'dbt-shim'), '/usr/bin:/bin')).toEqual([path.join(root, 'base'), path.join(root, 'venv')]);
+	});
+
+	it('a script run by `env node`: its own folder; node under /usr is bound anyway', async () => {
+		mkdirSync(path.join(root, 'scripts'));
+		writeFileSync(path.join(root, 'scripts', 'dbt.mjs'), '#!/usr/bin/env node\n', { mode: 0o755 });
+		const node = await realpath(process.execPath);
+		const expected = [path.join(root, 'scripts')];
+		if (!node.startsWith('/usr/')) expected.push(path.basename(path.dirname(node)) === 'bin' ? path.dirname(path.dirname(node)) : path.dirname(node));
+		expect(await installationOf(path.join(root, 'scripts', 'dbt.mjs'), `${path.dirname(process.execPath)}:/usr/bin`)).toEqual(expected.sort());
+	});
+});
+
+describe('the runner settings of the sandbox', () => {
+	it.each([
+		[{}, 'bwrap'],
+		[{ TRIBUTARY_SANDBOX: 'bwrap' }, 'bwrap'],
+		[{ TRIBUTARY_SANDBOX: ' OFF ' }, 'off']
+	])('%j → %s', (env, sandbox) => {
+		expect(runnerConfigFromEnv(env).sandbox).toBe(sandbox);
+	});
+
+	it.each(['none', '0', 'false', 'bare'])('TRIBUTARY_SANDBOX=%s is refused (only "off" turns it off)', (v) => {
+		expect(() => runnerConfigFromEnv({ TRIBUTARY_SANDBOX: v })).toThrow(/TRIBUTARY_SANDBOX must be "bwrap" \(the default\) or "off"/);
+	});
+
+	it('reads the bubblewrap path and the extra read-only paths', () => {
+		const c = runnerConfigFromEnv({ TRIBUTARY_BWRAP: '/opt/bwrap', TRIBUTARY_SANDBOX_READ_ONLY: '/srv/a::/srv/b' });
+		expect(c.bwrapPath).toBe('/opt/bwrap');
+		expect(c.sandboxReadOnly).toEqual(['/srv/a', '/srv/b']);
+		expect(runnerConfigFromEnv({}).bwrapPath).toBeNull();
 	});
 });
