@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
 	plugins: [sveltekit()],
+	// Rolldown's report of slow plugin callbacks is noise for someone running `npm start`.
+	build: { rolldownOptions: { checks: { bundlerTimings: false } } },
 	test: {
 		include: ['src/**/*.test.ts', 'tests/**/*.test.ts', 'bench/**/*.test.ts'],
 		globalSetup: ['tests/support/global-setup.ts'],

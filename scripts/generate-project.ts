@@ -16,6 +16,7 @@ const { values } = parseArgs({
 		'index-rows': { type: 'string' },
 		name: { type: 'string' },
 		failures: { type: 'boolean', default: false },
+		change: { type: 'boolean', default: false },
 		tar: { type: 'boolean', default: false },
 		help: { type: 'boolean', short: 'h', default: false }
 	}
@@ -23,7 +24,7 @@ const { values } = parseArgs({
 
 if (values.help || !values.out) {
 	console.log(
-		'usage: generate-project.ts --out DIR [--models N --column-edges E] [--seed S] [--index-rows R] [--name NAME] [--failures] [--tar]'
+		'usage: generate-project.ts --out DIR [--models N --column-edges E] [--seed S] [--index-rows R] [--name NAME] [--failures] [--change] [--tar]'
 	);
 	process.exit(values.help ? 0 : 2);
 }
@@ -45,7 +46,8 @@ const project = await generateProject({
 	seed: int(values.seed, 'seed'),
 	indexRows: int(values['index-rows'], 'index-rows'),
 	name: values.name,
-	failures: values.failures
+	failures: values.failures,
+	change: values.change
 });
 const generated = performance.now();
 const out = path.resolve(values.out);

@@ -2,14 +2,15 @@
 // (kit's origin check is off because the CLI posts multipart without an Origin header).
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { authenticate } from '$lib/server/auth/authenticate';
-import { bootstrap } from '$lib/server/bootstrap';
+import { bootstrap, firstStartBanner } from '$lib/server/bootstrap';
 import { getDatabase } from '$lib/server/db';
 import { errorResponse } from '$lib/server/http';
+import { requestOrigin } from '$lib/server/origin';
 
 export const init: ServerInit = async () => {
 	const h = await getDatabase();
 	const log = (line: string) => process.stdout.write(`${line}\n`);
-	const boot = await bootstrap(h, { log });
+	const boot = await bootstrap(h, { log: (line) => log(firstStartBanner(line)) });
 	const { sealStoredSecrets } = await import('$lib/server/repo/warehouses');
 	const sealed = await sealStoredSecrets(h);
 	if (sealed.resealed) log(`Sealed ${sealed.resealed} warehouse secret${sealed.resealed === 1 ? '' : 's'} under the current encryption key`);
@@ -22,7 +23,7 @@ export const init: ServerInit = async () => {
 		if (wantDemo(h, boot.adminCreated)) {
 			try {
 				const demo = await seedDemo(h, process.env.TRIBUTARY_ADMIN_USER || 'admin');
-				log(`Seeded the demo workspace: ${demo.nodes} dbt nodes, ${demo.columnEdges ?? 0} column edges (TRIBUTARY_DEMO=0 skips this)`);
+				log(`Seeded the demo workspace: ${demo.nodes} dbt nodes, ${demo.columnEdges ?? 0} column edges, a succeeded and a failed run, a preview (TRIBUTARY_DEMO=0 skips this)`);
 			} catch (e) {
 				// The app is still usable without its demo; say why it is missing.
 				process.stderr.write(`Could not seed the demo workspace: ${(e as Error).stack ?? e}\n`);
@@ -54,7 +55,7 @@ export const handle: Handle = async ({ event, resolve }) => {
 		// A browser names the page's origin; a cookie-carrying write from another origin, or a
 		// cross-site form post (login CSRF), is refused. Clients that send no Origin (the CLI,
 		// curl) are unaffected: they do not ride on a browser's cookies.
-		const crossSite = origin !== null && origin !== event.url.origin;
+		const crossSite = origin !== null && origin !== requestOrigin(event.url);
 		if (crossSite && (event.locals.auth?.via === 'session' || isFormContent(event.request))) {
 			return errorResponse(403, 'cross-site request refused: the Origin header does not match this site');
 		}

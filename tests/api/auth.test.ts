@@ -63,11 +63,27 @@ describe('session cookie attributes', () => {
 			value: 'tok',
 			opts: { httpOnly: true, sameSite: 'lax', path: '/', expires: exp, secure: false }
 		});
-		const https = capture('https://tributary.example.com/login');
-		setSessionCookie(https.event, 'tok', exp);
-		expect(https.calls[0].opts.secure).toBe(true);
-		deleteSessionCookie(https.event);
-		expect(https.calls[1]).toMatchObject({ name: SESSION_COOKIE, value: '', opts: { maxAge: 0, secure: true } });
+		// adapter-node builds an https URL when nothing is configured, yet it only speaks http.
+		const unconfigured = capture('https://tributary.internal/login');
+		setSessionCookie(unconfigured.event, 'tok', exp);
+		expect(unconfigured.calls[0].opts.secure).toBe(false);
+	});
+
+	it.each([
+		{ name: 'ORIGIN', env: { ORIGIN: 'https://tributary.example.com', PROTOCOL_HEADER: undefined } },
+		{ name: 'a trusted PROTOCOL_HEADER', env: { ORIGIN: undefined, PROTOCOL_HEADER: 'x-forwarded-proto' } }
+	])('is secure when $name says the public origin is https', ({ env }) => {
+		const restore = withEnv(env);
+		try {
+			const exp = new Date(Date.now() + DAY);
+			const https = capture('https://tributary.example.com/login');
+			setSessionCookie(https.event, 'tok', exp);
+			expect(https.calls[0].opts.secure).toBe(true);
+			deleteSessionCookie(https.event);
+			expect(https.calls[1]).toMatchObject({ name: SESSION_COOKIE, value: '', opts: { maxAge: 0, secure: true } });
+		} finally {
+			restore();
+		}
 	});
 });
 

@@ -1,21 +1,91 @@
 // The demo workspace is the project's own generated dbt project, deployed through the real
-// ingest. What it must hold is computed here from the generator's output, not from the ingest.
+// ingest, with two recorded runs and a preview stored through the services behind jobs/record
+// and scripts/dbt/preview. What it must hold is computed here from the generator's output, not
+// from the ingest, and read back through the same loads and endpoints the pages use.
+import type { Cookies } from '@sveltejs/kit';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { authenticate } from '../../src/lib/server/auth/authenticate';
+import type { AuthContext } from '../../src/lib/server/auth/context';
+import { SESSION_COOKIE } from '../../src/lib/server/auth/session';
 import { bootstrap } from '../../src/lib/server/bootstrap';
-import type { Database } from '../../src/lib/server/db';
-import { demoProducers, generateProject } from '../../src/lib/server/demo/generator';
-import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, seedDemo, wantDemo } from '../../src/lib/server/demo/seed';
+import { setDatabase, type Database } from '../../src/lib/server/db';
+import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, type GeneratedProject } from '../../src/lib/server/demo/generator';
+import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, seedDemo, wantDemo, type DemoSeed } from '../../src/lib/server/demo/seed';
+import type { RunNodeResult, RunResult } from '../../src/lib/types/runner';
+import type { RunProgressItem } from '../../src/lib/types/jobs';
+import { load as workspaceLoad } from '../../src/routes/w/[ws]/+page.server';
+import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
+import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
+
+type Json = Record<string, any>;
+
+interface ResultRow {
+	unique_id: string;
+	status: string;
+	message: string | null;
+	failures: number | null;
+	relation_name: string | null;
+	adapter_response: { rows_affected?: number };
+}
+
+const resultsOf = (p: GeneratedProject) => (p.runResults as { results: ResultRow[] }).results;
+
+/** `"demo"."analytics"."orders"` → `main/analytics/orders`: the warehouse `main` has default database `demo`. */
+const assetPathOf = (relationName: string) => `main/${relationName.split('.').slice(1).map((s) => s.replace(/"/g, '')).join('/')}`;
+
+/** Every node whose ancestors include `id`, from the manifest's own depends_on. */
+function downstreamOf(manifest: Json, id: string): string[] {
+	const out = new Set<string>();
+	for (let grew = true; grew; ) {
+		grew = false;
+		for (const [nid, n] of Object.entries(manifest.nodes as Json)) {
+			if (!out.has(nid) && (n.depends_on?.nodes ?? []).some((p: string) => p === id || out.has(p))) {
+				out.add(nid);
+				grew = true;
+			}
+		}
+	}
+	return [...out].sort();
+}
 
 describe.each(testBackends())('demo workspace on $name', (backend) => {
 	let h: Database;
+	let seeded: DemoSeed;
+	let admin: ApiClient;
+	let auth: AuthContext;
+	let project: GeneratedProject;
+	let failing: GeneratedProject;
+
+	/** A page load's event, as kit builds it for a signed-in request. */
+	const pageEvent = (pathname: string, params: Record<string, string>) => {
+		const url = new URL(pathname, 'http://localhost');
+		return { url, params, request: new Request(url), locals: { auth }, depends: () => {}, parent: async () => ({}) } as never;
+	};
+	const runPage = async (id: string) =>
+		(await runLoad(pageEvent(`/w/${DEMO_WORKSPACE}/run/${id}`, { ws: DEMO_WORKSPACE, id }))) as {
+			job: { kind: string; status: string; result: RunResult; logs: string };
+			progress: RunProgressItem[];
+			ownSnapshot: boolean;
+		};
+
 	beforeAll(async () => {
 		h = await backend.open();
+		setDatabase(h);
 		process.env.TRIBUTARY_ADMIN_USER = 'admin';
 		process.env.TRIBUTARY_ADMIN_PASSWORD = 'demo-admin-pw';
 		await bootstrap(h);
-	});
+		[project, failing] = await Promise.all([generateProject(), generateProject({ seed: 2, failures: true })]);
+		seeded = await seedDemo(h, 'admin');
+		admin = new ApiClient();
+		const r = await admin.post('/api/auth/login', { username: 'admin', password: 'demo-admin-pw' });
+		expect(r.status, JSON.stringify(r.body)).toBe(200);
+		const session = admin.jar.values.get(SESSION_COOKIE)!;
+		const cookies = { get: (n: string) => (n === SESSION_COOKIE ? session : undefined) } as unknown as Cookies;
+		auth = (await authenticate({ request: new Request('http://localhost/'), cookies } as never))!;
+		expect(auth.username).toBe('admin');
+	}, 180_000);
 	afterAll(async () => {
 		await h?.close();
 	});
@@ -34,18 +104,17 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 	});
 
 	it('deploys the generated project with all its nodes, column lineage and project files', async () => {
-		const project = await generateProject();
 		const m = project.manifest as { nodes: Record<string, { resource_type: string }>; sources: object; unit_tests?: object };
 		const expectedNodes =
 			Object.values(m.nodes).filter((n) => n.resource_type !== 'operation').length +
 			Object.keys(m.sources).length +
 			Object.keys(m.unit_tests ?? {}).length;
-		const r = await seedDemo(h, 'admin');
+		const r = seeded;
 		expect(r.nodes).toBe(expectedNodes);
 		expect(r.columnEdges).toBe(project.meta.columnEdges.total);
 		const [row] = await h.rows<{ n: number; archived: number }>(
 			sql`select count(*)::int as n, (select count(*)::int from script_archive where workspace = ${DEMO_WORKSPACE}) as archived
-			    from dbt_node where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH}`
+			    from dbt_node where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and script_hash is not null`
 		);
 		expect(row).toEqual({ n: expectedNodes, archived: 1 });
 		// Every relation the demo writes is published as asset usage under the warehouse `main`.
@@ -70,6 +139,110 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			    where workspace = ${DEMO_WORKSPACE} and source = 'annotation' order by 1`
 		);
 		expect(stored.map((x) => x.k)).toEqual([...new Set(annotated)].sort());
+	});
+
+	it('has a recorded run that succeeded: every model built, with its row count, on the run page', async () => {
+		const page = await runPage(seeded.runs.succeeded);
+		expect(page.job).toMatchObject({ kind: 'recorded', status: 'success' });
+		const expected = resultsOf(project);
+		const models = expected.filter((r) => r.unique_id.startsWith('model.'));
+		expect(models.length).toBe(project.meta.models - ephemeralCount(project.manifest));
+		const byId = new Map(page.job.result.nodes.map((n) => [n.unique_id, n]));
+		for (const m of models) expect(byId.get(m.unique_id)?.status, m.unique_id).toBe('success');
+		expect(page.job.result.totals).toEqual({ total: expected.length, success: expected.length, error: 0, warn: 0, skipped: 0 });
+		// Row counts per relation, as the canvas colours them: what the build's run_results reported.
+		// Seeds carry no relation_name in run_results: their relation is the manifest's.
+		const nodes = (project.manifest as { nodes: Record<string, { relation_name?: string | null }> }).nodes;
+		const relationOf = (r: ResultRow) => r.relation_name ?? nodes[r.unique_id]?.relation_name ?? null;
+		const built = expected.filter((r) => !r.unique_id.startsWith('test.') && relationOf(r));
+		expect(built.filter((r) => r.unique_id.startsWith('seed.'))).toHaveLength(project.meta.seeds);
+		const progress = new Map(page.progress.map((p) => [p.asset_path, p]));
+		expect(page.progress).toHaveLength(built.length);
+		for (const r of built) {
+			const p = progress.get(assetPathOf(relationOf(r)!));
+			expect(p?.status, r.unique_id).toBe('materialized');
+			expect(p?.row_count, r.unique_id).toBe(r.adapter_response.rows_affected);
+		}
+		expect(progress.get('main/analytics/orders')?.row_count).toBe(48213);
+		// The JSON event log was read: its human lines are in the job's log.
+		expect(page.job.logs).toContain('── the recorded log ──');
+		expect(page.job.logs).toContain('Completed successfully');
+	});
+
+	it('has a recorded run that failed: one model error, one failing test, one warning test, and its downstream skipped', async () => {
+		const page = await runPage(seeded.runs.failed);
+		expect(page.job).toMatchObject({ kind: 'recorded', status: 'failure' });
+		const nodes = page.job.result.nodes;
+		const having = (status: string) => nodes.filter((n) => n.status === status);
+		const want = new Map(resultsOf(failing).map((r) => [r.unique_id, r]));
+		const error = having('error');
+		expect(error.map((n) => n.unique_id)).toEqual([DEMO_FAILING_MODEL]);
+		expect(error[0].message).toBe(want.get(DEMO_FAILING_MODEL)!.message);
+		expect(error[0].message).toMatch(/^Runtime Error in model orders \(models\/marts\/orders\.sql\)\n {2}Binder Error: Referenced column "store_id_old" not found/);
+		const failed = having('fail');
+		expect(failed.map((n) => n.unique_id)).toEqual([expect.stringMatching(/^test\.coffee_shop\.relationships_stg_orders_customer_id__/)]);
+		expect(failed[0]).toMatchObject({ failures: 3, message: 'Got 3 results, configured to fail if != 0' } satisfies Partial<RunNodeResult>);
+		const warned = having('warn');
+		expect(warned.map((n) => n.unique_id)).toEqual([expect.stringMatching(/^test\.coffee_shop\.accepted_values_stg_payments_payment_method__/)]);
+		expect(warned[0]).toMatchObject({ failures: 14, message: 'Got 14 results, configured to warn if != 0' });
+		const downstream = downstreamOf(failing.manifest, DEMO_FAILING_MODEL);
+		expect(downstream).toEqual(expect.arrayContaining(['model.coffee_shop.customers', 'model.coffee_shop.stores', 'model.coffee_shop.fct_payments']));
+		expect(having('skipped').map((n) => n.unique_id).sort()).toEqual(downstream);
+		expect(page.job.result.totals).toEqual({ total: nodes.length, success: nodes.length - 3 - downstream.length, error: 2, warn: 1, skipped: downstream.length });
+		// On the canvas: orders failed with its message; nothing downstream of it built.
+		const progress = new Map(page.progress.map((p) => [p.asset_path, p]));
+		expect(progress.get('main/analytics/orders')).toEqual({ asset_kind: 'dbt', asset_path: 'main/analytics/orders', status: 'failed', error: want.get(DEMO_FAILING_MODEL)!.message });
+		for (const p of ['main/analytics/customers', 'main/analytics/stores', 'main/analytics/fct_payments']) expect(progress.has(p), p).toBe(false);
+		expect(page.job.result.error).toContain(DEMO_FAILING_MODEL);
+	});
+
+	it('has a preview whose graph differs from the version: store_daily_revenue added, stores.revenue retyped', async () => {
+		const page = await runPage(seeded.runs.preview);
+		expect(page.job).toMatchObject({ kind: 'preview', status: 'success' });
+		expect(page.ownSnapshot).toBe(true);
+		const graphOf = async (id: string) => {
+			const r = await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/dbt_graph/${id}?fields=full`);
+			expect(r.status, JSON.stringify(r.body)).toBe(200);
+			return r.body as { assets: { path: string; dbt?: Json }[]; dbt_edges: { from: string; to: string }[]; dbt_snapshot_job?: string };
+		};
+		// The version's graph, as its succeeded run reads it (the run stored no graph of its own).
+		const [version, preview] = await Promise.all([graphOf(seeded.runs.succeeded), graphOf(seeded.runs.preview)]);
+		expect(version.dbt_snapshot_job).toBeUndefined();
+		expect(preview.dbt_snapshot_job).toBe(seeded.runs.preview);
+		const ids = (g: typeof version) => new Set(g.assets.filter((a) => a.dbt).map((a) => a.dbt!.unique_id as string));
+		const [before, after] = [ids(version), ids(preview)];
+		expect([...after].filter((id) => !before.has(id))).toEqual([DEMO_CHANGE.addedModel]);
+		expect([...before].filter((id) => !after.has(id))).toEqual([]);
+		const typeOf = (g: typeof version) =>
+			(g.assets.find((a) => a.dbt?.unique_id === DEMO_CHANGE.retyped.uniqueId)!.dbt!.column_schema as { name: string; type?: string }[]).find(
+				(c) => c.name === DEMO_CHANGE.retyped.column
+			)?.type;
+		expect([typeOf(version), typeOf(preview)]).toEqual([DEMO_CHANGE.retyped.from, DEMO_CHANGE.retyped.to]);
+		// The deployed version is still the one the workspace browses: the preview is only its job's.
+		const [v] = await h.rows<{ n: number }>(
+			sql`select count(*)::int as n from dbt_node where workspace = ${DEMO_WORKSPACE} and unique_id = ${DEMO_CHANGE.addedModel} and script_hash is not null`
+		);
+		expect(v.n).toBe(0);
+	});
+
+	it("lists the two recorded runs and the preview under the workspace page's Recent runs, with kind and status", async () => {
+		const data = (await workspaceLoad(pageEvent(`/w/${DEMO_WORKSPACE}`, { ws: DEMO_WORKSPACE }))) as { recentRuns: { id: string; kind: string; status: string; scriptPath: string | null }[] };
+		const listed = (id: string) => data.recentRuns.find((r) => r.id === id);
+		expect(listed(seeded.runs.succeeded)).toMatchObject({ kind: 'recorded', status: 'success', scriptPath: DEMO_PROJECT_PATH });
+		expect(listed(seeded.runs.failed)).toMatchObject({ kind: 'recorded', status: 'failure', scriptPath: DEMO_PROJECT_PATH });
+		expect(listed(seeded.runs.preview)).toMatchObject({ kind: 'preview', status: 'success', scriptPath: DEMO_PROJECT_PATH });
+		// Newest first: the preview, then the failed run, then the succeeded one.
+		const order = data.recentRuns.map((r) => r.id).filter((id) => Object.values(seeded.runs).includes(id));
+		expect(order).toEqual([seeded.runs.preview, seeded.runs.failed, seeded.runs.succeeded]);
+		// The jobs list endpoint answers the same three.
+		const list = await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/list`);
+		expect(list.status).toBe(200);
+		const fromApi = (list.body as { id: string; kind: string; status: string }[]).filter((j) => Object.values(seeded.runs).includes(j.id));
+		expect(fromApi.map((j) => [j.id, j.kind, j.status])).toEqual([
+			[seeded.runs.preview, 'preview', 'success'],
+			[seeded.runs.failed, 'recorded', 'failure'],
+			[seeded.runs.succeeded, 'recorded', 'success']
+		]);
 	});
 });
 

@@ -9,7 +9,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
 import { generateProject } from '../../src/lib/server/demo/generator';
-import { Api, deployProducers, deployProject, recordFailedRun, signedInContext } from './support';
+import { Api, deployProducers, deployProject, seededRuns, signedInContext, totalsLine } from './support';
 
 // Authored text of the demo project: a share-link viewer's page must contain none of it.
 const AUTHORED = ["ref('stg_orders')", 'Orders with their item count', 'Customers with their order history', 'Primary key of the order'];
@@ -33,13 +33,18 @@ describe('pages (chromium, built app, demo workspace)', () => {
 	let browser: Browser;
 	let api: Api;
 	let member: BrowserContext;
+	let runs: Awaited<ReturnType<typeof seededRuns>>;
+	/** The seeded failed run: the run page journeys open it. */
 	let runId: string;
+	let failedTotals: string;
 
 	beforeAll(async () => {
 		app = await startApp();
 		api = new Api(app.url, await apiLogin(app.url));
 		await deployProducers(api);
-		runId = (await recordFailedRun(api)).jobId;
+		runs = await seededRuns(api);
+		runId = runs.failed;
+		failedTotals = totalsLine(await generateProject({ seed: 2, failures: true }));
 		browser = await launchBrowser();
 		member = await signedInContext(browser, app.url, api.cookie);
 		mkdirSync(screenshotDir, { recursive: true });
@@ -56,6 +61,25 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		await expect.poll(() => page.locator('a[href="/w/demo/pipeline/demo"]').count()).toBe(1);
 		await expect.poll(() => page.locator(`a[href="/w/demo/run/${runId}"]`).count()).toBe(1);
 		await shot(page, 'home');
+		await page.close();
+	});
+
+	it('the workspace home lists the seeded runs and the preview under Recent runs, with kind and status', async () => {
+		const page = await member.newPage();
+		await page.goto(`${app.url}/w/demo`);
+		const row = (id: string) => page.locator('tr', { has: page.locator(`a[href="/w/demo/run/${id}"]`) });
+		for (const [id, kind, status] of [
+			[runs.succeeded, 'recorded', 'success'],
+			[runs.failed, 'recorded', 'failure'],
+			[runs.preview, 'preview', 'success']
+		]) {
+			await expect.poll(() => row(id).count()).toBe(1);
+			const cells = await row(id).locator('td').allTextContents();
+			expect(cells.slice(1, 4), id).toEqual([kind, 'f/demo/shop', status]);
+			expect(await row(id).locator(`.status.${status}`).count()).toBe(1);
+		}
+		await row(runs.preview).scrollIntoViewIfNeeded();
+		await shot(page, 'home-recent-runs');
 		await page.close();
 	});
 
@@ -170,7 +194,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		const errors = watchErrors(page);
 		await openCanvas(page, `${app.url}/w/demo/run/${runId}`);
 		await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('failure');
-		await expect.poll(() => page.getByTestId('totals').textContent()).toBe('35 passed, 1 warned, 2 failed, 6 skipped of 44');
+		await expect.poll(() => page.getByTestId('totals').textContent()).toBe(failedTotals);
 		const first = page.locator('[data-testid=results] tbody tr').first();
 		expect(await first.getAttribute('data-outcome')).toBe('failed');
 		await expect.poll(() => page.locator('[data-testid=results] tr.msg').first().textContent()).toMatch(/Error/);
@@ -205,7 +229,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		page.on('request', (r) => /column_lineage/.test(r.url()) && lineageAsked.push(r.url()));
 		await openCanvas(page, `${app.url}${link.url}`);
 		await expect.poll(() => page.getByTestId('run-status').textContent()).toBe('failure');
-		await expect.poll(() => page.getByTestId('totals').textContent()).toBe('35 passed, 1 warned, 2 failed, 6 skipped of 44');
+		await expect.poll(() => page.getByTestId('totals').textContent()).toBe(failedTotals);
 		await expect.poll(() => page.locator('.card.st-failed').count()).toBeGreaterThan(0);
 		await expect.poll(() => page.getByTestId('restricted-run').textContent()).toContain('share link');
 		// No way to act on the run from a link.

@@ -1,5 +1,5 @@
-// What the page journeys share: a signed-in API client for setting the stage (producers, a
-// recorded run, a big project), and a browser context carrying the session.
+// What the page journeys share: a signed-in API client for setting the stage (producers, the
+// seeded runs, a big project), and a browser context carrying the session.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
@@ -49,15 +49,21 @@ export async function deployProducers(api: Api): Promise<void> {
 	}
 }
 
-/** A finished run of the demo project recorded from its artifacts, with failures in it. */
-export async function recordFailedRun(api: Api): Promise<{ jobId: string; project: GeneratedProject }> {
-	const project = await generateProject({ failures: true });
-	const form = new FormData();
-	form.set('path', 'f/demo/shop');
-	form.set('run_results', new Blob([JSON.stringify(project.runResults)]), 'run_results.json');
-	form.set('log', new Blob([project.eventLog]), 'dbt.log');
-	const r = await api.ok('POST', '/api/w/demo/jobs/record', form);
-	return { jobId: r.job_id, project };
+/** The runs the demo seed stored (each the only job of its kind and status), newest first in the list. */
+export async function seededRuns(api: Api): Promise<{ succeeded: string; failed: string; preview: string }> {
+	const only = async (kind: string, status: string): Promise<string> => {
+		const jobs = (await api.ok('GET', `/api/w/demo/jobs/list?kind=${kind}&status=${status}`)) as { id: string; script_path: string }[];
+		expect(jobs.map((j) => j.script_path)).toEqual(['f/demo/shop']);
+		return jobs[0].id;
+	};
+	return { succeeded: await only('recorded', 'success'), failed: await only('recorded', 'failure'), preview: await only('preview', 'success') };
+}
+
+/** The run page's totals line for a generated build, from the generator's own counts. */
+export function totalsLine(project: GeneratedProject): string {
+	const r = project.meta.results;
+	const total = Object.values(r).reduce((a, b) => a + b, 0);
+	return `${r.success + r.pass} passed, ${r.warn} warned, ${r.error + r.fail} failed, ${r.skipped} skipped of ${total}`;
 }
 
 // Blob wants an ArrayBuffer-backed view; the generator's bytes may sit on any buffer.

@@ -78,3 +78,13 @@ export async function instanceSecret(h: Database): Promise<Uint8Array> {
 export async function workspaceSecret(h: Database, ws: string): Promise<Uint8Array> {
 	return hmac(SHA256, await instanceSecret(h), new TextEncoder().encode(`workspace:${ws}`));
 }
+
+/**
+ * The admin line a first start prints, framed with where to sign in, so it stands out from
+ * the build and start-up output around it.
+ */
+export function firstStartBanner(line: string, port: string = process.env.PORT || '3000'): string {
+	const body = [line, `Sign in at http://localhost:${port}/login (the password is shown only this once)`];
+	const rule = '─'.repeat(Math.max(...body.map((l) => l.length)) + 2);
+	return ['', `┌${rule}`, ...body.map((l) => `│ ${l}`), `└${rule}`, ''].join('\n');
+}

@@ -157,7 +157,7 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'edges', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and a show job's data rows too (result.rows_withheld: true)",
+		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; result.error is then the generic outcome), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
 		query: {
 			view_token: { description: 'share link token' },
 			logs: { description: 'true (default) or false: false answers without the log (logs is empty)' },
@@ -171,7 +171,7 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: 'job read access + jobs:read',
+		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: "job read access + jobs:read; a row's error (dbt's message) only to callers who may read the project",
 		query: {
 			view_token: { description: 'share link token' },
 			since: { description: 'a cursor from an earlier answer (its cursor field, or the X-Progress-Cursor header), or 0: answers {cursor, total, rows} with only the rows changed after it (a row may come again; merge by asset_kind + asset_path; hold more rows than total and re-read with since=0)' }

@@ -38,8 +38,13 @@ export interface Viewport {
 	height: number;
 }
 
-/** `[data-id="…"]` for any id: ids are paths, and a quote or backslash must not end the string. */
-export const attrId = (id: string) => `[data-id="${id.replace(/["\\]/g, '\\$&').replace(/\n/g, '\\a ')}"]`;
+/**
+ * `[data-id="…"]` for any id: a quote or backslash must not end the string, a control character
+ * must not break the rule, and `<` `>` `&` are written as escapes so the style element's text
+ * is the same whether the server rendered it (HTML-escaped) or the browser did.
+ */
+export const attrId = (id: string) =>
+	`[data-id="${id.replace(/["\\]/g, '\\$&').replace(/[\u0000-\u001f\u007f<>&]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}"]`;
 
 const cutSignature = (levels: LevelInput[]) => levels.map(levelKey).join('\n');
 

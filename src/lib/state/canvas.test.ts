@@ -99,7 +99,16 @@ describe('CanvasState', () => {
 		expect(s.search.kind).toBe('names');
 	});
 
-	it('escapes ids in attribute selectors', () => {
-		expect(attrId('a"b\\c')).toBe('[data-id="a\\"b\\\\c"]');
+	it.each([
+		['a"b\\c', '[data-id="a\\"b\\\\c"]'],
+		['"><img src=x>', '[data-id="\\"\\3e \\3c img src=x\\3e "]'],
+		['</style>', '[data-id="\\3c /style\\3e "]'],
+		['a&amp;b', '[data-id="a\\26 amp;b"]'],
+		['line\nbreak\r\f', '[data-id="line\\a break\\d \\c "]'],
+		["it's é😀", `[data-id="it's é😀"]`]
+	])('escapes the id %j in an attribute selector', (id, want) => {
+		expect(attrId(id)).toBe(want);
+		// Nothing in it can end the style element, be HTML-escaped by the server, or break the string.
+		expect(want).not.toMatch(/[<>&\n\r\f]/);
 	});
 });

@@ -4,6 +4,7 @@ import type { Cookies } from '@sveltejs/kit';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
 import type { Database } from '../db';
+import { isHttpsRequest } from '../origin';
 import {
 	deleteSession,
 	findSessionWithAccount,
@@ -79,7 +80,7 @@ export function setSessionCookie(event: CookieTarget, token: string, expiresAt: 
 		path: '/',
 		expires: expiresAt,
 		// Kit defaults to secure, which browsers drop on plain http to anything but localhost.
-		secure: event.url.protocol === 'https:'
+		secure: isHttpsRequest(event.url)
 	});
 }
 
@@ -89,6 +90,6 @@ export function deleteSessionCookie(event: CookieTarget): void {
 		sameSite: 'lax',
 		path: '/',
 		maxAge: 0,
-		secure: event.url.protocol === 'https:'
+		secure: isHttpsRequest(event.url)
 	});
 }

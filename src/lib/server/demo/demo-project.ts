@@ -772,6 +772,39 @@ inner join orders
 `
 });
 
+// The unmerged change (DemoOptions.change) ------------------------------------------------------
+
+/** stores with `revenue` cast to a fixed-point decimal: the change's retyped column. */
+const storesWithDecimalRevenue: ModelSpec = {
+	...stores,
+	columns: stores.columns.map((c) => (c.name === 'revenue' ? { ...c, type: 'DECIMAL(18,2)', description: 'Amount of the orders fulfilled by the store, to the cent.' } : c)),
+	rawCode: stores.rawCode.replace('coalesce(store_orders.revenue, 0) as revenue', 'cast(coalesce(store_orders.revenue, 0) as decimal(18, 2)) as revenue')
+};
+
+/** The change's added model: daily revenue per store, from the payments mart. */
+const storeDailyRevenue = model('store_daily_revenue', 'marts', {
+	description: 'Revenue of each store per day, from the successful payments. One row per store and day.',
+	tags: ['daily', 'finance'],
+	meta: { owner: 'finance-analytics' },
+	rowCount: 4374,
+	parents: [modelId('fct_payments')],
+	columns: cols([
+		['store_id', 'BIGINT', 'Store that fulfilled the orders.'],
+		['paid_date', 'DATE', 'Day the payments succeeded.'],
+		['payment_count', 'BIGINT', 'Payments that day.'],
+		['revenue', 'DOUBLE', 'Amount paid that day.']
+	]),
+	rawCode: `select
+    store_id,
+    paid_date,
+    count(payment_id) as payment_count,
+    sum(amount) as revenue
+
+from {{ ref('fct_payments') }}
+group by store_id, paid_date
+`
+});
+
 // Snapshot --------------------------------------------------------------------------------------
 
 const customersSnapshot: SnapshotSpec = {
@@ -819,7 +852,7 @@ select * from {{ source('raw', 'customers') }}
 
 const out = (name: string, ...inputs: Input[][]): [string, Input[]] => [name, inputs.flat(1)];
 
-function demoLineage(): LineageEdge[] {
+function demoLineage(change: boolean): LineageEdge[] {
 	const s = srcId;
 	const m = modelId;
 	const edges: LineageEdge[] = [];
@@ -1002,6 +1035,23 @@ function demoLineage(): LineageEdge[] {
 		customersSnapshot.uniqueId,
 		rawCustomers.columns.map((c) => out(c.name, copy(s('customers'), c.name)))
 	);
+
+	if (change) {
+		const fp = m('fct_payments');
+		add(
+			storeDailyRevenue.uniqueId,
+			[
+				out('store_id', copy(fp, 'store_id')),
+				out('paid_date', copy(fp, 'paid_date')),
+				out('payment_count', mod(fp, 'payment_id')),
+				out('revenue', mod(fp, 'amount'))
+			],
+			[
+				[fp, 'store_id'],
+				[fp, 'paid_date']
+			]
+		);
+	}
 	return edges;
 }
 
@@ -1100,17 +1150,36 @@ where amount_paid > amount + 0.01
 
 export interface DemoOptions {
 	seed: number;
-	/** Plan a build that ends with a failed test, a warning and a failing model (and skips). */
+	/**
+	 * Plan a build with exactly one model error (orders), one failing test (relationships of
+	 * stg_orders.customer_id), one warning test (accepted_values of stg_payments.payment_method),
+	 * and every node downstream of orders skipped (the failing test gates only customers, which
+	 * is downstream of orders too).
+	 */
 	failures?: boolean;
+	/**
+	 * The project with an unmerged change: one model added (store_daily_revenue, on fct_payments)
+	 * and one column retyped (stores.revenue, DOUBLE to DECIMAL(18,2)).
+	 */
+	change?: boolean;
 }
+
+/** The model DemoOptions.failures makes fail; everything downstream of it is skipped. */
+export const DEMO_FAILING_MODEL = modelId('orders');
+/** What DemoOptions.change adds, and the column it retypes. */
+export const DEMO_CHANGE = {
+	addedModel: storeDailyRevenue.uniqueId,
+	retyped: { uniqueId: stores.uniqueId, column: 'revenue', from: 'DOUBLE', to: 'DECIMAL(18,2)' }
+} as const;
 
 export function demoProjectSpec(opts: DemoOptions): ProjectSpec {
 	const failures = opts.failures ?? false;
+	const change = opts.change ?? false;
 	const tests = demoTests(failures);
 	const outcomes = new Map<string, PlannedOutcome>();
 	if (failures) {
 		for (const t of tests) if (t.failures > 0) outcomes.set(t.uniqueId, t.severity === 'warn' ? 'warn' : 'fail');
-		outcomes.set(stores.uniqueId, 'error');
+		outcomes.set(DEMO_FAILING_MODEL, 'error');
 	}
 	return {
 		mode: 'demo',
@@ -1134,12 +1203,13 @@ export function demoProjectSpec(opts: DemoOptions): ProjectSpec {
 			intOrderPayments,
 			orders,
 			customers,
-			stores,
+			change ? storesWithDecimalRevenue : stores,
 			fctPayments,
+			...(change ? [storeDailyRevenue] : []),
 			customersSnapshot,
 			...tests
 		],
-		lineage: demoLineage(),
+		lineage: demoLineage(change),
 		folderConfigs: [
 			{ packageName: DEMO_PROJECT, resource: 'models', folder: 'staging', config: { materialized: 'view' } },
 			{ packageName: DEMO_PROJECT, resource: 'models', folder: 'intermediate', config: { materialized: 'view' } },

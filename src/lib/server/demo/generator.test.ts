@@ -13,7 +13,7 @@ import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { parseManifest } from '../ingest/manifest';
 import { inspectProjectArchive } from '../ingest/project-archive';
 import { parseScriptPath } from '../paths';
-import { demoProducers, generateProject, projectTarGz, writeProjectDir, type GeneratedProject } from './generator';
+import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, projectTarGz, writeProjectDir, type GeneratedProject } from './generator';
 
 type Json = Record<string, any>;
 type Row = Record<string, any>;
@@ -89,6 +89,13 @@ describeFixtures('generated artifacts against the official dbt JSON schemas', ()
 	it('validates the demo manifest (v12) and run_results (v6)', () => {
 		expect(manifestV12(JSON.parse(JSON.stringify(demo.manifest))), JSON.stringify(manifestV12.errors?.slice(0, 3))).toBe(true);
 		expect(runResultsV6(JSON.parse(JSON.stringify(demo.runResults))), JSON.stringify(runResultsV6.errors?.slice(0, 3))).toBe(true);
+	});
+
+	it('validates the demo with failures and the demo with its unmerged change', async () => {
+		for (const p of [await generateProject({ failures: true }), await generateProject({ change: true })]) {
+			expect(manifestV12(JSON.parse(JSON.stringify(p.manifest))), JSON.stringify(manifestV12.errors?.slice(0, 3))).toBe(true);
+			expect(runResultsV6(JSON.parse(JSON.stringify(p.runResults))), JSON.stringify(runResultsV6.errors?.slice(0, 3))).toBe(true);
+		}
 	});
 
 	it('validates a scaled manifest and a run_results with errors, failures, warnings and skips', () => {
@@ -414,9 +421,52 @@ describe('event log', () => {
 		const done = es.find((e) => e.info.name === 'CommandCompleted')!;
 		expect(done.data.success).toBe(false);
 		const results = failing.runResults.results as Json[];
-		// A failing relationships test on stg_orders skips what is built on stg_orders and stg_customers.
-		expect(results.find((r) => r.unique_id === 'model.coffee_shop.customers')!.status).toBe('skipped');
-		expect(results.find((r) => r.unique_id === 'model.coffee_shop.stores')!.status).toBe('error');
+		const having = (status: string) => results.filter((r) => r.status === status).map((r) => r.unique_id as string).sort();
+		// Exactly one model error, one failing test and one warning test...
+		expect(having('error')).toEqual([DEMO_FAILING_MODEL]);
+		expect(results.find((r) => r.unique_id === DEMO_FAILING_MODEL)!.message).toMatch(/^Runtime Error in model orders \(models\/marts\/orders\.sql\)\n {2}Binder Error: /);
+		expect(having('fail')).toEqual([expect.stringMatching(/^test\.coffee_shop\.relationships_stg_orders_customer_id__/)]);
+		expect(having('warn')).toEqual([expect.stringMatching(/^test\.coffee_shop\.accepted_values_stg_payments_payment_method__/)]);
+		// ...and skipped: exactly the nodes downstream of the failed model, from the manifest's own edges.
+		const nodes = failing.manifest.nodes as Json;
+		const downstream = new Set<string>();
+		for (let grew = true; grew; ) {
+			grew = false;
+			for (const [id, n] of Object.entries(nodes)) {
+				if (downstream.has(id)) continue;
+				if ((n.depends_on?.nodes ?? []).some((p: string) => p === DEMO_FAILING_MODEL || downstream.has(p))) {
+					downstream.add(id);
+					grew = true;
+				}
+			}
+		}
+		expect(downstream).toContain('model.coffee_shop.customers');
+		expect(having('skipped')).toEqual([...downstream].sort());
+		const skippedLines = es.filter((e) => e.info.name === 'SkippingDetails').map((e) => e.data.node_info.unique_id).sort();
+		expect(skippedLines).toEqual([...downstream].sort());
+	});
+
+	it('makes an unmerged change on request: one model added, one column retyped, the rest the same', async () => {
+		const changed = await generateProject({ change: true });
+		const before = demo.manifest.nodes as Json;
+		const after = changed.manifest.nodes as Json;
+		const added = Object.keys(after).filter((id) => !(id in before));
+		expect(added).toEqual([DEMO_CHANGE.addedModel]);
+		expect(Object.keys(before).filter((id) => !(id in after))).toEqual([]);
+		expect(after[DEMO_CHANGE.addedModel].depends_on.nodes).toEqual(['model.coffee_shop.fct_payments']);
+		const { uniqueId, column, from, to } = DEMO_CHANGE.retyped;
+		expect(after[uniqueId].raw_code).toContain('as decimal(18, 2)) as revenue');
+		const typeOf = async (p: GeneratedProject) =>
+			(await readRows(p.nodeColumnsParquet)).find((r) => r.unique_id === uniqueId && r.column_name === column)?.data_type;
+		expect([await typeOf(demo), await typeOf(changed)]).toEqual([from, to]);
+		// Every other node compiles to the same code.
+		const sameCode = Object.keys(before).filter((id) => id !== uniqueId && before[id].raw_code !== after[id].raw_code);
+		expect(sameCode).toEqual([]);
+		// The added model's columns come with lineage from its parent.
+		const edges = (await readRows(changed.columnLineageParquet)).filter((r) => r.to_node_unique_id === DEMO_CHANGE.addedModel);
+		expect(new Set(edges.map((r) => r.to_column_name))).toEqual(new Set(['store_id', 'paid_date', 'payment_count', 'revenue']));
+		expect(changed.meta.results).toEqual({ ...demo.meta.results, success: demo.meta.results.success + 1 });
+		await expect(generateProject({ models: 5, change: true })).rejects.toThrow(/^change: only the demo project/);
 	});
 });
 

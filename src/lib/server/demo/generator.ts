@@ -17,6 +17,7 @@ import type { LineageKind, ProjectSpec } from './spec';
 import { tarGz } from './tarball';
 
 export { demoProducers, type DemoProducer } from './producers';
+export { DEMO_CHANGE, DEMO_FAILING_MODEL } from './demo-project';
 export type { ComponentPick } from './components';
 
 export interface GenerateOptions {
@@ -31,6 +32,8 @@ export interface GenerateOptions {
 	indexRows?: number;
 	/** Plan a build with errors, failing and warning tests, and the skips they cause. */
 	failures?: boolean;
+	/** Demo mode: the project with an unmerged change (a model added, a column retyped), for a preview. */
+	change?: boolean;
 }
 
 export interface GeneratedMeta {
@@ -78,9 +81,10 @@ export const COMPONENT_TARGETS = [10, 100, 1000] as const;
 
 export async function generateProject(opts: GenerateOptions = {}): Promise<GeneratedProject> {
 	const seed = opts.seed ?? 1;
+	if (opts.change && opts.models !== undefined) throw new Error('change: only the demo project (without models) has an unmerged change');
 	const spec: ProjectSpec =
 		opts.models === undefined
-			? demoProjectSpec({ seed, failures: opts.failures })
+			? demoProjectSpec({ seed, failures: opts.failures, change: opts.change })
 			: scaledProjectSpec({
 					seed,
 					models: opts.models,

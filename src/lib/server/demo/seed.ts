@@ -1,14 +1,19 @@
 // The demo workspace an empty embedded database starts with: the project's own generated dbt
 // project deployed through the same ingest as any upload, so a first visit has something real
-// to browse: a dbt project and two producer scripts that read its relations and write lake tables.
+// to browse: a dbt project, two producer scripts that read its relations and write lake tables,
+// two recorded runs of the project (one succeeded, one failed) and a preview of an unmerged
+// change. The runs and the preview go through the same service functions as POST jobs/record
+// and POST scripts/dbt/preview, behind the same gates, as the admin.
+import { buildPrincipal, canWritePath, requireRunAccess, requireScope, type Principal } from '../access';
 import type { Database } from '../db';
-import { ingestUpload } from '../ingest/deploy';
+import { ingestUpload, type UploadRequest } from '../ingest/deploy';
 import { findAccountByUsername } from '../repo/accounts';
 import { replaceFolder } from '../repo/folders';
 import { upsertWarehouse } from '../repo/warehouses';
 import { createWorkspace } from '../repo/workspaces';
 import { deploySqlScript } from '../producers/deploy';
-import { demoProducers, generateProject, projectTarGz } from './generator';
+import { recordRun } from '../runner/record';
+import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from './generator';
 
 export const DEMO_WORKSPACE = 'demo';
 export const DEMO_PROJECT_PATH = 'f/demo/shop';
@@ -27,10 +32,50 @@ export function wantDemo(h: Database, freshDatabase: boolean): boolean {
 	return h.kind === 'pglite' || flag === '1';
 }
 
-export async function seedDemo(h: Database, adminUsername: string): Promise<{ jobId: string; nodes: number; columnEdges: number | null; producers: number; producerColumns: number }> {
+export interface DemoSeed {
+	jobId: string;
+	nodes: number;
+	columnEdges: number | null;
+	producers: number;
+	producerColumns: number;
+	/** The jobs of the two recorded runs and of the preview, as Recent runs lists them. */
+	runs: { succeeded: string; failed: string; preview: string };
+}
+
+const encode = (doc: unknown) => new TextEncoder().encode(typeof doc === 'string' ? doc : JSON.stringify(doc));
+
+/** The files a deploy or a preview of a generated project uploads. */
+async function uploadOf(project: GeneratedProject): Promise<Pick<UploadRequest, 'manifest' | 'columnLineage' | 'nodeColumns' | 'runResults' | 'project'>> {
+	return {
+		manifest: { name: 'manifest.json', bytes: encode(project.manifest) },
+		columnLineage: { name: 'dbt.column_lineage.parquet', bytes: project.columnLineageParquet },
+		nodeColumns: { name: 'dbt.node_columns.parquet', bytes: project.nodeColumnsParquet },
+		runResults: { name: 'run_results.json', bytes: encode(project.runResults) },
+		project: { name: 'project.tar.gz', bytes: await projectTarGz(project) }
+	};
+}
+
+/** What `tributary record` uploads after a CI build: run_results and the JSON log, through POST jobs/record's service. */
+async function recordDemoRun(h: Database, p: Principal, project: GeneratedProject): Promise<string> {
+	requireRunAccess(p, DEMO_PROJECT_PATH);
+	const answer = await recordRun(h, p, {
+		path: DEMO_PROJECT_PATH,
+		runResults: { name: 'run_results.json', bytes: encode(project.runResults) },
+		log: { name: 'dbt.log', bytes: encode(project.eventLog) }
+	});
+	return answer.job_id;
+}
+
+export async function seedDemo(h: Database, adminUsername: string): Promise<DemoSeed> {
 	const admin = await findAccountByUsername(h, adminUsername);
 	if (!admin) throw new Error(`demo: the admin account '${adminUsername}' does not exist`);
-	const project = await generateProject();
+	// The deployed project and its succeeded build (seed 1); the next day's failed build (seed 2:
+	// the same project, other timings and invocation); the change a preview shows.
+	const [project, failing, changed] = await Promise.all([
+		generateProject(),
+		generateProject({ seed: 2, failures: true }),
+		generateProject({ change: true })
+	]);
 	await createWorkspace(h, { id: DEMO_WORKSPACE, name: 'Demo shop', creator: { accountId: admin.id, username: admin.username } });
 	await replaceFolder(h, DEMO_WORKSPACE, { name: 'demo', readers: [], writers: [] });
 	await upsertWarehouse(h, DEMO_WORKSPACE, {
@@ -44,11 +89,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<{ jo
 		kind: 'deploy',
 		username: admin.username,
 		descriptor: DESCRIPTOR,
-		manifest: { name: 'manifest.json', bytes: new TextEncoder().encode(JSON.stringify(project.manifest)) },
-		columnLineage: { name: 'dbt.column_lineage.parquet', bytes: project.columnLineageParquet },
-		nodeColumns: { name: 'dbt.node_columns.parquet', bytes: project.nodeColumnsParquet },
-		runResults: { name: 'run_results.json', bytes: new TextEncoder().encode(JSON.stringify(project.runResults)) },
-		project: { name: 'project.tar.gz', bytes: await projectTarGz(project) }
+		...(await uploadOf(project))
 	});
 	if (answer.warnings.length) throw new Error(`demo: the generated project deployed with warnings: ${answer.warnings.join('; ')}`);
 	let producerColumns = 0;
@@ -58,5 +99,29 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<{ jo
 		if (a.warnings.length) throw new Error(`demo: producer ${p.path} deployed with warnings: ${a.warnings.join('; ')}`);
 		producerColumns += a.columns_annotated + a.columns_inferred;
 	}
-	return { jobId: answer.job_id, nodes: answer.nodes, columnEdges: answer.column_edges, producers: demoProducers.length, producerColumns };
+
+	// The admin as the API would see them after signing in (buildPrincipal reads the process
+	// database, the one the start seeds).
+	const principal = await buildPrincipal({ accountId: admin.id, username: admin.username, instanceAdmin: admin.instanceAdmin, via: 'session' }, DEMO_WORKSPACE);
+	const succeeded = await recordDemoRun(h, principal, project);
+	const failed = await recordDemoRun(h, principal, failing);
+	if (!canWritePath(principal, DEMO_PROJECT_PATH)) throw new Error(`demo: the admin may not write ${DEMO_PROJECT_PATH}`);
+	requireScope(principal, 'scripts', 'write', DEMO_PROJECT_PATH);
+	const preview = await ingestUpload(h, {
+		workspace: DEMO_WORKSPACE,
+		path: DEMO_PROJECT_PATH,
+		kind: 'preview',
+		username: admin.username,
+		descriptor: DESCRIPTOR,
+		...(await uploadOf(changed))
+	});
+	if (preview.warnings.length) throw new Error(`demo: the preview uploaded with warnings: ${preview.warnings.join('; ')}`);
+	return {
+		jobId: answer.job_id,
+		nodes: answer.nodes,
+		columnEdges: answer.column_edges,
+		producers: demoProducers.length,
+		producerColumns,
+		runs: { succeeded, failed, preview: preview.job_id }
+	};
 }

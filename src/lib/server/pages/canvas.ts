@@ -4,7 +4,7 @@
 // the graph in hand, and the graph always comes from the database.
 import { buildGroupTree, reveal } from '$lib/lineage/canvas-groups';
 import { LayoutCache, layoutLevels, type ComponentLayout, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
-import { canvasFromAssetGraph, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
+import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
 import { chooseOpen, levelsOf } from '$lib/lineage/canvas-view';
 import type { AssetGraph, ProducerColumnLineage } from '$lib/types/asset-graph';
 
@@ -35,15 +35,26 @@ const MAX_FOCUSES = 16;
 export function canvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean } = {}): CanvasPayload {
 	// A filter is a function: no key for it, so those payloads are built every time.
 	if (opts.projectFilter) return buildPayload(graph, opts);
-	const focus = opts.focus ?? '';
+	const focus = focusIn(graph, opts.focus);
 	let byFocus = payloadCache.get(graph);
 	const hit = byFocus?.get(focus);
 	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
-	const payload = buildPayload(graph, opts);
+	const payload = buildPayload(graph, { focus });
 	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
 	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
 	byFocus.set(focus, payload);
 	return payload;
+}
+
+/**
+ * The focus as the payload depends on it: a node of this graph, else none. A `?select=` naming
+ * anything else (a typo, a hidden relation, junk) then shares the plain payload instead of
+ * taking a cache entry of its own and pushing out the entries real links use.
+ */
+function focusIn(graph: AssetGraph, focus: string | null | undefined): string {
+	if (!focus) return '';
+	const known = graph.assets.some((a) => assetNodeId(a.kind, a.path) === focus) || graph.runnables.some((r) => scriptNodeId(r.path) === focus);
+	return known ? focus : '';
 }
 
 function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean }): CanvasPayload {

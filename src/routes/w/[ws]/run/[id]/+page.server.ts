@@ -34,7 +34,7 @@ export const load: PageServerLoad = async (event) => {
 	const job = jobDetailOf(access.job, { args: payload.args, result: payload.result, logs: payload.logs, logsTruncated: payload.from > 0 }, access.canReadScript);
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
 	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
-	const progress = changes.rows.map(progressItemOf);
+	const progress = changes.rows.map((r) => progressItemOf(r, access.canReadScript));
 	let graph;
 	try {
 		// pinnedAccess's gate on the access already checked above (the job exists): plus assets:read.
