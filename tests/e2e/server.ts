@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -51,6 +52,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
 			TRIBUTARY_DATA_DIR: dataDir,
 			TRIBUTARY_ADMIN_USER: 'admin',
 			TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple',
+			// dbt runs sandboxed, as by default: the stand-in's recorded inputs are shown to it read-only.
+			TRIBUTARY_SANDBOX_READ_ONLY: SANDBOX_READ_ONLY.join(':'),
 			...env
 		},
 		stdio: ['ignore', 'pipe', 'pipe']

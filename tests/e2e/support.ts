@@ -1,13 +1,13 @@
 // What the page journeys share: a signed-in API client for setting the stage (producers, the
 // seeded runs, a big project), and a browser context carrying the session.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { expect } from 'vitest';
 import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
 import { NO_KEEP_ALIVE } from './server';
+import { SANDBOX_INPUTS } from '../support/sandbox-inputs';
 
 export class Api {
 	constructor(
@@ -102,7 +102,8 @@ export async function deployProject(
 
 /** A scratch file the stand-in dbt can read (a recorded log, a manifest). */
 export function scratchFile(name: string, text: string): string {
-	const dir = mkdtempSync(path.join(tmpdir(), 'tributary-e2e-files-'));
+	// Where the sandboxed stand-in dbt may read it.
+	const dir = mkdtempSync(path.join(SANDBOX_INPUTS, 'e2e-files-'));
 	const f = path.join(dir, name);
 	writeFileSync(f, text);
 	return f;
