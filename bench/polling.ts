@@ -141,7 +141,8 @@ export async function run(): Promise<BenchResult> {
 		say(`polling: ${backend}: starting the app and deploying …`);
 		const db = await freshDatabase(backend, 'polling');
 		const jobsDir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-jobs-'));
-		const app = await startApp(db, { TRIBUTARY_WORKER: '1', DBT_BIN: FAKE_DBT, TRIBUTARY_JOBS_DIR: jobsDir });
+		// dbt runs sandboxed, as by default: the stand-in is shown the recorded project it replays, read-only.
+		const app = await startApp(db, { TRIBUTARY_WORKER: '1', DBT_BIN: FAKE_DBT, TRIBUTARY_JOBS_DIR: jobsDir, TRIBUTARY_SANDBOX_READ_ONLY: project.dir });
 		try {
 			const c = await Client.login(app.url);
 			await setupWorkspace(c, WS, 'bench', project.meta.database, {

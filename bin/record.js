@@ -65,6 +65,7 @@ export async function record(argv) {
 	if (values.log && !existsSync(log)) fail(`${log}: no such log file`);
 
 	const form = new FormData();
+	// First, before the files (FormData keeps this order): the server gates on it.
 	form.set('path', values.path);
 	if (values['script-hash']) form.set('script_hash', values['script-hash']);
 	form.set('run_results', new Blob([readFileSync(runResults)]), 'run_results.json');
@@ -87,7 +88,8 @@ export async function record(argv) {
 		if (ws.length !== 1) fail(`this token reaches ${ws.length} workspaces: pass --workspace`, 2);
 		workspace = ws[0].id;
 	}
-	const res = await fetch(`${url}/api/w/${workspace}/jobs/record`, { method: 'POST', headers, body: form });
+	// The path in the query too: the server gates on it before reading the files.
+	const res = await fetch(`${url}/api/w/${workspace}/jobs/record?path=${encodeURIComponent(values.path)}`, { method: 'POST', headers, body: form });
 	if (!res.ok) fail(`record failed (${res.status}): ${await errorText(res)}`);
 	const a = await res.json();
 	const t = a.totals;

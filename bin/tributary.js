@@ -105,6 +105,7 @@ const mb = (n) => `${(n / 1024 / 1024).toFixed(1)} MB`;
 
 async function main() {
 	const form = new FormData();
+	// First, before the files (FormData keeps this order): the server gates on it.
 	form.set('path', values.path);
 	if (values.descriptor) form.set('descriptor', readFileSync(values.descriptor, 'utf8'));
 	let total = 0;
@@ -163,7 +164,8 @@ async function main() {
 	}, 250);
 	let res;
 	try {
-		res = await fetch(`${url}/api/w/${workspace}/scripts/dbt/${command}`, {
+		// The path in the query too: the server gates on it before reading the files.
+		res = await fetch(`${url}/api/w/${workspace}/scripts/dbt/${command}?path=${encodeURIComponent(values.path)}`, {
 			method: 'POST',
 			headers: { ...headers, 'content-type': contentType },
 			body: stream,

@@ -12,6 +12,12 @@ export const init: ServerInit = async () => {
 	const h = await getDatabase();
 	const log = (line: string) => process.stdout.write(`${line}\n`);
 	const boot = await bootstrap(h, { log: (line) => log(firstStartBanner(line)) });
+	const { sealStoredSecrets } = await import('$lib/server/repo/warehouses');
+	const sealed = await sealStoredSecrets(h);
+	if (sealed.resealed) log(`Sealed ${sealed.resealed} warehouse secret${sealed.resealed === 1 ? '' : 's'} under the current encryption key`);
+	if (sealed.unreadable.length) {
+		process.stderr.write(`warehouse secrets no key opens (set TRIBUTARY_ENCRYPTION_KEY_PREVIOUS to the old key, or save them again): ${sealed.unreadable.join(', ')}\n`);
+	}
 	if (boot.adminCreated) {
 		// Loaded only on a fresh database: the generator pulls in the parquet writer.
 		const { seedDemo, wantDemo } = await import('$lib/server/demo/seed');

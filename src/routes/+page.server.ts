@@ -1,26 +1,24 @@
 import { fail, redirect } from '@sveltejs/kit';
+import { pageAuth, requireWorkspaceCreate, visibleWorkspaces } from '$lib/server/access';
 import { parseWorkspaceInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { createWorkspace, workspacesOf } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
-export const load: PageServerLoad = async ({ locals }) => {
-	const auth = locals.auth;
-	if (!auth) redirect(303, '/login');
-	const all = await workspacesOf(await getDatabase(), auth.accountId);
-	const workspaces = auth.token ? all.filter((w) => w.id === auth.token!.workspace) : all;
+export const load: PageServerLoad = async (event) => {
+	const auth = pageAuth(event);
+	const workspaces = visibleWorkspaces(auth, await workspacesOf(await getDatabase(), auth.accountId));
 	return { username: auth.username, instanceAdmin: auth.instanceAdmin, workspaces };
 };
 
 export const actions: Actions = {
-	create: async ({ locals, request }) => {
-		const auth = locals.auth;
-		if (!auth || auth.via !== 'session') redirect(303, '/login');
-		if (!auth.instanceAdmin) return fail(403, { error: 'Only an instance admin can create workspaces.', id: '' });
-		const form = await request.formData();
+	create: async (event) => {
+		const auth = pageAuth(event);
+		const form = await event.request.formData();
 		const body = { id: form.get('id') ?? undefined, name: form.get('name') || undefined };
 		try {
+			requireWorkspaceCreate(auth);
 			const input = parseWorkspaceInput(body);
 			const created = await createWorkspace(await getDatabase(), {
 				...input,

@@ -258,7 +258,10 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 			const [row] = await h.rows<{ secrets: Record<string, string>; settings: Record<string, unknown> }>(
 				sql`select secrets, settings from warehouse where workspace = 'acme' and name = 'main'`
 			);
-			expect(row.secrets).toEqual({ DBT_PASSWORD: SECRET });
+			// Sealed at rest (AES-GCM): the stored row holds no secret in clear.
+			expect(Object.keys(row.secrets)).toEqual(['DBT_PASSWORD']);
+			expect(row.secrets.DBT_PASSWORD).toMatch(/^enc:v1:/);
+			expect(JSON.stringify(row)).not.toContain(SECRET);
 			expect(row.settings).not.toHaveProperty('secrets');
 		});
 

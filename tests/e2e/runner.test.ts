@@ -8,7 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tarGz } from '../../src/lib/server/demo/tarball';
 import { describeFixtures } from '../support/fixtures';
-import { FAKE_DBT, PG_LOGS, type Scenario } from '../support/runner-world';
+import { FAKE_DBT, hostPidOf, PG_LOGS, type Scenario } from '../support/runner-world';
 import { apiLogin, startApp, stopProcess, type RunningApp } from './server';
 
 const BUILD = path.join(PG_LOGS, 'build');
@@ -133,7 +133,9 @@ describeFixtures('SIGTERM with a job in flight', () => {
 			await expect
 				.poll(
 					async () => {
-						pid = Number(/grandchild pid (\d+)/.exec((await call(app, cookie, 'GET', `/api/w/acme/jobs/get/${id}`)).body.logs)?.[1] ?? 0);
+						// The stand-in sees its sandbox's PID namespace: find the grandchild's host pid.
+						const nsPid = Number(/grandchild pid (\d+)/.exec((await call(app, cookie, 'GET', `/api/w/acme/jobs/get/${id}`)).body.logs)?.[1] ?? 0);
+						pid = hostPidOf(nsPid, jobsDir) ?? 0;
 						return pid;
 					},
 					{ timeout: 30_000 }

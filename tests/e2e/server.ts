@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
+import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
 
 export const CHROMIUM = '/usr/bin/chromium';
 
@@ -19,6 +20,14 @@ export async function freePort(): Promise<number> {
 		s.on('error', reject);
 	});
 }
+
+/**
+ * Headers for the tests' own requests to the app: a fresh connection each time. Generating a big
+ * project blocks the test's event loop for seconds (3000 models: ~10 s) with an idle pooled
+ * connection, which the app closes after its 5 s keep-alive; fetch cannot see that while blocked
+ * and writes the next request into the closed socket: EPIPE (or "other side closed").
+ */
+export const NO_KEEP_ALIVE = { connection: 'close' } as const;
 
 export interface RunningApp {
 	url: string;
@@ -43,6 +52,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
 			TRIBUTARY_DATA_DIR: dataDir,
 			TRIBUTARY_ADMIN_USER: 'admin',
 			TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple',
+			// dbt runs sandboxed, as by default: the stand-in's recorded inputs are shown to it read-only.
+			TRIBUTARY_SANDBOX_READ_ONLY: SANDBOX_READ_ONLY.join(':'),
 			...env
 		},
 		stdio: ['ignore', 'pipe', 'pipe']
@@ -54,7 +65,7 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
 	for (;;) {
 		if (proc.exitCode !== null) throw new Error(`the app exited with ${proc.exitCode}:\n${out}`);
 		try {
-			const r = await fetch(`${url}/login`);
+			const r = await fetch(`${url}/login`, { headers: NO_KEEP_ALIVE });
 			if (r.status === 200) break;
 		} catch {
 			/* not listening yet */
@@ -107,7 +118,7 @@ export async function launchBrowser(): Promise<Browser> {
 export async function apiLogin(url: string, username = 'admin', password = 'correct horse battery staple'): Promise<string> {
 	const r = await fetch(`${url}/api/auth/login`, {
 		method: 'POST',
-		headers: { 'content-type': 'application/json' },
+		headers: { ...NO_KEEP_ALIVE, 'content-type': 'application/json' },
 		body: JSON.stringify({ username, password })
 	});
 	if (r.status !== 200) throw new Error(`login failed: ${r.status} ${await r.text()}`);

@@ -1,12 +1,13 @@
 // What the page journeys share: a signed-in API client for setting the stage (producers, the
 // seeded runs, a big project), and a browser context carrying the session.
 import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, BrowserContext } from 'playwright-core';
 import { expect } from 'vitest';
 import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
+import { NO_KEEP_ALIVE } from './server';
+import { SANDBOX_INPUTS } from '../support/sandbox-inputs';
 
 export class Api {
 	constructor(
@@ -15,7 +16,8 @@ export class Api {
 	) {}
 
 	async call(method: string, p: string, body?: unknown): Promise<{ status: number; body: any }> {
-		const headers: Record<string, string> = { cookie: this.cookie, origin: this.url };
+		// A fresh connection per call: see NO_KEEP_ALIVE.
+		const headers: Record<string, string> = { ...NO_KEEP_ALIVE, cookie: this.cookie, origin: this.url };
 		let payload: BodyInit | undefined;
 		if (body instanceof FormData) payload = body;
 		else if (body !== undefined) {
@@ -100,7 +102,8 @@ export async function deployProject(
 
 /** A scratch file the stand-in dbt can read (a recorded log, a manifest). */
 export function scratchFile(name: string, text: string): string {
-	const dir = mkdtempSync(path.join(tmpdir(), 'tributary-e2e-files-'));
+	// Where the sandboxed stand-in dbt may read it.
+	const dir = mkdtempSync(path.join(SANDBOX_INPUTS, 'e2e-files-'));
 	const f = path.join(dir, name);
 	writeFileSync(f, text);
 	return f;

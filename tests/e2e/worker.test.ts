@@ -1,16 +1,19 @@
 // `npm run worker` as real processes (the BUILT build/worker.js) on one Postgres: a worker killed
-// with SIGKILL mid-run leaves its job to another, which fails it with the reason, settles its
-// progress and kills the dbt it left behind; two workers polling the queue run each job once;
-// SIGTERM stops a worker cleanly.
+// with SIGKILL mid-run takes its sandbox with it and leaves its job to another, which fails it
+// with the reason and settles its progress; two workers polling the queue run each job once;
+// SIGTERM stops a worker cleanly; a worker runs with only the database and the encryption key;
+// project code it runs finds nothing of the server.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/lib/server/db';
 import { describeFixtures } from '../support/fixtures';
-import { buildRunnerWorld, FAKE_DBT, PG_LOGS, replay, WS, type RunnerWorld } from '../support/runner-world';
+import { buildRunnerWorld, FAKE_DBT, hostPidOf, PG_LOGS, replay, SECRET, WS, type RunnerWorld } from '../support/runner-world';
+import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
 import { stopProcess } from './server';
 
 const URL_ = process.env.TEST_DATABASE_URL;
@@ -34,21 +37,23 @@ describeFixtures('worker processes on one Postgres', () => {
 		const procs: ChildProcess[] = [];
 		const output = new Map<ChildProcess, string>();
 
-		function startWorker(): ChildProcess {
-			const p = spawn(process.execPath, ['build/worker.js'], {
-				env: {
-					PATH: process.env.PATH ?? '',
-					HOME: process.env.HOME ?? '/tmp',
-					DATABASE_URL: dbUrl,
-					DBT_BIN: FAKE_DBT,
-					TRIBUTARY_JOBS_DIR: w.jobsDir,
-					TRIBUTARY_WORKER_STALE_S: '2',
-					TRIBUTARY_WORKER_HEARTBEAT_MS: '200',
-					TRIBUTARY_WORKER_POLL_MS: '100',
-					TRIBUTARY_KILL_GRACE_MS: '500'
-				},
-				stdio: ['ignore', 'pipe', 'pipe']
-			});
+		/** The whole environment of a worker process: the database, the encryption key, and the runner's knobs; never the share-link secret or the admin password. */
+		const workerEnv = (): Record<string, string> => ({
+			PATH: process.env.PATH ?? '',
+			HOME: process.env.HOME ?? '/tmp',
+			DATABASE_URL: dbUrl,
+			TRIBUTARY_ENCRYPTION_KEY: process.env.TRIBUTARY_ENCRYPTION_KEY!,
+			TRIBUTARY_SANDBOX_READ_ONLY: SANDBOX_READ_ONLY.join(':'),
+			DBT_BIN: FAKE_DBT,
+			TRIBUTARY_JOBS_DIR: w.jobsDir,
+			TRIBUTARY_WORKER_STALE_S: '2',
+			TRIBUTARY_WORKER_HEARTBEAT_MS: '200',
+			TRIBUTARY_WORKER_POLL_MS: '100',
+			TRIBUTARY_KILL_GRACE_MS: '500'
+		});
+
+		function startWorker(env = workerEnv()): ChildProcess {
+			const p = spawn(process.execPath, ['build/worker.js'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
 			output.set(p, '');
 			p.stdout!.on('data', (d) => output.set(p, output.get(p) + d));
 			p.stderr!.on('data', (d) => output.set(p, output.get(p) + d));
@@ -84,7 +89,7 @@ describeFixtures('worker processes on one Postgres', () => {
 			await admin.end({ timeout: 1 });
 		});
 
-		it('a worker killed with SIGKILL mid-run: another reclaims the job, settles it, and kills the dbt left behind', async () => {
+		it('a worker killed with SIGKILL mid-run: its sandbox dies with it, another reclaims the job and settles it', async () => {
 			const a = startWorker();
 			const aId = await workerId(a);
 			const id = await w.run('hang', { command: 'build' });
@@ -92,7 +97,9 @@ describeFixtures('worker processes on one Postgres', () => {
 			await expect
 				.poll(
 					async () => {
-						pid = Number(/grandchild pid (\d+)/.exec((await w.wendy.get(`/api/w/${WS}/jobs/get/${id}`)).body.logs)?.[1] ?? 0);
+						// The stand-in sees its sandbox's PID namespace: find the grandchild's host pid.
+						const nsPid = Number(/grandchild pid (\d+)/.exec((await w.wendy.get(`/api/w/${WS}/jobs/get/${id}`)).body.logs)?.[1] ?? 0);
+						pid = hostPidOf(nsPid, w.jobsDir) ?? 0;
 						return pid;
 					},
 					{ timeout: 30_000 }
@@ -101,8 +108,8 @@ describeFixtures('worker processes on one Postgres', () => {
 			await expect.poll(async () => (await w.progress(id)).some((r) => r.status === 'running'), { timeout: 10_000 }).toBe(true);
 			a.kill('SIGKILL');
 			await new Promise((r) => a.once('exit', r));
-			// Its dbt outlived it: a process group of its own is exactly what a SIGKILL cannot reach.
-			expect(alive(pid)).toBe(true);
+			// The sandbox dies with its worker (bubblewrap's --die-with-parent): nothing of the run outlives a SIGKILL.
+			await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
 
 			const b = startWorker();
 			const bId = await workerId(b);
@@ -135,6 +142,62 @@ describeFixtures('worker processes on one Postgres', () => {
 			for (const p of procs.filter((x) => x.exitCode === null && x.signalCode === null)) {
 				expect(await stopProcess(p)).toBe(0);
 				expect(output.get(p)).toMatch(/SIGTERM, stopping/);
+			}
+		}, 120_000);
+
+		it('a worker holds only the database and the encryption key, and opens the warehouse secrets with them', async () => {
+			const p = startWorker();
+			await workerId(p);
+			const names = readFileSync(`/proc/${p.pid}/environ`, 'utf8').split('\0').filter(Boolean).map((kv) => kv.slice(0, kv.indexOf('=')));
+			expect(names).toContain('DATABASE_URL');
+			expect(names).toContain('TRIBUTARY_ENCRYPTION_KEY');
+			expect(names.filter((n) => ['TRIBUTARY_SECRET', 'TRIBUTARY_ADMIN_PASSWORD', 'TRIBUTARY_ADMIN_USER'].includes(n))).toEqual([]);
+			// The run's profile needs the warehouse password, sealed at rest: only the key opens it.
+			const job = await w.waitJob(await w.run('ok', { command: 'run' }), 60_000);
+			expect(job.status, job.logs).toBe('success');
+			expect(job.logs).toContain('profile "jaffle_shop", target main');
+			expect(job.logs).not.toContain(SECRET);
+			expect(await stopProcess(p)).toBe(0);
+		}, 120_000);
+
+		it('a worker without the encryption key refuses the run, saying which key it needs', async () => {
+			const { TRIBUTARY_ENCRYPTION_KEY: _key, ...env } = workerEnv();
+			const p = startWorker(env);
+			await workerId(p);
+			const job = await w.waitJob(await w.run('ok', { command: 'run' }), 60_000);
+			expect(job.status).toBe('failure');
+			expect(job.result.error).toMatch(/the stored secret runs\/main\/password does not open with this process's key: set TRIBUTARY_ENCRYPTION_KEY/);
+			expect(job.logs).not.toContain('fake-dbt argv');
+			expect(await stopProcess(p)).toBe(0);
+		}, 120_000);
+
+		it('project code run by a worker process finds nothing of the server', async () => {
+			const dir = mkdtempSync(path.join(tmpdir(), 'tributary-attacker-'));
+			const attacker = path.join(dir, 'dbt');
+			copyFileSync(path.resolve('tests/support/fake-dbt/attacker.mjs'), attacker);
+			try {
+				const r = await w.admin.post(`/api/w/${WS}/warehouses`, { name: 'local', settings: { type: 'duckdb', path: 'local.duckdb' } });
+				expect(r.status, JSON.stringify(r.body)).toBe(201);
+				const targets = {
+					dataDirs: ['/var/lib/postgresql', path.resolve('data')],
+					appDir: path.resolve('.'),
+					writePaths: [path.resolve('build', 'evil.js'), path.join(path.dirname(w.jobsDir), 'written-by-a-worker-run')],
+					ports: [['127.0.0.1', 5432]]
+				};
+				await w.deploy('attack', { attack: targets } as never, { descriptor: 'profile:\n  warehouse: local\n' });
+				const p = startWorker({ ...workerEnv(), DBT_BIN: attacker });
+				await workerId(p);
+				const job = await w.waitJob(await w.run('attack', { command: 'build' }), 60_000);
+				const lines = job.logs.split('\n').filter((l: string) => l.startsWith('attack '));
+				// Two environ reads, the /proc scan, 2 data dirs + the app + /root + /etc, 2 reads, 2 writes, 1 connection.
+				expect(lines, job.logs).toHaveLength(3 + 5 + 2 + 2 + 1);
+				for (const l of lines) expect(l, job.logs).toMatch(/^attack [^:]+(:\d+)?: denied /);
+				expect(lines).toContain('attack connect 127.0.0.1:5432: denied ECONNREFUSED');
+				expect(job.logs).not.toContain(dbUrl);
+				expect(existsSync(path.resolve('build', 'evil.js'))).toBe(false);
+				expect(await stopProcess(p)).toBe(0);
+			} finally {
+				rmSync(dir, { recursive: true, force: true });
 			}
 		}, 120_000);
 	});

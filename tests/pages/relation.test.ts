@@ -7,9 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AssetGraph, GraphAsset } from '../../src/lib/types/asset-graph';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
+import { needFixtures } from '../support/fixtures';
 import { buildLineageWorld, SECRET, WS, type Caller, type LineageWorld } from '../support/lineage-world';
 
-describe.each(testBackends())('the relation endpoint ($name)', (backend) => {
+describe.skipIf(!needFixtures('the relation endpoint')).each(testBackends())('the relation endpoint ($name)', (backend) => {
 	let w: LineageWorld;
 	let clients: [string, ApiClient][];
 

@@ -4,7 +4,6 @@
 // way it can. Every job ends with a message a user can act on, no progress row stays
 // `running`, and the worker goes on to serve the next job.
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
@@ -13,21 +12,21 @@ import { graphCounts } from '../../src/lib/server/repo/graph';
 import { hexToHash } from '../../src/lib/types/script-hash';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
-import { buildRunnerWorld, PG_LOGS, replay, WS, type RunnerWorld } from '../support/runner-world';
+import { buildRunnerWorld, PG_LOGS, replay, SANDBOX_INPUTS, WS, type RunnerWorld } from '../support/runner-world';
 
 const OK_RUN = path.join(PG_LOGS, 'run', 'successful_run.log.jsonl');
 const RUN_MANIFEST = path.join(PG_LOGS, 'run', 'manifest.json');
 const BUILD_LOG = path.join(PG_LOGS, 'build', 'dbt.log.jsonl');
 
-/** Relations the successful run materializes, from the raw log. */
-const OK_RELATIONS = readFileSync(OK_RUN, 'utf8')
-	.split('\n')
-	.filter((l) => l.includes('"NodeFinished"'))
-	.map((l) => JSON.parse(l).data.node_info.node_relation.relation_name as string);
-
 describeFixtures('faults', () => {
+	/** Relations the successful run materializes, from the raw log. */
+	const OK_RELATIONS = readFileSync(OK_RUN, 'utf8')
+		.split('\n')
+		.filter((l) => l.includes('"NodeFinished"'))
+		.map((l) => JSON.parse(l).data.node_info.node_relation.relation_name as string);
+
 	// The generated demo project: a manifest and an index that belong together.
-	const dir = mkdtempSync(path.join(tmpdir(), 'tributary-faults-'));
+	const dir = mkdtempSync(path.join(SANDBOX_INPUTS, 'faults-'));
 	let demoManifest = '';
 	let indexDir = '';
 	let expectedColumnEdges = 0;

@@ -14,7 +14,7 @@ import { jobDirs } from '../../src/lib/server/runner/workdir';
 import { Worker, WORKER_STOPPED_MESSAGE } from '../../src/lib/server/runner/worker';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
-import { buildRunnerWorld, PG_LOGS, replay, runnerConfig, WS, type RunnerWorld } from '../support/runner-world';
+import { buildRunnerWorld, hostPidOf, PG_LOGS, replay, runnerConfig, WS, type RunnerWorld } from '../support/runner-world';
 
 const OK_RUN = path.join(PG_LOGS, 'run', 'successful_run.log.jsonl');
 const RUN_MANIFEST = path.join(PG_LOGS, 'run', 'manifest.json');
@@ -148,7 +148,9 @@ describeFixtures('the job queue', () => {
 				await expect
 					.poll(
 						async () => {
-							pid = Number(/grandchild pid (\d+)/.exec((await w.wendy.get(`/api/w/${WS}/jobs/get/${id}`)).body.logs)?.[1] ?? 0);
+							// The stand-in sees its sandbox's PID namespace: find the grandchild's host pid.
+							const nsPid = Number(/grandchild pid (\d+)/.exec((await w.wendy.get(`/api/w/${WS}/jobs/get/${id}`)).body.logs)?.[1] ?? 0);
+							pid = hostPidOf(nsPid, w.jobsDir) ?? 0;
 							return pid;
 						},
 						{ timeout: 20_000 }

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
-import { buildRunnerWorld, PG_LOGS, replay, SECRET, WS, type RunnerWorld } from '../support/runner-world';
+import { buildRunnerWorld, hostPidOf, PG_LOGS, replay, SECRET, WS, type RunnerWorld } from '../support/runner-world';
 
 const BUILD_LOG = path.join(PG_LOGS, 'build', 'dbt.log.jsonl');
 const OK_RUN = path.join(PG_LOGS, 'run', 'successful_run.log.jsonl');
@@ -220,7 +220,8 @@ describeFixtures('dbt runs through the worker', () => {
 						const j = (await w.wendy.get(`/api/w/${WS}/jobs/get/${id}`)).body;
 						const logs = j.logs as string;
 						if (j.status !== 'running' && j.status !== 'queued') throw new Error(`ended early:\n${logs}`);
-						pid = Number(/grandchild pid (\d+)/.exec(logs)?.[1] ?? 0);
+						// The stand-in sees its sandbox's PID namespace: find the grandchild's host pid.
+						pid = hostPidOf(Number(/grandchild pid (\d+)/.exec(logs)?.[1] ?? 0), w.jobsDir) ?? 0;
 						return pid;
 					},
 					{ timeout: 20_000 }
@@ -306,7 +307,7 @@ describeFixtures('dbt runs through the worker', () => {
 			const job = await w.waitJob(await w.run('after', { command: 'build' }));
 			const runs = finished(OK_RUN);
 			const tests = finished(TEST_LOG);
-			expect(job.result.nodes).toHaveLength(runs.length + tests.length);
+			expect(job.result.nodes, job.logs).toHaveLength(runs.length + tests.length);
 			expect(job.result.totals.error).toBe(tests.filter((t) => t.status === 'fail').length);
 			expect(job.status).toBe('failure');
 			const buildArgv = job.logs.split('\n').find((l: string) => l.startsWith('fake-dbt argv: ["build"'));

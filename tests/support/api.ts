@@ -129,7 +129,7 @@ export class ApiClient {
 	jar = new Jar();
 	/** What `event.getClientAddress()` answers for this client's requests. */
 	clientAddress = '127.0.0.1';
-	constructor(private defaults: Record<string, string> = {}) {}
+	constructor(readonly defaults: Record<string, string> = {}) {}
 
 	withBearer(token: string): ApiClient {
 		return new ApiClient({ ...this.defaults, authorization: `Bearer ${token}` });

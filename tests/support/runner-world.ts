@@ -1,7 +1,7 @@
 // A workspace to run dbt jobs in, on one database: members with and without run access, a
 // warehouse with a secret, projects deployed through the real deploy route with a `fake-dbt.json`
 // scenario inside their project files, and a worker (the real one) whose DBT_BIN is the stand-in.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
@@ -12,6 +12,7 @@ import type { RunnerConfig } from '../../src/lib/server/runner/config';
 import { Worker } from '../../src/lib/server/runner/worker';
 import { ApiClient } from './api';
 import { fixture } from './fixtures';
+import { SANDBOX_INPUTS, SANDBOX_READ_ONLY } from './sandbox-inputs';
 import { login } from './jobs-world';
 
 export const WS = 'runs';
@@ -19,6 +20,24 @@ export const FOLDER = 'data';
 export const SECRET = 'hunter2-warehouse-password';
 export const FAKE_DBT = path.resolve('tests/support/fake-dbt/dbt.mjs');
 export const PG_LOGS = fixture('openlineage-json-logs-postgres-1.8.2');
+export { SANDBOX_INPUTS };
+
+/**
+ * The host pid of a process the stand-in reports from inside the sandbox's PID namespace: the
+ * process working in `jobsDir` whose innermost NSpid is `nsPid`. Null when there is none (yet, or any more).
+ */
+export function hostPidOf(nsPid: number, jobsDir: string): number | null {
+	for (const name of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+		try {
+			if (!readlinkSync(`/proc/${name}/cwd`).startsWith(jobsDir)) continue;
+			const ns = /^NSpid:\s+(.+)$/m.exec(readFileSync(`/proc/${name}/status`, 'utf8'))?.[1].trim().split(/\s+/).map(Number) ?? [];
+			if (ns.length > 1 && ns.at(-1) === nsPid) return Number(name);
+		} catch {
+			/* gone meanwhile */
+		}
+	}
+	return null;
+}
 
 /** Steps of the stand-in's scenario (see tests/support/fake-dbt/dbt.mjs). */
 export type Step = Record<string, unknown>;
@@ -45,6 +64,8 @@ export interface RunnerWorld {
 	/** A member without any grant. */
 	carl: ApiClient;
 	worker: Worker;
+	/** The worker's own settings object: a test may change a field for its runs and put it back. */
+	config: RunnerConfig;
 	jobsDir: string;
 	/** Deploys a project at `f/data/<name>` whose files carry `scenario`; answers its version hash. */
 	deploy(name: string, scenario: Scenario, opts?: { descriptor?: string; manifest?: string; withProject?: boolean; extraFiles?: Record<string, string> }): Promise<string>;
@@ -63,7 +84,9 @@ export function runnerConfig(over: Partial<RunnerConfig> = {}): RunnerConfig {
 		killGraceMs: 500,
 		logPollMs: 50,
 		defaultTimeoutS: 120,
-		sandbox: 'none',
+		sandbox: 'bwrap',
+		bwrapPath: null,
+		sandboxReadOnly: SANDBOX_READ_ONLY,
 		consoleLogBytes: 200_000,
 		logFlushMs: 50,
 		memoryMb: null,
@@ -90,6 +113,9 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 	setDatabase(h);
 	process.env.TRIBUTARY_ADMIN_USER = 'root';
 	process.env.TRIBUTARY_ADMIN_PASSWORD = 'root-password-1';
+	// As an operator running workers sets it: warehouse secrets sealed under a key of their own,
+	// independent of the share-link secret (which a test may change).
+	process.env.TRIBUTARY_ENCRYPTION_KEY = 'runner-world-encryption-key';
 	await bootstrap(h);
 	const admin = await login('root', 'root-password-1');
 	await ok(admin.post('/api/workspaces', { id: WS, name: 'Runs' }));
@@ -105,7 +131,8 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 	const [wendy, rita, carl] = [await login('wendy'), await login('rita'), await login('carl')];
 	const jobsDir = mkdtempSync(path.join(tmpdir(), 'tributary-jobs-'));
 	process.env.TRIBUTARY_JOBS_DIR = jobsDir;
-	const worker = new Worker({ h, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config: runnerConfig(workerOpts.config), log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
+	const config = runnerConfig(workerOpts.config);
+	const worker = new Worker({ h, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
 	if (workerOpts.start !== false) worker.start();
 
 	const world: RunnerWorld = {
@@ -115,6 +142,7 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 		rita,
 		carl,
 		worker,
+		config,
 		jobsDir,
 		async deploy(name, scenario, opts = {}) {
 			const files = new Map<string, string>([

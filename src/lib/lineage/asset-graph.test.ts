@@ -98,7 +98,8 @@ describe('redactProvenance', () => {
 			resource_type: 'model',
 			materialized: 'incremental',
 			materialize_strategy: 'merge',
-			data_tests: [{ kind: 'accepted_values', column: 'status', severity: 'error' }],
+			// The tested column is a column name: authored, like the column list.
+			data_tests: [{ kind: 'accepted_values', severity: 'error' }],
 			authored: false
 		});
 		for (const k of AUTHORED_KEYS) expect(r).not.toHaveProperty(k);
@@ -171,9 +172,29 @@ describe('mergeDescriptions: one node per relation', () => {
 		]).get('main/analytics/orders')!;
 		expect(merged.data_tests).toEqual([
 			{ kind: 'accepted_values', column: 'status', severity: 'error', args: { values: ['placed', 'shipped'] } },
-			{ kind: 'not_null', column: 'id', severity: 'warn' }
+			{ kind: 'not_null', severity: 'warn' }
 		]);
 		expect(JSON.stringify(merged)).not.toContain('secret":true');
+	});
+
+	it('a redacted project\'s tests on different columns stay distinct (the tests badge counts them) without naming the columns', () => {
+		const secretTests = (g: string) =>
+			graph(g, false, [
+				node('model.c.orders'),
+				test('test.c.not_null_orders_id', 'model.c.orders', { testKind: 'not_null', testColumn: 'id', testArgs: null }),
+				test('test.c.not_null_orders_status', 'model.c.orders', { testKind: 'not_null', testColumn: 'status', testArgs: null }),
+				test('test.c.unique_orders_id', 'model.c.orders', { testKind: 'unique', testColumn: 'id', testArgs: null })
+			]);
+		// The same project described twice (a run's snapshot and its version, say): its tests fold once.
+		for (const graphs of [[secretTests('f/secret/c')], [secretTests('f/secret/c'), secretTests('f/secret/c')]]) {
+			const merged = mergeDescriptions(graphs).get('main/analytics/orders')!;
+			expect(merged.data_tests).toEqual([
+				{ kind: 'not_null', severity: 'error' },
+				{ kind: 'not_null', severity: 'error' },
+				{ kind: 'unique', severity: 'error' }
+			]);
+			expect(JSON.stringify(merged)).not.toMatch(/"(id|status)"/);
+		}
 	});
 
 	it('draws no node for a test or a relation-less (ephemeral) model', () => {
@@ -245,7 +266,8 @@ describe('assembleAssetGraph', () => {
 			'dbt:main/raw/orders:source.j.raw.orders',
 			'ducklake:main/report:-'
 		]);
-		expect(g.assets[0].dbt).toMatchObject({ authored: false, data_tests: [{ kind: 'accepted_values', column: 'status', severity: 'error' }] });
+		expect(g.assets[0].dbt).toMatchObject({ authored: false, data_tests: [{ kind: 'accepted_values', severity: 'error' }] });
+		expect(g.assets[0].dbt!.data_tests[0]).not.toHaveProperty('column');
 		expect(g.assets[0].dbt).not.toHaveProperty('raw_code');
 		expect(g.edges).toContainEqual({ runnable_path: 'f/a/report', asset_kind: 'ducklake', asset_path: 'main/report', access: 'rw' });
 		expect(g.edges).toHaveLength(4);

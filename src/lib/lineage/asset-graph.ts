@@ -64,8 +64,9 @@ export function mayShowAuthored(f: AuthoredFacts): boolean {
 
 /**
  * THE redaction: everything an author wrote is removed unless `authored`. The shape (ids,
- * resource type, materialization, test kind/column/severity) survives, because a run's result
- * already names every node and relation to whoever may read the run.
+ * resource type, materialization, test kind and severity) survives, because a run's result
+ * already names every node and relation to whoever may read the run. A test's column is a
+ * column name, authored like the column list, so it goes with it.
  */
 export function redactProvenance(full: DbtProvenance, authored: boolean): DbtProvenance {
 	const shape: DbtProvenance = {
@@ -75,7 +76,7 @@ export function redactProvenance(full: DbtProvenance, authored: boolean): DbtPro
 		resource_type: full.resource_type,
 		materialized: full.materialized,
 		materialize_strategy: full.materialize_strategy,
-		data_tests: full.data_tests.map((t) => (authored ? { ...t } : { kind: t.kind, column: t.column, severity: t.severity })),
+		data_tests: full.data_tests.map((t) => (authored ? { ...t } : { kind: t.kind, severity: t.severity })),
 		authored
 	};
 	if (!authored) return shape;
@@ -133,7 +134,11 @@ const stable = (v: unknown) => JSON.stringify(v);
  * description has one (it is declared on sources, which usually lose).
  */
 export function mergeDescriptions(graphs: readonly DescribedGraph[]): Map<string, DbtProvenance> {
-	const candidates = new Map<string, DbtProvenance[]>();
+	// Each description with, per test, the key it folds by: what is shown, except that a redacted
+	// test keeps its column in the key, so two redacted tests on different columns stay two (the
+	// tests badge counts them) while the same test described twice folds once. Not its args: a
+	// redacted graph may be read without them.
+	const candidates = new Map<string, { p: DbtProvenance; testKeys: string[] }[]>();
 	for (const g of graphs) {
 		const testsOf = new Map<string, DbtDataTest[]>();
 		for (const n of g.nodes) {
@@ -144,24 +149,32 @@ export function mergeDescriptions(graphs: readonly DescribedGraph[]): Map<string
 		}
 		for (const n of g.nodes) {
 			if (isTest(n) || n.assetPath === null) continue;
-			const p = provenanceOf(g, n, testsOf.get(n.uniqueId) ?? []);
+			const tests = testsOf.get(n.uniqueId) ?? [];
+			const p = provenanceOf(g, n, tests);
+			const entry = { p, testKeys: p.authored ? p.data_tests.map(stable) : tests.map((t) => stable({ kind: t.kind, column: t.column, severity: t.severity })) };
 			const list = candidates.get(n.assetPath);
-			if (list) list.push(p);
-			else candidates.set(n.assetPath, [p]);
+			if (list) list.push(entry);
+			else candidates.set(n.assetPath, [entry]);
 		}
 	}
 	const out = new Map<string, DbtProvenance>();
-	for (const [path, list] of candidates) {
-		list.sort(
+	for (const [path, entries] of candidates) {
+		entries.sort(
 			(a, b) =>
-				Number(a.resource_type === 'source') - Number(b.resource_type === 'source') ||
-				cmp(a.unique_id, b.unique_id) ||
-				cmp(a.script_path, b.script_path)
+				Number(a.p.resource_type === 'source') - Number(b.p.resource_type === 'source') ||
+				cmp(a.p.unique_id, b.p.unique_id) ||
+				cmp(a.p.script_path, b.p.script_path)
 		);
+		const list = entries.map((e) => e.p);
 		const winner = { ...list[0] };
 		const tests = new Map<string, DbtDataTest>();
-		for (const p of list) for (const t of p.data_tests) tests.set(stable(t), t);
-		winner.data_tests = [...tests.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, t]) => t);
+		for (const e of entries) e.p.data_tests.forEach((t, i) => tests.set(`${e.p.authored}\u0000${e.testKeys[i]}`, t));
+		// Sorted by what is sent (then by the key, which only orders tests that look alike): the
+		// order says nothing about a withheld column.
+		winner.data_tests = [...tests.entries()]
+			.map(([k, t]) => ({ k, t, shown: stable(t) }))
+			.sort((a, b) => cmp(a.shown, b.shown) || cmp(a.k, b.k))
+			.map(({ t }) => t);
 		if (winner.authored && (winner.freshness === null || winner.freshness === undefined)) {
 			const other = list.find((p) => p.authored && p.freshness !== null && p.freshness !== undefined);
 			if (other) winner.freshness = other.freshness;

@@ -11,6 +11,13 @@ const GAP = { node: 28, rank: 64, component: 56 } as const;
 
 export { CARD, FRAME, frameSize, GROUP_CARD, type LevelChild, type LevelInput, type LevelLayout } from './canvas-sizes';
 
+/** layoutLevels was told to stop (its caller's time budget ran out) before it was done. */
+export class LayoutStopped extends Error {
+	constructor() {
+		super('the layout was stopped before it was done');
+	}
+}
+
 /** A small LRU: the cache is never the source of truth, a miss only costs a layout. */
 export class LayoutCache<V> {
 	#map = new Map<string, V>();
@@ -95,7 +102,7 @@ function componentsOf(n: number, edges: [number, number][]): number[][] {
  * pieces first, widest first, lone cards last in a grid — so an unrelated family never
  * stretches another's layers.
  */
-function layoutLevel(boxes: Box[], edges: [number, number][], cache: LayoutCache<Placed> | null): LevelLayout {
+function layoutLevel(boxes: Box[], edges: [number, number][], cache: LayoutCache<Placed> | null, shouldStop?: () => boolean): LevelLayout {
 	const comps = componentsOf(boxes.length, edges);
 	const placed: { members: number[]; p: Placed }[] = [];
 	for (const members of comps) {
@@ -105,6 +112,7 @@ function layoutLevel(boxes: Box[], edges: [number, number][], cache: LayoutCache
 		const key = digestOf(JSON.stringify([mb.map((b) => [b.id, b.w, b.h]), local]));
 		let p = cache?.get(key);
 		if (!p) {
+			if (shouldStop?.()) throw new LayoutStopped();
 			p = layoutComponent(mb, local);
 			cache?.set(key, p);
 		}
@@ -138,9 +146,14 @@ function layoutLevel(boxes: Box[], edges: [number, number][], cache: LayoutCache
 /**
  * Lays out every level of a cut, inner levels first (an open group's frame is as big as its
  * own layout). Levels must form a tree through `{level}` children; a level naming a missing or
- * cyclic level is an error, since the input comes from a client.
+ * cyclic level is an error, since the input comes from a client. `shouldStop` is asked before
+ * each component dagre lays out; true throws LayoutStopped (a request's time budget).
  */
-export function layoutLevels(levels: readonly LevelInput[], cache: LayoutCache<Placed> | null = null): Record<string, LevelLayout> {
+export function layoutLevels(
+	levels: readonly LevelInput[],
+	cache: LayoutCache<Placed> | null = null,
+	opts: { shouldStop?: () => boolean } = {}
+): Record<string, LevelLayout> {
 	const byId = new Map(levels.map((l) => [l.id, l]));
 	const out: Record<string, LevelLayout> = {};
 	const active = new Set<string>();
@@ -159,7 +172,7 @@ export function layoutLevels(levels: readonly LevelInput[], cache: LayoutCache<P
 			if (!(a >= 0 && a < boxes.length && b >= 0 && b < boxes.length)) throw new Error(`level ${id}: edge out of range`);
 		}
 		active.delete(id);
-		return (out[id] = boxes.length ? layoutLevel(boxes, l.edges, cache) : { pos: {}, w: 0, h: 0 });
+		return (out[id] = boxes.length ? layoutLevel(boxes, l.edges, cache, opts.shouldStop) : { pos: {}, w: 0, h: 0 });
 	};
 	for (const l of levels) run(l.id);
 	return out;

@@ -5,12 +5,14 @@
 // A token acts as its owner narrowed by its scopes, so a gate is the conjunction of both;
 // mayReadPath / mayWritePath spell that conjunction for the common script-path case.
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
+import { mayShowAuthored } from '../lineage/asset-graph';
 import type { AuthContext } from './auth/context';
-import { getDatabase } from './db';
+import { getDatabase, type Database } from './db';
 import { ApiError, badRequest, forbidden, notFound, unauthorized } from './http';
 import { isWorkspaceId, parseScriptPath } from './paths';
-import { foldersGrantedTo, listFolders } from './repo/folders';
+import { foldersGrantedTo, getFolder, listFolders } from './repo/folders';
 import { getJobView, isJobWithin, type JobView } from './repo/jobs';
+import { findVersion, type ScriptPathFilter, type VersionRef } from './repo/lineage';
 import { loadMembership } from './repo/workspaces';
 import { verifyShareToken, type ShareGrant } from './share';
 import { isJobId } from '../types/jobs';
@@ -37,6 +39,13 @@ export interface Principal {
 export function requireAuth(event: Pick<RequestEvent, 'locals'>): AuthContext {
 	const auth = event.locals.auth;
 	if (!auth) throw unauthorized();
+	return auth;
+}
+
+/** requireAuth for a page load or form action: no credentials redirect to the sign-in page (coming back here afterwards). */
+export function pageAuth(event: Pick<RequestEvent, 'locals' | 'url'>): AuthContext {
+	const auth = event.locals.auth;
+	if (!auth) redirect(303, event.url.pathname === '/' ? '/login' : `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
 	return auth;
 }
 
@@ -151,6 +160,63 @@ export function canWriteFolder(p: Principal, folder: string): boolean {
 /** 403 unless the caller administers the workspace. */
 export function requireAdmin(p: Principal): void {
 	if (!p.isAdmin) throw forbidden('only a workspace admin may do this');
+}
+
+/** What the admin API and the settings page manage; each is also a token scope domain. */
+export type AdminResource = 'users' | 'groups' | 'folders' | 'warehouses';
+
+/** Reading or changing members, groups, folder grants or warehouses: a workspace admin, with `<resource>:<action>` when the caller is a token. */
+export function adminAllows(p: Principal, resource: AdminResource, action: 'read' | 'write'): boolean {
+	return p.isAdmin && scopeAllows(p, resource, action);
+}
+
+/** adminAllows as a refusal: 403 for a member, 403 naming the scope for a token. */
+export function requireAdminAccess(p: Principal, resource: AdminResource, action: 'read' | 'write'): void {
+	requireAdmin(p);
+	requireScope(p, resource, action);
+}
+
+// ─── Outside any workspace ─────────────────────────────────────────────────────────────────
+
+/** The workspaces a caller is shown: a token belongs to one workspace and never reveals its owner's others. */
+export function visibleWorkspaces<W extends { id: string }>(auth: AuthContext, all: readonly W[]): W[] {
+	return auth.token ? all.filter((w) => w.id === auth.token!.workspace) : [...all];
+}
+
+/** Creating a workspace: an instance admin; a token of one also needs `workspaces:write`. */
+export function requireWorkspaceCreate(auth: AuthContext): void {
+	if (!auth.instanceAdmin) throw forbidden('only an instance admin may create workspaces');
+	if (!authScopeAllows(auth, 'workspaces', 'write')) throw forbidden('this token lacks the scope workspaces:write');
+}
+
+// ─── API tokens ────────────────────────────────────────────────────────────────────────────
+
+/** Listing one's own tokens: `tokens:read` when the caller is a token. */
+export function mayListTokens(p: Principal): boolean {
+	return scopeAllows(p, 'tokens', 'read');
+}
+
+/** mayListTokens as a refusal (GET tokens). */
+export function requireTokenList(p: Principal): void {
+	requireScope(p, 'tokens', 'read');
+}
+
+/** Minting a token (acting as the caller, never wider than the minting token: mintTokenFor checks that). */
+export function requireTokenMint(p: Principal): void {
+	requireScope(p, 'tokens', 'write');
+}
+
+/**
+ * Revoking a token: its owner, or a workspace admin; `tokens:write` when the caller is a token.
+ * The owner, because whoever holds a token must be able to kill it when it leaks; an admin,
+ * because a leaked or departing member's token must be revocable without its owner (an admin
+ * can remove the member anyway, so this grants nothing new). The scope, because revoking is a
+ * write like minting: a narrowed CI token must not revoke the tokens beside it. Anyone else
+ * learns nothing about the token (404, as for one that does not exist).
+ */
+export function requireTokenRevoke<T extends { owner: string }>(p: Principal, token: T | null): asserts token is T {
+	requireScope(p, 'tokens', 'write');
+	if (!token || (token.owner !== p.username && !p.isAdmin)) throw notFound('no such token');
 }
 
 // ─── Token scopes ──────────────────────────────────────────────────────────────────────────
@@ -480,13 +546,29 @@ export async function jobAccess(
  */
 export function requireShareMint(a: JobAccess): Principal {
 	if (a.principal === null) throw unauthorized('sign in to share this run');
-	if (a.via === 'share_link') {
+	if (!mayMintShare(a)) {
 		throw forbidden('only someone who can see this run without a share link may create links to it; forward the link you have');
 	}
 	return a.principal;
 }
 
+/** requireShareMint as a yes/no (the run page's share button). */
+export function mayMintShare(a: JobAccess): boolean {
+	return a.principal !== null && a.via !== 'share_link';
+}
+
+/** What a run page offers its viewer: sharing it (requireShareMint) and resuming it (requireRunAccess on its path). */
+export function runPageRights(a: JobAccess): { mayShare: boolean; mayResume: boolean } {
+	const p = a.principal;
+	return { mayShare: mayMintShare(a), mayResume: p !== null && a.job.scriptPath !== null && mayRun(p, a.job.scriptPath) };
+}
+
 // ─── Runs (queue, cancel, record) ──────────────────────────────────────────────────────────
+
+/** requireRunAccess as a yes/no (a page's run button). */
+export function mayRun(p: Principal, path: string): boolean {
+	return parseScriptPath(path) !== null && canReadPath(p, path) && canWritePath(p, path) && scopeAllows(p, 'jobs', 'run', path);
+}
 
 /**
  * Running a script, or recording a run of it: write access to its path (owner, folder writer,
@@ -509,4 +591,129 @@ export function requireCancelAccess(p: Principal, job: { createdBy: string; scri
 	const mayStop = job.createdBy === p.username || (job.scriptPath !== null && canWritePath(p, job.scriptPath));
 	if (!mayStop) throw forbidden("only the run's creator or a writer of its script may cancel it");
 	requireScope(p, 'jobs', 'run', job.scriptPath ?? undefined);
+}
+
+// ─── Lineage reads (asset graph, column lineage, relation details) ─────────────────────────
+// The gates of the lineage reads, some as data for SQL (repo/lineage.ts applies them): who sees
+// a project's shape, who sees what its author wrote, which asset paths a token reaches.
+
+/** Owner path access, for reads that show shape. */
+export function shapePathFilter(p: Principal): ScriptPathFilter {
+	return { readable: readablePathFilter(p), scope: null };
+}
+
+/** Owner path access AND the token's `scripts:read`: the authored gate (mayReadPath), for SQL. */
+export function authoredPathFilter(p: Principal): ScriptPathFilter {
+	const s = scopePathFilter(p, 'scripts', 'read');
+	return { readable: readablePathFilter(p), scope: s.all ? null : { exact: s.exact, prefixes: s.prefixes } };
+}
+
+/** The token's `assets:read` narrowing over asset paths (everything for a session or a public link). */
+export function assetPathGate(p: Principal | null): (assetPath: string) => boolean {
+	if (p === null) return () => true;
+	const f = scopePathFilter(p, 'assets', 'read');
+	return (path) => filterAllows(f, path);
+}
+
+/** Whether an unpinned read shows the authored fields of the project at `scriptPath` (the one predicate). */
+export function authoredShownOf(p: Principal, scriptPath: string): boolean {
+	return mayShowAuthored({ preview: false, versionVisible: true, mayReadScript: mayReadPath(p, scriptPath, 'scripts') });
+}
+
+/**
+ * A named dbt version (`dbt_script_hash=`, the details pane's `hash=`) the caller may read, or
+ * 404: a version of a path it cannot read is as absent as a missing one, so hashes cannot be
+ * probed (share viewers see them as `script_hash`).
+ */
+export async function readableVersion(h: Database, p: Principal, hash: bigint | null, param = 'dbt_script_hash'): Promise<VersionRef | null> {
+	if (hash === null) return null;
+	const v = await findVersion(h, p.workspace, hash);
+	if (!v || v.language !== 'dbt' || !canReadPath(p, v.path)) throw notFound(`no dbt project version with this ${param}`);
+	return v;
+}
+
+/** A folder's script-path prefix (`f/<folder>/`), or 404 for one that is missing or not yours (one answer, so names cannot be probed). */
+export async function readableFolderPrefix(h: Database, p: Principal, folder: string): Promise<string> {
+	if (!canReadFolder(p, folder) || !(await getFolder(h, p.workspace, folder))) throw notFound('no such folder');
+	return `f/${folder}/`;
+}
+
+/**
+ * The details pane's read of one relation (GET /w/{ws}/relation): a member with `assets:read`,
+ * the asset graph's gate. A named version then goes through readableVersion.
+ */
+export async function relationReadAccess(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	const p = await workspacePrincipal(event, ws);
+	requireScope(p, 'assets', 'read');
+	return p;
+}
+
+/** Whether a job-pinned read shows authored fields and column lineage (never for a preview's viewer without the project). */
+export function pinnedAuthoredShown(a: JobAccess, pinned: { key: { scriptHash: bigint | null } }): boolean {
+	return mayShowAuthored({ preview: pinned.key.scriptHash === null, versionVisible: true, mayReadScript: a.canReadScript });
+}
+
+export type PinnedAccess = { kind: 'job'; access: JobAccess } | { kind: 'no_job'; principal: Principal };
+
+/** A pinned read of a job already opened with jobAccess: plus `assets:read` for a signed-in caller. */
+export function pinnedAccessOf(access: JobAccess): PinnedAccess {
+	if (access.principal) requireScope(access.principal, 'assets', 'read');
+	return { kind: 'job', access };
+}
+
+/**
+ * The gate of the jobs/dbt_* reads and the run page's relation: job read access (share links
+ * included) plus `assets:read`. A job that does not exist answers unpinned rather than 404, so
+ * a run page whose job aged out still draws; that costs `assets:read` of a signed-in member,
+ * exactly what /assets/* would.
+ */
+export async function pinnedAccess(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<PinnedAccess> {
+	try {
+		return pinnedAccessOf(await jobAccess(event, ws, id));
+	} catch (e) {
+		if (!(e instanceof JobNotFoundError) || !event.locals.auth) throw e;
+		const principal = await workspacePrincipal(event, ws);
+		requireScope(principal, 'assets', 'read');
+		return { kind: 'no_job', principal };
+	}
+}
+
+// ─── Canvas layout ─────────────────────────────────────────────────────────────────────────
+
+/**
+ * POST /w/{ws}/layout reads nothing stored for a member of the workspace. The holder of a share
+ * link lays out only the levels of the run it opens: the link must name that run (`?job=`), and
+ * the run page's own gate applies (the route then checks the levels against that run's graph,
+ * `requireLevelsOfRun`). 400 without `?job=`; 401 for an invalid link.
+ */
+export async function layoutAccess(
+	event: Pick<RequestEvent, 'locals' | 'url' | 'request'>,
+	ws: string
+): Promise<{ principal: Principal; run: null } | { run: JobAccess }> {
+	if (viewTokenOf(event) === null) return { principal: await workspacePrincipal(event, ws), run: null };
+	const job = event.url.searchParams.get('job');
+	if (!job) throw badRequest('job: a share link lays out the levels of its run; name the run (?job=<id>)');
+	const run = await jobAccess(event, ws, job);
+	if (run.principal) requireScope(run.principal, 'assets', 'read');
+	return { run };
+}
+
+/** A share link's layout request may hold only levels of the run's own canvas. */
+export function requireLevelsOfRun(levelsAreOfRun: boolean): void {
+	if (!levelsAreOfRun) throw forbidden('this share link lays out the levels of its run only');
+}
+
+// ─── Warehouses: which projects may run against one ───────────────────────────────────────
+
+/**
+ * Whether a run of the project at `scriptPath` may use a warehouse whose `settings.folders` is
+ * `allowedFolders` (null: every folder). Entries name folders (`analytics` allows
+ * `f/analytics/*`) or a user's scripts (`u/alice`). Project code can print the credentials its
+ * run is given, so this decides who can read them: whoever can deploy to an allowed folder.
+ */
+export function mayRunAgainstWarehouse(allowedFolders: readonly string[] | null, scriptPath: string): boolean {
+	if (allowedFolders === null) return true;
+	const parsed = parseScriptPath(scriptPath);
+	if (!parsed) return false;
+	return allowedFolders.includes(parsed.kind === 'folder' ? parsed.folder : `u/${parsed.owner}`);
 }

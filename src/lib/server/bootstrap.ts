@@ -57,7 +57,8 @@ export async function bootstrap(h: Database, opts: { log?: (line: string) => voi
 // (a share-link poll otherwise paid a query for it on every request).
 const storedSecrets = new WeakMap<Database, Promise<Uint8Array>>();
 
-async function instanceSecret(h: Database): Promise<Uint8Array> {
+/** TRIBUTARY_SECRET, else the generated one stored in the database. */
+export async function instanceSecret(h: Database): Promise<Uint8Array> {
 	const fromEnv = process.env.TRIBUTARY_SECRET;
 	if (fromEnv) return new TextEncoder().encode(fromEnv);
 	let p = storedSecrets.get(h);

@@ -12,10 +12,12 @@ import {
 	type RunProgressItem,
 	type ShareDomain
 } from '../types/jobs';
+import type { RunNodeResult } from '../types/runner';
 import { hashToHex } from '../types/script-hash';
 import { badRequest } from './http';
 import { parseScriptPath } from './paths';
 import { parseProgressCursor, type JobListFilter, type JobListRow, type JobPayload, type JobView, type ProgressRow } from './repo/jobs';
+import { failureSummary } from './runner/run-results';
 
 export const DEFAULT_JOB_LIMIT = 50;
 export const MAX_JOB_LIMIT = 500;
@@ -111,12 +113,16 @@ export function jobSummaryOf(r: JobListRow | JobView): JobSummary {
 }
 
 // Job args that say WHAT ran (the page shows them) rather than what the author configured:
-// anything else, `vars` first of all, is withheld from a viewer who may not read the project.
+// anything else, `vars` and the values of `{{ placeholders }}` first of all, is withheld from a
+// viewer who may not read the project. A result's `invocation_args` are filtered the same way
+// (a retry's also name the command it resumed).
 const SHAPE_ARGS = new Set(['command', 'select', 'exclude', 'selector', 'model', 'limit', 'retry_job']);
+const SHAPE_INVOCATION_ARGS = new Set([...SHAPE_ARGS, 'resumed_command']);
 
 // Keys that carry the project's code, file layout or configured values wherever they appear in
-// a result (run_results entries carry `compiled_code`; its `args` block carries `vars`).
-const AUTHORED_KEYS = new Set(['raw_code', 'compiled_code', 'raw_sql', 'compiled_sql', 'original_file_path', 'vars', 'descriptor']);
+// a result (run_results entries carry `compiled_code`; its `args` block carries `vars`), and
+// dbt's messages, which quote SQL and file paths (`message` on each node).
+const AUTHORED_KEYS = new Set(['raw_code', 'compiled_code', 'raw_sql', 'compiled_sql', 'original_file_path', 'vars', 'descriptor', 'message']);
 
 function withoutAuthored(v: unknown, depth = 0): unknown {
 	// Results are JSON we wrote; the bound only guards the recursion against a hostile import.
@@ -129,11 +135,14 @@ function withoutAuthored(v: unknown, depth = 0): unknown {
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+const pick = (o: Record<string, unknown>, keys: ReadonlySet<string>) => Object.fromEntries(Object.entries(o).filter(([k]) => keys.has(k)));
+
 /**
  * `GET jobs/get/{id}`. A caller who may read the run but not its script (canReadScript false)
- * gets the run's shape and outcome: status, times, the command and selection, the result
- * (dbt's per-node statuses and messages) without code, paths or variables, and no log (dbt's
- * log prints compiled SQL and file paths, and cannot be cleaned reliably line by line).
+ * gets the run's shape and outcome: status, times, the command and selection, and the result
+ * (which nodes ran and dbt's status word for each) without code, paths, variables or dbt's
+ * messages, and no log (dbt's log prints compiled SQL and file paths, and cannot be cleaned
+ * reliably line by line).
  */
 export function jobDetailOf(j: JobView, payload: JobPayload, canReadScript: boolean): JobDetail {
 	const args = isObject(payload.args) ? payload.args : {};
@@ -142,8 +151,8 @@ export function jobDetailOf(j: JobView, payload: JobPayload, canReadScript: bool
 		...jobSummaryOf(j),
 		started_at: iso(j.startedAt),
 		parent_job: j.parentJob,
-		args: canReadScript ? args : Object.fromEntries(Object.entries(args).filter(([k]) => SHAPE_ARGS.has(k))),
-		result: canReadScript || result === null ? result : redactedResult(result),
+		args: canReadScript ? args : pick(args, SHAPE_ARGS),
+		result: canReadScript || result === null ? result : redactedResult(result, j.status),
 		logs: canReadScript ? payload.logs : '',
 		logs_truncated: canReadScript && payload.logsTruncated,
 		redacted: !canReadScript
@@ -151,25 +160,43 @@ export function jobDetailOf(j: JobView, payload: JobPayload, canReadScript: bool
 }
 
 /**
- * A result for a caller who may not read the project: no code, paths or variables, and no data.
+ * A result for a caller who may not read the project: no code, paths, variables or data, and
+ * none of dbt's messages. `error` becomes the generic outcome (which nodes did not succeed and
+ * dbt's status word, or that the run failed), `messages_withheld: true` saying the rest exists.
  * A `show` job's `rows` are the previewed model's data from the warehouse (the project's, not the
- * run's shape): they are left out and `rows_withheld: true` says so.
+ * run's shape): they are left out and `rows_withheld: true` says so. `resolution_digest` is an
+ * unsalted hash over the selection and the resolved vars: with the selection visible, it would
+ * let a viewer confirm guesses of the vars offline, so it goes too (only the runner reads it).
  */
-function redactedResult(result: Record<string, unknown>): Record<string, unknown> {
+function redactedResult(result: Record<string, unknown>, status: JobStatus): Record<string, unknown> {
 	const out = withoutAuthored(result) as Record<string, unknown>;
+	delete out.resolution_digest;
+	if (isObject(out.invocation_args)) out.invocation_args = pick(out.invocation_args, SHAPE_INVOCATION_ARGS);
 	if ('rows' in out) {
 		delete out.rows;
 		out.rows_withheld = true;
 	}
+	const hadMessages = typeof result.error === 'string' || (Array.isArray(result.nodes) && result.nodes.some((n) => isObject(n) && 'message' in n));
+	if (typeof result.error === 'string') out.error = genericError(out.nodes, status);
+	if (hadMessages) out.messages_withheld = true;
 	return out;
 }
 
-export function progressItemOf(r: ProgressRow): RunProgressItem {
+function genericError(nodes: unknown, status: JobStatus): string {
+	// Nodes come from results we wrote (or a recorded import): only well-formed ones are named.
+	const named = Array.isArray(nodes)
+		? nodes.filter((n): n is RunNodeResult => isObject(n) && typeof n.unique_id === 'string' && typeof n.status === 'string' && typeof n.outcome === 'string')
+		: [];
+	return failureSummary(named) ?? (status === 'canceled' ? 'the run was canceled' : 'the run failed');
+}
+
+/** One progress row; dbt's message on a failed relation only for a caller who may read the project (it quotes SQL and paths). */
+export function progressItemOf(r: ProgressRow, canReadScript: boolean): RunProgressItem {
 	return {
 		asset_kind: r.assetKind,
 		asset_path: r.assetPath,
 		status: r.status,
 		...(r.rowCount === null ? {} : { row_count: r.rowCount }),
-		...(r.error === null ? {} : { error: r.error })
+		...(r.error === null || !canReadScript ? {} : { error: r.error })
 	};
 }

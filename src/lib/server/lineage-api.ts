@@ -1,7 +1,7 @@
 // The lineage read API (DESIGN.md §6) between the routes and the repo: query parsing (400s
 // naming the parameter), the gates applied per project, and the assembly of the answers. The
 // pinned and unpinned forms share everything but WHICH graph they read.
-import { assembleAssetGraph, mayShowAuthored, modelCount, usageOfGraph, type DescribedGraph, type UsageInput } from '../lineage/asset-graph';
+import { assembleAssetGraph, modelCount, usageOfGraph, type DescribedGraph, type UsageInput } from '../lineage/asset-graph';
 import { keepNearest, reachComponent, type Ranked } from '../lineage/column-walk';
 import {
 	ASSET_KINDS,
@@ -15,32 +15,28 @@ import {
 	type UsageAccess
 } from '../types/asset-graph';
 import { hashToHex, hexToHash } from '../types/script-hash';
-import type { RequestEvent } from '@sveltejs/kit';
 import { createHash } from 'node:crypto';
 import {
-	canReadFolder,
-	canReadPath,
-	filterAllows,
-	jobAccess,
-	JobNotFoundError,
+	assetPathGate,
+	authoredPathFilter,
+	authoredShownOf,
 	mayReadPath,
-	readablePathFilter,
-	requireScope,
-	scopeAllows,
+	pinnedAuthoredShown,
+	readableFolderPrefix,
+	readableVersion,
 	scopePathFilter,
-	workspacePrincipal,
+	shapePathFilter,
 	type JobAccess,
+	type PinnedAccess,
 	type Principal
 } from './access';
 import type { Database } from './db';
-import { badRequest, notFound } from './http';
+import { badRequest } from './http';
 import { isSegment } from './paths';
-import { getFolder } from './repo/folders';
 import { ZERO_UUID } from './schema';
 import {
 	componentEdges,
 	describeAssets,
-	findVersion,
 	hiddenDescriberCount,
 	hiddenUsageCount,
 	lineageOwners,
@@ -52,7 +48,6 @@ import {
 	type LoadedGraph,
 	type NodeFields,
 	type PinnedGraph,
-	type ScriptPathFilter,
 	type VersionRef
 } from './repo/lineage';
 import { graphInputsStamp } from './repo/graph-read';
@@ -130,35 +125,7 @@ export function parseAssetPaths(q: URLSearchParams): string[] {
 	return [...out].sort();
 }
 
-// ─── Gates as data ─────────────────────────────────────────────────────────────────────────
-
-/** Owner path access, for reads that show shape. */
-function shapeFilter(p: Principal): ScriptPathFilter {
-	return { readable: readablePathFilter(p), scope: null };
-}
-
-/** Owner path access AND the token's `scripts:read`: the authored gate, for SQL. */
-function authoredFilter(p: Principal): ScriptPathFilter {
-	const s = scopePathFilter(p, 'scripts', 'read');
-	return { readable: readablePathFilter(p), scope: s.all ? null : { exact: s.exact, prefixes: s.prefixes } };
-}
-
-/** The token's `assets:read` narrowing over asset paths (everything for a session or a public link). */
-function assetGate(p: Principal | null): (path: string) => boolean {
-	if (p === null) return () => true;
-	const f = scopePathFilter(p, 'assets', 'read');
-	return (path) => filterAllows(f, path);
-}
-
 const hexOf = (h: bigint | null) => (h === null ? null : hashToHex(h));
-
-/** A named version the caller may see, or 404 (an unreadable version is as absent as a missing one). */
-async function namedVersion(h: Database, p: Principal, hash: bigint | null): Promise<VersionRef | null> {
-	if (hash === null) return null;
-	const v = await findVersion(h, p.workspace, hash);
-	if (!v || v.language !== 'dbt' || !canReadPath(p, v.path)) throw notFound('no dbt project version with this dbt_script_hash');
-	return v;
-}
 
 const toDescribed = (g: LoadedGraph, authored: boolean, ownsAssets = false): DescribedGraph => ({
 	scriptPath: g.key.scriptPath,
@@ -237,7 +204,7 @@ async function buildUnpinned(
 	fields: NodeFields
 ): Promise<AssetGraph> {
 	const ws = p.workspace;
-	const filter = shapeFilter(p);
+	const filter = shapePathFilter(p);
 	const usageRows = await visibleUsage(h, ws, folderPrefix, filter);
 	const hidden = await hiddenUsageCount(h, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
 	const usage: UsageInput[] = usageRows
@@ -245,12 +212,12 @@ async function buildUnpinned(
 		.map((u) => ({ scriptPath: u.scriptPath, assetKind: u.assetKind as AssetKind, assetPath: u.assetPath, access: u.access as UsageAccess }));
 
 	const dbtPaths = [...new Set(usage.filter((u) => u.assetKind === 'dbt').map((u) => u.assetPath))];
-	// Authored columns are read only for projects the caller may read them from (authoredFilter
+	// Authored columns are read only for projects the caller may read them from (authoredPathFilter
 	// is mayReadPath as SQL); the redaction below still decides per project.
-	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: authoredFilter(p) });
+	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: authoredPathFilter(p) });
 	const drawnDbt = q.assetKinds === null || q.assetKinds.has('dbt') ? dbtPaths : [];
 	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(h, ws, folderPrefix, drawnDbt, filter);
-	const authoredOf = (path: string) => mayShowAuthored({ preview: false, versionVisible: true, mayReadScript: mayReadPath(p, path, 'scripts') });
+	const authoredOf = (path: string) => authoredShownOf(p, path);
 	const graphs: DescribedGraph[] = [];
 	if (named) {
 		// A named version draws its whole project, not only what today's usage rows name.
@@ -281,7 +248,7 @@ async function buildUnpinned(
 		runnables: [...runnables.values()],
 		graphs,
 		assetKinds: q.assetKinds,
-		assetAllowed: assetGate(p),
+		assetAllowed: assetPathGate(p),
 		hidden: hidden + hiddenDescribers
 	});
 	return fields === 'shape' ? dropHeavyFields(graph) : graph;
@@ -303,11 +270,9 @@ async function unpinnedPlan(h: Database, p: Principal, q: GraphQuery, opts: Grap
 	const fields = opts.fields ?? 'full';
 	let folderPrefix: string | null = null;
 	if (q.folder !== null) {
-		// One answer for "missing" and "not yours", so folder names cannot be probed.
-		if (!canReadFolder(p, q.folder) || !(await getFolder(h, ws, q.folder))) throw notFound('no such folder');
-		folderPrefix = `f/${q.folder}/`;
+		folderPrefix = await readableFolderPrefix(h, p, q.folder);
 	}
-	const named = await namedVersion(h, p, q.scriptHash);
+	const named = await readableVersion(h, p, q.scriptHash);
 	const userPrefix = `u/${p.username}/`;
 	const { stamp, userHasScripts } = await graphInputsStamp(h, ws, folderPrefix, userPrefix);
 	const who = principalKey(p, { ownPaths: userHasScripts });
@@ -318,15 +283,10 @@ async function unpinnedPlan(h: Database, p: Principal, q: GraphQuery, opts: Grap
 	};
 }
 
-/** Whether a job-pinned read may show authored fields and column lineage. */
-function pinnedAuthored(a: JobAccess, pinned: PinnedGraph): boolean {
-	return mayShowAuthored({ preview: pinned.key.scriptHash === null, versionVisible: true, mayReadScript: a.canReadScript });
-}
-
 /** The asset graph as a job saw it: that one project's graph, from the job row's path and hash. */
 export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
 	const fields = opts.fields ?? 'full';
-	const authored = pinnedAuthored(a, pinned);
+	const authored = pinnedAuthoredShown(a, pinned);
 	const g = toDescribed(await loadGraph(h, pinned.key, { fields, authored }), authored, true);
 	const usage = usageOfGraph(g);
 	const graph = assembleAssetGraph({
@@ -334,7 +294,7 @@ export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: Pinned
 		runnables: [{ path: g.scriptPath, language: 'dbt', script_hash: g.scriptHash, dbt: { model_count: modelCount(usage, g.scriptPath) } }],
 		graphs: [g],
 		assetKinds: q.assetKinds,
-		assetAllowed: assetGate(a.principal),
+		assetAllowed: assetPathGate(a.principal),
 		hidden: 0
 	});
 	if (pinned.own) graph.dbt_snapshot_job = a.job.id;
@@ -364,7 +324,7 @@ function pinnedPlan(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuer
 			k.jobId,
 			pinned.version,
 			pinned.own ? a.job.id : null,
-			pinnedAuthored(a, pinned),
+			pinnedAuthoredShown(a, pinned),
 			assetScopeKey(a.principal),
 			kindsKey(q.assetKinds),
 			fields
@@ -375,26 +335,6 @@ function pinnedPlan(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuer
 			return now !== null && now.version === pinned.version && now.own === pinned.own;
 		}
 	};
-}
-
-export type PinnedAccess = { kind: 'job'; access: JobAccess } | { kind: 'no_job'; principal: Principal };
-
-/**
- * The gate of the jobs/dbt_* reads: job read access (share links included) plus `assets:read`.
- * A job that does not exist answers unpinned rather than 404, so a run page whose job aged out
- * still draws; that costs `assets:read` of a signed-in member, exactly what /assets/* would.
- */
-export async function pinnedAccess(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<PinnedAccess> {
-	try {
-		const access = await jobAccess(event, ws, id);
-		if (access.principal) requireScope(access.principal, 'assets', 'read');
-		return { kind: 'job', access };
-	} catch (e) {
-		if (!(e instanceof JobNotFoundError) || !event.locals.auth) throw e;
-		const principal = await workspacePrincipal(event, ws);
-		requireScope(principal, 'assets', 'read');
-		return { kind: 'no_job', principal };
-	}
 }
 
 const EMPTY_PLAN: GraphPlan = { key: 'empty', build: async () => emptyGraph(), stillValid: async () => true };
@@ -503,9 +443,10 @@ export async function unpinnedColumnLineage(
 	scriptHash: bigint | null,
 	opts: LineageOptions = {}
 ): Promise<ColumnLineageAnswer> {
-	const named = await namedVersion(h, p, scriptHash);
-	if (named && !scopeAllows(p, 'scripts', 'read', named.path)) return noLineage();
-	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredFilter(p), named);
+	const named = await readableVersion(h, p, scriptHash);
+	// Column lineage is authored: a named version it may not read authored parts of answers none.
+	if (named && !authoredShownOf(p, named.path)) return noLineage();
+	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
 	for (const o of owners) items.push(...(await rankedEdges(h, o.key, o.uniqueIds)));
 	const { values, truncated } = keepNearest(items, opts.limit);
@@ -520,7 +461,7 @@ export async function pinnedColumnLineage(
 	assetPaths: string[],
 	opts: LineageOptions = {}
 ): Promise<ColumnLineageAnswer> {
-	if (!pinnedAuthored(a, pinned)) return noLineage();
+	if (!pinnedAuthoredShown(a, pinned)) return noLineage();
 	const uids = await relationsIn(h, pinned.key, assetPaths);
 	const { values, truncated } = keepNearest(await rankedEdges(h, pinned.key, uids), opts.limit);
 	return { edges: values, truncated };

@@ -125,16 +125,18 @@ export const operations: Op[] = [
 	{ method: 'delete', path: '/api/w/{ws}/tokens/{id}', summary: 'Revoke a token', gate: 'its owner or a workspace admin', ok: { status: 200, description: 'revoked' }, errors: [401, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/deploy', summary: 'Deploy a dbt project version from its artifacts', gate: 'write access to the path + scripts:write',
-		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
+		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 413]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/preview', summary: 'Store an unmerged change as a preview graph reachable only through its job', gate: 'write access to the path + scripts:write',
-		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404]
+		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
+		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 413]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/sql/deploy', summary: 'Deploy a producer SQL script version: its reads, writes and column lineage', gate: 'write access to the path + scripts:write',
 		body: obj({ path: str, content: str }, ['path', 'content']),
-		ok: { status: 201, description: 'hash, job_id, url, target, writes, reads, columns_annotated, columns_inferred, lineage_edges, columns, warnings' }, errors: [400, 401, 403, 404]
+		ok: { status: 201, description: 'hash, job_id, url, target, writes, reads, columns_annotated, columns_inferred, lineage_edges, columns, warnings' }, errors: [400, 401, 403, 404, 413]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/assets/graph', summary: 'The asset graph of a folder: relations, producers, usage and ref() edges', gate: 'assets:read; dbt provenance only for scripts the caller can see; authored fields only with scripts:read on the path',
@@ -157,7 +159,7 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'edges', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and a show job's data rows too (result.rows_withheld: true)",
+		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; result.error is then the generic outcome), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
 		query: {
 			view_token: { description: 'share link token' },
 			logs: { description: 'true (default) or false: false answers without the log (logs is empty)' },
@@ -171,7 +173,7 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: 'job read access + jobs:read',
+		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: "job read access + jobs:read; a row's error (dbt's message) only to callers who may read the project",
 		query: {
 			view_token: { description: 'share link token' },
 			since: { description: 'a cursor from an earlier answer (its cursor field, or the X-Progress-Cursor header), or 0: answers {cursor, total, rows} with only the rows changed after it (a row may come again; merge by asset_kind + asset_path; hold more rows than total and re-read with since=0)' }
@@ -207,8 +209,9 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/jobs/record', summary: 'Record a run made elsewhere from its artifacts, as if it ran here', gate: 'write access to the path + jobs:run',
+		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
 		multipart: { path: 'u/<user>/<name> or f/<folder>/<name>', run_results: 'file: run_results.json (required)', manifest: 'file: manifest.json (optional; a snapshot is stored when its graph differs)', log: 'file: the JSON event log (optional)' },
-		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404]
+		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404, 413]
 	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];

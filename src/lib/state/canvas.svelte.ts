@@ -38,8 +38,13 @@ export interface Viewport {
 	height: number;
 }
 
-/** `[data-id="…"]` for any id: ids are paths, and a quote or backslash must not end the string. */
-export const attrId = (id: string) => `[data-id="${id.replace(/["\\]/g, '\\$&').replace(/\n/g, '\\a ')}"]`;
+/**
+ * `[data-id="…"]` for any id: a quote or backslash must not end the string, a control character
+ * must not break the rule, and `<` `>` `&` are written as escapes so the style element's text
+ * is the same whether the server rendered it (HTML-escaped) or the browser did.
+ */
+export const attrId = (id: string) =>
+	`[data-id="${id.replace(/["\\]/g, '\\$&').replace(/[\u0000-\u001f\u007f<>&]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}"]`;
 
 const cutSignature = (levels: LevelInput[]) => levels.map(levelKey).join('\n');
 
@@ -330,12 +335,17 @@ export class CanvasState {
 	}
 }
 
-/** The layout endpoint, from the browser. */
-export function httpLayoutFetcher(workspace: string, viewToken?: string | null): LayoutFetcher {
+/**
+ * The layout endpoint, from the browser. A share link lays out the levels of its run only, so
+ * a share-link holder's requests name the run on screen (`jobId`).
+ */
+export function httpLayoutFetcher(workspace: string, viewToken?: string | null, jobId?: () => string): LayoutFetcher {
 	return async (levels) => {
 		const headers: Record<string, string> = { 'content-type': 'application/json' };
 		if (viewToken) headers['x-view-token'] = viewToken;
-		const r = await fetch(`/w/${encodeURIComponent(workspace)}/layout`, { method: 'POST', headers, body: JSON.stringify({ levels }) });
+		const job = jobId?.();
+		const query = job ? `?job=${encodeURIComponent(job)}` : '';
+		const r = await fetch(`/w/${encodeURIComponent(workspace)}/layout${query}`, { method: 'POST', headers, body: JSON.stringify({ levels }) });
 		if (!r.ok) throw new Error(`layout failed (${r.status})`);
 		return ((await r.json()) as { layouts: Record<string, LevelLayout> }).layouts;
 	};

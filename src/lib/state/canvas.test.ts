@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { syntheticProject } from '$lib/lineage/canvas-fixtures';
 import { buildGroupTree, cutOf, isGroupId } from '$lib/lineage/canvas-groups';
 import { layoutLevels, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { digestOf } from '$lib/lineage/canvas-model';
 import { levelsOf } from '$lib/lineage/canvas-view';
-import { attrId, CanvasState } from './canvas.svelte';
+import { attrId, CanvasState, httpLayoutFetcher } from './canvas.svelte';
 
 function bigCanvas() {
 	const { nodes, edges } = syntheticProject(3000);
@@ -99,7 +99,35 @@ describe('CanvasState', () => {
 		expect(s.search.kind).toBe('names');
 	});
 
-	it('escapes ids in attribute selectors', () => {
-		expect(attrId('a"b\\c')).toBe('[data-id="a\\"b\\\\c"]');
+	it.each([
+		['a"b\\c', '[data-id="a\\"b\\\\c"]'],
+		['"><img src=x>', '[data-id="\\"\\3e \\3c img src=x\\3e "]'],
+		['</style>', '[data-id="\\3c /style\\3e "]'],
+		['a&amp;b', '[data-id="a\\26 amp;b"]'],
+		['line\nbreak\r\f', '[data-id="line\\a break\\d \\c "]'],
+		["it's é😀", `[data-id="it's é😀"]`]
+	])('escapes the id %j in an attribute selector', (id, want) => {
+		expect(attrId(id)).toBe(want);
+		// Nothing in it can end the style element, be HTML-escaped by the server, or break the string.
+		expect(want).not.toMatch(/[<>&\n\r\f]/);
+	});
+});
+
+describe('httpLayoutFetcher', () => {
+	afterEach(() => vi.unstubAllGlobals());
+
+	it.each([
+		['a member: no token, no job', null, undefined, '/w/acme/layout', undefined],
+		['a share-link holder: its token, and the run on screen', 'tok.abc', () => 'job 1', '/w/acme/layout?job=job%201', 'tok.abc']
+	])('%s', async (_name, token, job, url, header) => {
+		const calls: { url: string; headers: Record<string, string> }[] = [];
+		vi.stubGlobal('fetch', async (u: string, init: RequestInit) => {
+			calls.push({ url: u, headers: init.headers as Record<string, string> });
+			return new Response(JSON.stringify({ layouts: { 'g:': { pos: {}, w: 0, h: 0 } } }));
+		});
+		const layouts = await httpLayoutFetcher('acme', token, job)([{ id: 'g:', children: [], edges: [] }]);
+		expect(layouts['g:'].w).toBe(0);
+		expect(calls[0].url).toBe(url);
+		expect(calls[0].headers['x-view-token']).toBe(header);
 	});
 });

@@ -72,6 +72,8 @@ export class ColumnTraceView {
 	target = $state.raw<TraceTarget | null>(null);
 	/** The column clicked in the trace: its upstream and downstream stay lit. */
 	traced = $state<ColumnId | null>(null);
+	/** A column a link traced: the trace opens scrolled to it rather than to the relation. */
+	linked = $state<ColumnId | null>(null);
 	lineage: ColumnLineage;
 	#producers: ColumnGraph = $state.raw(emptyColumnGraph());
 	#pin: LineagePin;
@@ -134,6 +136,7 @@ export class ColumnTraceView {
 	select(t: TraceTarget | null): Promise<void> {
 		this.target = t;
 		this.traced = null;
+		this.linked = null;
 		if (!t || !t.authored) {
 			this.lineage.clear();
 			return Promise.resolve();
@@ -148,6 +151,12 @@ export class ColumnTraceView {
 
 	trace(id: ColumnId | null): void {
 		this.traced = this.traced === id ? null : id;
+	}
+
+	/** Trace the column a link named, and open the trace on it. */
+	traceLinked(id: ColumnId): void {
+		this.traced = id;
+		this.linked = id;
 	}
 }
 

@@ -7,6 +7,7 @@ import { fromWire, type CanvasNode, type CanvasWire } from '$lib/lineage/canvas-
 import type { DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-graph';
 import { CanvasState, httpLayoutFetcher } from './canvas.svelte';
 import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
+import { DeepLinkState } from './deep-link.svelte';
 import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
 
 export interface LineagePageData {
@@ -23,6 +24,8 @@ export interface LineagePageOptions {
 	relationUrl: (path: string) => string;
 	/** A share-link holder: sent with every request, and nothing authored is asked for. */
 	viewToken?: string | null;
+	/** The run on screen (a run page): a share link lays out that run's levels only. */
+	layoutJob?: () => string;
 	/** Test seams; the browser's fetch by default. */
 	lineageFetcher?: LineageFetcher;
 	relationFetcher?: RelationFetcher;
@@ -41,13 +44,16 @@ export class LineagePage {
 	canvas: CanvasState;
 	details: RelationDetails;
 	trace: ColumnTraceView;
+	/** `?select=&column=`: what the URL opens on, and the URL following the page. */
+	link: DeepLinkState;
 	#authored: boolean;
 	selectedNode: CanvasNode | null;
 
 	constructor(o: LineagePageOptions) {
-		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken));
+		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken, o.layoutJob));
 		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken));
 		this.trace = new ColumnTraceView(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin);
+		this.link = new DeepLinkState(this.canvas, this.trace);
 		this.#authored = !o.viewToken;
 		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
 		// The trace lists an asset's columns in the order its analyzed schema gives, when the
@@ -73,7 +79,8 @@ export class LineagePage {
 			const n = id ? this.canvas.nodeById.get(id) : undefined;
 			const relation = n && n.type === 'asset' && n.kind === 'dbt' ? n.path : null;
 			if (relation !== this.details.path) void this.details.show(relation);
-			void this.trace.select(n && n.type === 'asset' ? { kind: n.kind, path: n.path, authored: this.#authored } : null);
+			const settled = this.trace.select(n && n.type === 'asset' ? { kind: n.kind, path: n.path, authored: this.#authored } : null);
+			this.link.followed(id, settled);
 		});
 	}
 }

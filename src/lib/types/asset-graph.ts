@@ -10,10 +10,13 @@ export function isAssetKind(s: string): s is AssetKind {
 
 export type UsageAccess = 'r' | 'w' | 'rw';
 
-/** A dbt test folded onto the relation it tests. `args` is authored (an accepted_values list is a column's domain). */
+/**
+ * A dbt test folded onto the relation it tests. `column` and `args` are authored (a column
+ * name; an accepted_values list is a column's domain): absent when the provenance is redacted.
+ */
 export interface DbtDataTest {
 	kind: string | null;
-	column: string | null;
+	column?: string | null;
 	severity: string | null;
 	args?: unknown;
 }

@@ -40,7 +40,7 @@ export interface JobDetail extends JobSummary {
 	logs_truncated: boolean;
 	/**
 	 * True when the caller may read the run but not its project: the log and the authored parts
-	 * of args and result (variables, code) were withheld.
+	 * of args and result (variables, code, dbt's messages, the resolution digest) were withheld.
 	 */
 	redacted: boolean;
 }
@@ -51,6 +51,7 @@ export interface RunProgressItem {
 	asset_path: string;
 	status: ProgressStatus;
 	row_count?: number;
+	/** dbt's message on a failed relation: only for a caller who may read the project. */
 	error?: string;
 }
 

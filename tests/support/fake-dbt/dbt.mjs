@@ -13,7 +13,7 @@
 //   lineage-fail | lineage-missing | lineage-unreadable | lineage-unsupported | lineage-hang |
 //   latency | probe-sandbox | deps | deps-fail
 import { spawn } from 'node:child_process';
-import { closeSync, copyFileSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 
 const argv = process.argv.slice(2);
@@ -56,6 +56,9 @@ const logFile = path.join(logPath, 'dbt.log');
 mkdirSync(targetPath, { recursive: true });
 mkdirSync(logPath, { recursive: true });
 
+// As dbt writes its files: new contents, our own mode (a copy would keep a read-only fixture's
+// mode, and the sandbox's unprivileged user could not overwrite it on the next invocation).
+const copyFresh = (from, to) => writeFileSync(to, readFileSync(from));
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const out = (s) => process.stdout.write(`${s}\n`);
 
@@ -133,7 +136,7 @@ function exitCodeOf(rr) {
 
 function writeManifest() {
 	const manifest = step.manifest ?? scenario.manifest ?? Object.values(scenario.commands ?? {}).find((s) => s.manifest)?.manifest;
-	if (manifest) copyFileSync(manifest, path.join(targetPath, 'manifest.json'));
+	if (manifest) copyFresh(manifest, path.join(targetPath, 'manifest.json'));
 }
 
 function writeRunResults(lines, truncated = false) {
@@ -190,7 +193,7 @@ async function lineage() {
 	const indexDir = path.join(targetPath, 'index');
 	if (kind === 'ok' || kind === 'partial') {
 		mkdirSync(indexDir, { recursive: true });
-		for (const f of readdirSync(step.index)) copyFileSync(path.join(step.index, f), path.join(indexDir, f));
+		for (const f of readdirSync(step.index)) copyFresh(path.join(step.index, f), path.join(indexDir, f));
 	}
 	if (kind === 'unreadable') {
 		mkdirSync(indexDir, { recursive: true });

@@ -122,6 +122,16 @@ export function parseWarehouseInput(body: Body): WarehouseInput {
 	const raw = body.settings ?? {};
 	if (!isPlainObject(raw)) throw badRequest('settings must be an object');
 	const { secrets: rawSecrets, ...settings } = raw;
+	if (settings.network !== undefined && typeof settings.network !== 'boolean') {
+		throw badRequest('settings.network must be true or false (whether this warehouse\'s runs get the network; default: off for duckdb, on otherwise)');
+	}
+	if (settings.folders !== undefined && settings.folders !== null) {
+		const f = settings.folders;
+		const entry = (x: unknown) => typeof x === 'string' && (isSegment(x) || (x.startsWith('u/') && isSegment(x.slice(2))));
+		if (!Array.isArray(f) || f.length > 1000 || !f.every(entry)) {
+			throw badRequest('settings.folders must be a list of folder names (or u/<user>) whose projects may run against this warehouse, or null for every folder');
+		}
+	}
 	let secrets: Record<string, string> | undefined;
 	if (rawSecrets !== undefined && rawSecrets !== null) {
 		if (!isPlainObject(rawSecrets)) throw badRequest('settings.secrets must be an object of strings');

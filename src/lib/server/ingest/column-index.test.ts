@@ -4,7 +4,7 @@ import { compressors } from 'hyparquet-compressors';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import type { ColumnSource } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { describeFixtures, fixture, haveFixtures } from '../../../../tests/support/fixtures';
+import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { readColumnLineage, readNodeColumns, type ColumnEdge } from './column-index';
 import { IngestError } from './errors';
 import { parseManifest } from './manifest';
@@ -35,12 +35,10 @@ async function refusal(p: Promise<unknown>): Promise<IngestError> {
 // The constructed jaffle-shop index against its ground truth
 
 describeFixtures('column index: constructed jaffle-shop 1.12, both layouts', () => {
-	const expected: Raw = haveFixtures ? JSON.parse(readFileSync(fixture(...INDEX_DIR, 'expected.json'), 'utf8')) : {};
-	const catalog: Raw = haveFixtures ? JSON.parse(readFileSync(fixture('jaffle-shop-1.12-duckdb-docs-generate', 'catalog.json'), 'utf8')) : {};
-	const graph = haveFixtures
-		? parseManifest(readFileSync(fixture('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json'), 'utf8'))
-		: null;
-	const keptNodes = new Set(graph?.nodes.map((n) => n.uniqueId));
+	const expected: Raw = JSON.parse(readFileSync(fixture(...INDEX_DIR, 'expected.json'), 'utf8'));
+	const catalog: Raw = JSON.parse(readFileSync(fixture('jaffle-shop-1.12-duckdb-docs-generate', 'catalog.json'), 'utf8'));
+	const graph = parseManifest(readFileSync(fixture('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json'), 'utf8'));
+	const keptNodes = new Set(graph.nodes.map((n) => n.uniqueId));
 	const read = async (dir: string) => ({
 		lineage: await readColumnLineage(bytesOf(...INDEX_DIR, dir, 'dbt.column_lineage.parquet'), { fileName: 'dbt.column_lineage.parquet', keptNodes }),
 		columns: await readNodeColumns(bytesOf(...INDEX_DIR, dir, 'dbt.node_columns.parquet'), { fileName: 'dbt.node_columns.parquet', keptNodes })
@@ -314,8 +312,8 @@ describe('readNodeColumns: rules', () => {
 // Refusals
 
 describeFixtures('column index: unreadable files are refused with the file name', () => {
-	const real = haveFixtures ? bytesOf(...INDEX_DIR, 'index', 'dbt.column_lineage.parquet') : new Uint8Array();
-	const realColumns = haveFixtures ? bytesOf(...INDEX_DIR, 'info_schema', 'v1', 'dbt.node_columns.parquet') : new Uint8Array();
+	const real = bytesOf(...INDEX_DIR, 'index', 'dbt.column_lineage.parquet');
+	const realColumns = bytesOf(...INDEX_DIR, 'info_schema', 'v1', 'dbt.node_columns.parquet');
 	const opts = { fileName: 'target/index/dbt.column_lineage.parquet', keptNodes: NODES };
 
 	it.each([

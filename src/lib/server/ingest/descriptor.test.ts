@@ -124,3 +124,95 @@ describe('parseDescriptor: refusals name the descriptor and the field', () => {
 		expect(() => parseDescriptor(text)).toThrow(message);
 	});
 });
+
+// Every value that reaches dbt's argv (issue 13): a selector is its own argv word, so one that
+// starts with `-` is an option smuggled in; a NUL cannot be passed to a process at all.
+describe('parseDescriptor: values that reach dbt are refused when they would not be what they say', () => {
+	const long = 'a'.repeat(1001);
+	it.each([
+		['select: ["orders", "--target-path", "/elsewhere"]', 'select[1]', /must not start with "-"/],
+		['select: "--full-refresh"', 'select[0]', /must not start with "-"/],
+		['exclude: [ok, " -x"]', 'exclude[1]', /must not start with "-"/],
+		['select: ["a\\0b"]', 'select[0]', /NUL/],
+		[`select: [${long}]`, 'select[0]', /longer than 1000 characters/],
+		['selector: "--target-path=/tmp"', 'selector', /must not start with "-"/],
+		['selector: "nightly\\0"', 'selector', /NUL/],
+		[`selector: ${long}`, 'selector', /longer than 1000/],
+		['vars: {"--profiles-dir": x}', 'vars.--profiles-dir', /variable name.*must not start with "-"/],
+		['vars: {"": 1}', 'vars.', /must not be empty/],
+		['vars: {"a\\0": 1}', 'vars.a\\0', /NUL/],
+		['vars: {a: "x\\0y"}', 'vars.a', /NUL/],
+		['vars: {a: [ok, {b: "\\0"}]}', 'vars.a[1].b', /NUL/],
+		[`vars: {a: "${'x'.repeat(33 * 1024)}"}`, 'vars', /larger than 32 KB/],
+		['profile: {warehouse: "-main"}', 'profile.warehouse', /not first/]
+	].map(([text, field, problem]) => [(text as string).length > 80 ? `${(text as string).slice(0, 40)}… (${(text as string).length} characters)` : text, field, text, problem] as [string, string, string, RegExp]))('%s → %s', (_label, field, text, problem) => {
+		const err = refusal(text);
+		expect(err.field).toBe(field);
+		expect(err.status).toBe(400);
+		expect(err.message).toMatch(problem);
+	});
+
+	it('accepts what dbt reads as selectors, dashes inside included', () => {
+		expect(parseDescriptor('select: ["tag:a-b", "path:models/x-y", "orders customers"]\nselector: my-sel\nvars: {a-b: 1}')).toMatchObject({
+			select: ['tag:a-b', 'path:models/x-y', 'orders customers'],
+			selector: 'my-sel',
+			vars: { 'a-b': 1 }
+		});
+	});
+});
+
+// Descriptors built to break what reads them (issue 13): each is a 400 at deploy, never a stored
+// version whose every run then fails (a circular anchor used to overflow the stack in each run).
+describe('parseDescriptor: hostile YAML', () => {
+	const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'vars: {d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]}'].join('\n');
+	const deepFlow = `vars: {a: ${'['.repeat(40)}1${']'.repeat(40)}}`;
+	const deepBlock = `vars:\n${Array.from({ length: 40 }, (_, i) => `${'  '.repeat(i + 1)}k:`).join('\n')} 1`;
+	const veryDeep = `vars: ${'['.repeat(5000)}${']'.repeat(5000)}`;
+	it.each([
+		['a circular anchor in vars', 'vars: &v\n  self: *v\n', /\(vars\.self\): refers to itself through a YAML alias/],
+		['a circular anchor in select', 'select: &s [orders, *s]\n', /\(select\[1\]\): refers to itself/],
+		['a circular anchor at the top', '&top\nvars: {a: *top}\n', /\(vars\.a\): refers to itself/],
+		['a YAML bomb', bomb, /aliases expand to more than 50 nodes/],
+		['many aliases of one scalar', `x: &x orders\nselect: [${Array(60).fill('*x').join(', ')}]`, /aliases expand to more than 50/],
+		['nesting past 32 levels (flow)', deepFlow, /nests deeper than 32 levels/],
+		['nesting past 32 levels (block)', deepBlock, /nests deeper than 32 levels/],
+		['nesting that overflows the parser', veryDeep, /descriptor: nests deeper than 32 levels/],
+		['over 64 KB', `vars: {a: "${'x'.repeat(65 * 1024)}"}`, /descriptor: is larger than 64 KB/],
+		['a !!binary value', 'vars: !!binary aGVsbG8=', /\(vars\): must be plain YAML data/],
+		['a non-string selector (number)', 'selector: 5', /\(selector\): must be the name of a selector/],
+		['a non-string selector (mapping)', 'selector: {a: 1}', /\(selector\): must be the name/],
+		['a non-string select entry (list)', 'select: [[orders]]', /\(select\[0\]\): must be a selector string/],
+		['a non-string select entry (boolean)', 'select: [true]', /\(select\[0\]\): must be a selector string/],
+		['an infinite number', 'vars: {a: .inf}', /\(vars\.a\): must be a finite number/]
+	])('%s', (_name, text, message) => {
+		const t0 = performance.now();
+		const err = refusal(text);
+		expect(err.status).toBe(400);
+		expect(err.message).toMatch(message);
+		expect(err.message).not.toMatch(/Maximum call stack|at \S+\.(js|ts):\d+/);
+		expect(performance.now() - t0).toBeLessThan(2000);
+	});
+
+	it('counts no bracket inside quotes or comments toward the nesting', () => {
+		const brackets = '['.repeat(40);
+		expect(parseDescriptor(`# ${brackets}\nvars: {a: "${brackets}", b: '${brackets}', c: "\\"${brackets}"}`).vars).toEqual({ a: brackets, b: brackets, c: `"${brackets}` });
+	});
+
+	it('keeps an alias used a few times (shared, not circular)', () => {
+		expect(parseDescriptor('x: &x orders\nselect: [*x]\nexclude: *x\nvars: {a: &l [1, 2], b: *l}')).toMatchObject({
+			select: ['orders'],
+			exclude: ['orders'],
+			vars: { a: [1, 2], b: [1, 2] }
+		});
+	});
+});
+
+function refusal(text: string): IngestError {
+	try {
+		parseDescriptor(text);
+	} catch (e) {
+		expect(e).toBeInstanceOf(IngestError);
+		return e as IngestError;
+	}
+	throw new Error(`accepted ${JSON.stringify(text.slice(0, 80))}`);
+}

@@ -5,6 +5,7 @@ import { directComponents } from '$lib/lineage/components';
 import type { ColumnEdgeRow, GraphContent, NodeRow } from '../repo/graph';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { IngestError } from './errors';
+import { requireManifestBytes } from '../limits';
 import { parseManifest, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from './profile';
 
@@ -66,6 +67,7 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		indexLog.push(`warning: ${w}`);
 	};
 	const p = input.profile;
+	requireManifestBytes(input.manifest.name, input.manifest.bytes.length);
 	const parsed = parseManifest(decodeUtf8(input.manifest), {
 		fileName: input.manifest.name,
 		warehouse: input.warehouse,

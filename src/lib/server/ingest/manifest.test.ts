@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { describeFixtures, fixture, FIXTURES, haveFixtures } from '../../../../tests/support/fixtures';
+import { describeFixtures, fixture, FIXTURES } from '../../../../tests/support/fixtures';
 import { capRawCode, IngestError, parseManifest, type ManifestOptions, type ParsedGraph } from './manifest';
 
 // ---------------------------------------------------------------------------------------------
@@ -120,7 +120,7 @@ function refusal(fn: () => unknown): IngestError {
 // ---------------------------------------------------------------------------------------------
 
 describeFixtures('parseManifest: every real manifest parses or is refused clearly', () => {
-	const files = haveFixtures ? findManifests(FIXTURES) : [];
+	const files = findManifests(FIXTURES);
 
 	it('finds the fixture manifests', () => {
 		// 16 supported manifests and 4 refused ones (v2 ×2, v7, v8) at the time of writing; a
@@ -164,8 +164,8 @@ describeFixtures('parseManifest: every real manifest parses or is refused clearl
 });
 
 describeFixtures('parseManifest: jaffle-shop 1.12 fields', () => {
-	const { text, raw } = haveFixtures ? load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json') : { text: '', raw: {} };
-	const g = haveFixtures ? parseManifest(text, { defaultDatabase: 'jaffle_shop' }) : (null as unknown as ParsedGraph);
+	const { text, raw } = load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json');
+	const g = parseManifest(text, { defaultDatabase: 'jaffle_shop' });
 	const node = (id: string) => g.nodes.find((n) => n.uniqueId === id)!;
 
 	it('folds every generic test onto its node: kind, column, severity, args', () => {
@@ -258,38 +258,38 @@ describeFixtures('parseManifest: jaffle-shop 1.12 fields', () => {
 });
 
 describeFixtures('parseManifest: Fusion and dbt-core manifests of one project', () => {
-	const core = haveFixtures ? load('dbt-bouncer-1.11.2-build', 'manifest.json') : null;
-	const fusion = haveFixtures ? load('dbt-bouncer-fusion-2.0.0-beta.2-build', 'manifest.json') : null;
+	const core = load('dbt-bouncer-1.11.2-build', 'manifest.json');
+	const fusion = load('dbt-bouncer-fusion-2.0.0-beta.2-build', 'manifest.json');
 
 	it('reads the Fusion manifest (no build_path/docs/created_at, operation skipped, unit test versions)', () => {
-		const g = parseManifest(fusion!.text, { defaultDatabase: 'dbt' });
+		const g = parseManifest(fusion.text, { defaultDatabase: 'dbt' });
 		expect(g.dbtVersion).toBe('2.0.0-beta.2');
 		expect(g.stats.skippedByResourceType).toEqual({ operation: 1 });
 		const ut = g.nodes.find((n) => n.uniqueId === 'unit_test.dbt_bouncer_test_project.customers.test_clv_logic_historical.v1')!;
-		expect(ut.attachedNode).toBe(fusion!.raw.unit_tests[ut.uniqueId].tested_node_unique_id);
+		expect(ut.attachedNode).toBe(fusion.raw.unit_tests[ut.uniqueId].tested_node_unique_id);
 		const v2 = g.nodes.find((n) => n.uniqueId === 'model.dbt_bouncer_test_project.customers.v2')!;
-		expect(v2.assetPath).toBe(`main/${fusion!.raw.nodes[v2.uniqueId].schema}/customers_v2`);
+		expect(v2.assetPath).toBe(`main/${fusion.raw.nodes[v2.uniqueId].schema}/customers_v2`);
 	});
 
 	it('walks ephemeral models: their children hang off the ephemeral model’s own parents', () => {
-		const g = parseManifest(fusion!.text);
+		const g = parseManifest(fusion.text);
 		const eph = 'model.dbt_bouncer_test_project.stg_raw_orders_for_snapshot';
 		expect(g.nodes.find((n) => n.uniqueId === eph)).toMatchObject({ materialized: 'ephemeral', assetPath: null });
 		expect(g.edges.filter((e) => e.parent === eph || e.child === eph)).toEqual([]);
 		const snapshot = 'snapshot.dbt_bouncer_test_project.snapshot_orders';
-		expect(fusion!.raw.parent_map[snapshot]).toEqual([eph]);
-		expect(g.edges.filter((e) => e.child === snapshot).map((e) => e.parent)).toEqual(fusion!.raw.parent_map[eph]);
+		expect(fusion.raw.parent_map[snapshot]).toEqual([eph]);
+		expect(g.edges.filter((e) => e.child === snapshot).map((e) => e.parent)).toEqual(fusion.raw.parent_map[eph]);
 		const test = 'test.dbt_bouncer_test_project.not_null_stg_raw_orders_for_snapshot_id.6c2295e8b9';
-		const ephParents = fusion!.raw.parent_map[eph] as string[];
+		const ephParents = fusion.raw.parent_map[eph] as string[];
 		expect(ephParents.length).toBeGreaterThan(0);
 		expect(g.edges.filter((e) => e.child === test).map((e) => e.parent)).toEqual([...ephParents].sort());
 		expect(g.nodes.find((n) => n.uniqueId === test)!.attachedNode).toBe(eph);
 	});
 
 	it('stores snapshot strategy, incremental strategy and composite unique keys', () => {
-		const g = parseManifest(core!.text);
+		const g = parseManifest(core.text);
 		const byId = new Map(g.nodes.map((n) => [n.uniqueId, n]));
-		for (const [id, n] of Object.entries<Raw>(core!.raw.nodes)) {
+		for (const [id, n] of Object.entries<Raw>(core.raw.nodes)) {
 			const key = n.config.unique_key;
 			const expected = key == null ? null : Array.isArray(key) ? key.join(', ') : key;
 			expect(byId.get(id)!.uniqueKey, id).toBe(expected);
@@ -300,17 +300,17 @@ describeFixtures('parseManifest: Fusion and dbt-core manifests of one project', 
 	});
 
 	it('parses a Python model and reports the default selector without applying it', () => {
-		const g = parseManifest(core!.text);
+		const g = parseManifest(core.text);
 		expect(g.nodes.find((n) => n.uniqueId === 'model.dbt_bouncer_test_project.py_order_stats')!.rawCode).toBe(
-			core!.raw.nodes['model.dbt_bouncer_test_project.py_order_stats'].raw_code
+			core.raw.nodes['model.dbt_bouncer_test_project.py_order_stats'].raw_code
 		);
 		expect(g.stats.defaultSelector).toBe('nodes_to_exclude');
-		expect(g.nodes).toHaveLength(rawGraphNodes(core!.raw).size);
+		expect(g.nodes).toHaveLength(rawGraphNodes(core.raw).size);
 	});
 });
 
 describeFixtures('parseManifest: raw_code cap (fivetran-sap, the largest SQL bodies)', () => {
-	const { text, raw } = haveFixtures ? load('fivetran-sap-1.10.10-v12', 'manifest.json') : { text: '', raw: {} };
+	const { text, raw } = load('fivetran-sap-1.10.10-v12', 'manifest.json');
 	const bytes = (s: string) => Buffer.byteLength(s, 'utf8');
 
 	it('stores every body whole under the default 64 KiB cap', () => {
@@ -353,8 +353,8 @@ describe('capRawCode', () => {
 // Selection
 
 describeFixtures('parseManifest: selection (jaffle-shop 1.12)', () => {
-	const { text, raw } = haveFixtures ? load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json') : { text: '', raw: {} };
-	const nodes = haveFixtures ? rawGraphNodes(raw) : new Map<string, Raw>();
+	const { text, raw } = load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json');
+	const nodes = rawGraphNodes(raw);
 	const ids = (pred: (n: Raw, id: string) => boolean) => new Set([...nodes].filter(([id, n]) => pred(n, id)).map(([id]) => id));
 	const run = (select: string[], exclude: string[] = [], extra: ManifestOptions = {}) =>
 		parseManifest(text, { selection: { select, exclude }, ...extra });
@@ -491,8 +491,8 @@ describeFixtures('parseManifest: selection (jaffle-shop 1.12)', () => {
 });
 
 describeFixtures('parseManifest: selection (dbt-bouncer: tags, packages, selectors.yml)', () => {
-	const { text, raw } = haveFixtures ? load('dbt-bouncer-1.11.2-build', 'manifest.json') : { text: '', raw: {} };
-	const nodes = haveFixtures ? rawGraphNodes(raw) : new Map<string, Raw>();
+	const { text, raw } = load('dbt-bouncer-1.11.2-build', 'manifest.json');
+	const nodes = rawGraphNodes(raw);
 
 	it('tag: selects nodes carrying the tag', () => {
 		const tagged = [...nodes].filter(([, n]) => (n.tags ?? []).includes('critical')).map(([id]) => id);
@@ -618,7 +618,7 @@ describe('parseManifest: ephemeral models are walked through', () => {
 });
 
 describeFixtures('parseManifest: bad input names the file and the problem', () => {
-	const { text } = haveFixtures ? load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json') : { text: '' };
+	const { text } = load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json');
 
 	it('a truncated manifest', () => {
 		const cut = text.slice(0, Math.floor(text.length / 2));

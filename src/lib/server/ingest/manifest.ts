@@ -1,6 +1,7 @@
 // manifest.json → the nodes and edges of one stored graph (DESIGN.md §4, §5). Pure: no database.
 // The caller (deploy, preview, recorded runs) stores what this returns, or nothing when it throws.
 import { nodeAssetPath, type WarehouseTarget } from '$lib/lineage/relation-path';
+import { requireManifestNodes } from '../limits';
 import { IngestError } from './errors';
 
 export { IngestError };
@@ -125,6 +126,7 @@ export function parseManifest(text: string, opts: ManifestOptions = {}): ParsedG
 	opts.onParsed?.();
 	const version = manifestVersion(doc, file);
 	const metadata = doc.metadata as Json;
+	requireManifestNodes(file, entryCount(doc));
 
 	const entries = collectEntries(doc, file);
 	const skippedByResourceType: Record<string, number> = {};
@@ -267,6 +269,13 @@ function manifestVersion(doc: Json, file: string): number {
 	}
 	if (!isObject(doc.nodes)) throw new IngestError(file, 'is not a dbt manifest: it has no `nodes` object');
 	return version;
+}
+
+/** Entries of the sections collectEntries reads, counted without reading them. */
+function entryCount(doc: Json): number {
+	let n = 0;
+	for (const section of [doc.nodes, doc.sources, doc.unit_tests]) if (isObject(section)) n += Object.keys(section).length;
+	return n;
 }
 
 type Collected = { kind: 'node'; entry: RawEntry } | { kind: 'skipped'; resourceType: string };

@@ -1,10 +1,11 @@
 import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { create, Header } from 'tar';
 import { describe, expect, it } from 'vitest';
-import { inspectProjectArchive } from './project-archive';
+import { ARCHIVE_LIMITS, inspectProjectArchive } from './project-archive';
 
 async function tarOf(files: Record<string, string>, extra?: (dir: string) => void): Promise<Uint8Array> {
 	const dir = mkdtempSync(path.join(tmpdir(), 'trib-tar-'));
@@ -56,5 +57,38 @@ describe('inspectProjectArchive', () => {
 	it('refuses an archive without dbt_project.yml', async () => {
 		const t = await tarOf({ 'models/a.sql': 'select 1' });
 		await expect(inspectProjectArchive(t)).rejects.toThrow(/no dbt_project\.yml/);
+	});
+});
+
+/** A valid project tar, then `trailing` bytes after its end marker, gzipped as one stream. */
+function tarWithTrailing(trailing: Buffer): Uint8Array {
+	const body = 'name: x';
+	const h = new Header({ path: 'dbt_project.yml', mode: 0o644, size: body.length, type: 'File', mtime: new Date(0) });
+	const header = Buffer.alloc(512);
+	h.encode(header, 0);
+	const data = Buffer.alloc(512);
+	data.write(body);
+	return new Uint8Array(gzipSync(Buffer.concat([header, data, Buffer.alloc(1024), trailing])));
+}
+
+describe('bytes after the end marker', () => {
+	it('accepts the zero padding tar writers add up to a full record', async () => {
+		const s = await inspectProjectArchive(tarWithTrailing(Buffer.alloc(8 * 1024)));
+		expect(s.files).toBe(1);
+	});
+
+	// The 8 MB of zeros gzip to ~8 KB: node-tar alone buffered them quadratically (5 s here).
+	it.each([
+		['64 KB of random bytes', () => randomBytes(64 * 1024)],
+		['10 MB of random bytes', () => randomBytes(10 * 1024 * 1024)],
+		['8 MB of zeros (an 8 KB upload)', () => Buffer.alloc(8 * 1024 * 1024)]
+	])('refuses %s, naming the archive and the limit', async (_name, trailing) => {
+		const archive = tarWithTrailing(trailing());
+		const started = performance.now();
+		await expect(inspectProjectArchive(archive)).rejects.toThrow(
+			new RegExp(`^project: has more than ${ARCHIVE_LIMITS.maxBytesAfterEnd / 1024} KB after the tar's end marker`)
+		);
+		// A sanity bound only (the timings are in the report): the quadratic path took seconds.
+		expect(performance.now() - started).toBeLessThan(3000);
 	});
 });

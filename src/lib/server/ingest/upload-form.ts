@@ -22,9 +22,22 @@ async function fileField(form: FormData, field: keyof typeof FILES): Promise<Upl
 	return { name: v.name && v.name !== 'blob' ? v.name : FILES[field], bytes: new Uint8Array(await v.arrayBuffer()) };
 }
 
+/** A 400 naming the field unless `path` is a script path. */
+export function requireScriptPath(path: unknown): string {
+	if (typeof path !== 'string' || !parseScriptPath(path)) {
+		throw badRequest('path: must be u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-], at most 255 characters');
+	}
+	return path;
+}
+
+/**
+ * The whole form of an upload whose path the route already gated (`gatedPath`, from the query
+ * or the form's first fields): a `path` field naming another is refused.
+ */
 export async function readUploadForm(
 	request: Request,
-	ctx: { workspace: string; username: string; kind: 'deploy' | 'preview' }
+	ctx: { workspace: string; username: string; kind: 'deploy' | 'preview' },
+	gatedPath: string
 ): Promise<UploadRequest> {
 	const type = request.headers.get('content-type') ?? '';
 	if (!type.startsWith('multipart/form-data')) {
@@ -36,10 +49,8 @@ export async function readUploadForm(
 	} catch (e) {
 		throw badRequest(`the multipart body could not be read (${(e as Error).message})`);
 	}
-	const path = form.get('path');
-	if (typeof path !== 'string' || !parseScriptPath(path)) {
-		throw badRequest('path: must be u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-], at most 255 characters');
-	}
+	const path = requireScriptPath(form.get('path') ?? gatedPath);
+	if (path !== gatedPath) throw badRequest(`path: the form names ${path} after naming ${gatedPath}`);
 	const descriptor = form.get('descriptor');
 	if (descriptor !== null && typeof descriptor !== 'string' && !(descriptor instanceof Blob)) {
 		throw badRequest('descriptor: must be YAML text');

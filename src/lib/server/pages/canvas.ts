@@ -2,11 +2,12 @@
 // first cut, computed here (never in the browser, never per request when cached) with the
 // per-component layouts cached by digest. The cache only saves work: a miss recomputes from
 // the graph in hand, and the graph always comes from the database.
-import { buildGroupTree, reveal } from '$lib/lineage/canvas-groups';
-import { LayoutCache, layoutLevels, type ComponentLayout, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
-import { canvasFromAssetGraph, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
-import { chooseOpen, levelsOf } from '$lib/lineage/canvas-view';
+import { buildGroupTree, reveal, type GroupTree } from '$lib/lineage/canvas-groups';
+import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
+import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
+import { chooseOpen, levelKey, levelsOf } from '$lib/lineage/canvas-view';
 import type { AssetGraph, ProducerColumnLineage } from '$lib/types/asset-graph';
+import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from '../limits';
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
 
@@ -35,15 +36,26 @@ const MAX_FOCUSES = 16;
 export function canvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean } = {}): CanvasPayload {
 	// A filter is a function: no key for it, so those payloads are built every time.
 	if (opts.projectFilter) return buildPayload(graph, opts);
-	const focus = opts.focus ?? '';
+	const focus = focusIn(graph, opts.focus);
 	let byFocus = payloadCache.get(graph);
 	const hit = byFocus?.get(focus);
 	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
-	const payload = buildPayload(graph, opts);
+	const payload = buildPayload(graph, { focus });
 	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
 	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
 	byFocus.set(focus, payload);
 	return payload;
+}
+
+/**
+ * The focus as the payload depends on it: a node of this graph, else none. A `?select=` naming
+ * anything else (a typo, a hidden relation, junk) then shares the plain payload instead of
+ * taking a cache entry of its own and pushing out the entries real links use.
+ */
+function focusIn(graph: AssetGraph, focus: string | null | undefined): string {
+	if (!focus) return '';
+	const known = graph.assets.some((a) => assetNodeId(a.kind, a.path) === focus) || graph.runnables.some((r) => scriptNodeId(r.path) === focus);
+	return known ? focus : '';
 }
 
 function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean }): CanvasPayload {
@@ -62,10 +74,6 @@ function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectF
 		timing: { layoutMs: Math.round(performance.now() - t0), levels: levels.length }
 	};
 }
-
-// dagre runs on the request's thread: the bounds keep one request to a few seconds at worst. A
-// real cut is far inside them (a level holds at most ~40 cards, a flat folder 150).
-export const LAYOUT_LIMITS = { levels: 500, children: 3000, perLevel: 500, edges: 20_000 } as const;
 
 /** Checks a layout request from a page; a malformed one is refused rather than half laid out. */
 export function parseLevels(body: unknown): LevelInput[] | string {
@@ -89,12 +97,43 @@ export function parseLevels(body: unknown): LevelInput[] | string {
 		}
 		for (const e of l.edges) {
 			if (!Array.isArray(e) || e.length !== 2 || !Number.isInteger(e[0]) || !Number.isInteger(e[1])) return 'each edge is [source index, target index]';
+			if (!(e[0] >= 0 && e[0] < l.children.length && e[1] >= 0 && e[1] < l.children.length)) return `level ${l.id}: edge out of range`;
 		}
 		out.push({ id: l.id, children: l.children, edges: l.edges });
 	}
 	return out;
 }
 
+/**
+ * Lays out a page's request within LAYOUT_LIMITS: its work bounded before dagre starts (413),
+ * and its time checked between components (413 once the budget is spent).
+ */
 export function layoutRequest(levels: LevelInput[]): Record<string, LevelLayout> {
-	return layoutLevels(levels, componentCache);
+	requireLayoutWork(levels);
+	try {
+		return layoutLevels(levels, componentCache, { shouldStop: layoutDeadline() });
+	} catch (e) {
+		if (e instanceof LayoutStopped) throw layoutTimeout();
+		throw e;
+	}
+}
+
+// The disclosure tree of a graph, per graph OBJECT (the graph cache's, as for payloads).
+const treeCache = new WeakMap<AssetGraph, GroupTree>();
+
+/**
+ * Whether `levels` are exactly levels of a cut of `graph`'s canvas (what its page can ask): a
+ * share-link holder lays out the run it may see, nothing else.
+ */
+export function isCutOf(graph: AssetGraph, levels: readonly LevelInput[]): boolean {
+	let tree = treeCache.get(graph);
+	if (!tree) {
+		const canvas = canvasFromAssetGraph(graph);
+		treeCache.set(graph, (tree = buildGroupTree(canvas.nodes, canvas.edges)));
+	}
+	if (levels.some((l) => !tree.groups.has(l.id))) return false;
+	const expected = levelsOf(tree, new Set(levels.map((l) => l.id)));
+	if (expected.length !== levels.length) return false;
+	const keys = new Set(expected.map(levelKey));
+	return levels.every((l) => keys.has(levelKey(l)));
 }

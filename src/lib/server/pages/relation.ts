@@ -3,22 +3,25 @@
 // drawn from a compact summary and the pane asks for the one relation it shows. Same reads and
 // the same gates as the asset graph (lineage-api.ts): the versions the caller may see describe
 // the relation, the one redaction predicate decides the authored fields per project.
-import { mayShowAuthored, mergeDescriptions, type DescribedGraph } from '$lib/lineage/asset-graph';
-import { filterAllows, mayReadPath, readablePathFilter, scopePathFilter, type Principal } from '$lib/server/access';
+import { mergeDescriptions, type DescribedGraph } from '$lib/lineage/asset-graph';
+import { assetPathGate, authoredShownOf, shapePathFilter, type PinnedAccess, type Principal } from '$lib/server/access';
 import type { Database } from '$lib/server/db';
 import { describeAssets, type VersionRef } from '$lib/server/repo/lineage';
-import { jobAssetGraph, type PinnedAccess } from '$lib/server/lineage-api';
+import { jobAssetGraph } from '$lib/server/lineage-api';
 import type { DbtProvenance } from '$lib/types/asset-graph';
 import { hashToHex } from '$lib/types/script-hash';
 
-/** The unpinned description of a dbt relation (optionally with one version named), or null. */
+/**
+ * The unpinned description of a dbt relation (optionally with one version named), or null.
+ * `named` must have passed access.ts's readableVersion (relationReadAccess).
+ */
 export async function describeRelation(h: Database, p: Principal, path: string, named: VersionRef | null = null): Promise<DbtProvenance | null> {
-	if (!filterAllows(scopePathFilter(p, 'assets', 'read'), path)) return null;
-	const loaded = await describeAssets(h, p.workspace, [path], { readable: readablePathFilter(p), scope: null }, named);
+	if (!assetPathGate(p)(path)) return null;
+	const loaded = await describeAssets(h, p.workspace, [path], shapePathFilter(p), named);
 	const graphs: DescribedGraph[] = loaded.map((g) => ({
 		scriptPath: g.key.scriptPath,
 		scriptHash: g.key.scriptHash === null ? null : hashToHex(g.key.scriptHash),
-		authored: mayShowAuthored({ preview: false, versionVisible: true, mayReadScript: mayReadPath(p, g.key.scriptPath, 'scripts') }),
+		authored: authoredShownOf(p, g.key.scriptPath),
 		nodes: g.nodes,
 		edges: g.edges
 	}));

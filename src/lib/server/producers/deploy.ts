@@ -8,14 +8,12 @@ import type { Database } from '../db';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertProducerLineage, lakeTableColumns, relationColumnCandidates, type ProducerLineageRow } from '../repo/producers';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, type AssetUse } from '../repo/scripts';
+import { requireProducerAnnotations, requireProducerBytes } from '../limits';
 import { getWarehouse } from '../repo/warehouses';
 import { inferProducer, parseProducer, type KnownColumns, type ProducerAnalysis } from './analyze';
 
 /** The warehouse whose relations `schema.name` names (DESIGN.md §8: the default warehouse). */
 export const PRODUCER_WAREHOUSE = 'main';
-
-/** The largest script accepted; past the parse budget only its head and annotations are read. */
-export const MAX_SCRIPT_CHARS = 2 * 1024 * 1024;
 
 /** Warnings kept in the answer and the log; a script can produce one per line. */
 const MAX_WARNINGS = 200;
@@ -94,6 +92,10 @@ function capped(warnings: string[]): string[] {
 }
 
 export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promise<SqlDeployAnswer> {
+	// Bounded before anything is parsed (limits.ts; past the parse budget only the head and the
+	// annotations of a script are read).
+	requireProducerBytes(Buffer.byteLength(req.content));
+	requireProducerAnnotations(req.content);
 	const wh = await getWarehouse(h, req.workspace, PRODUCER_WAREHOUSE);
 	const parsed = parseProducer(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null });
 	const catalog = await loadCatalog(h, req, parsed.assets);

@@ -193,8 +193,12 @@ export async function findVersion(h: Database, ws: string, hash: bigint, tx?: Tx
  */
 function chosenVersionsCte(ws: string, f: ScriptPathFilter, named: VersionRef | null): SQL {
 	const namedPath = named === null ? sql`null::text` : sql`${named.path}::text`;
+	// The named version passes the same path filter as the live ones: its gate is access.ts's
+	// readableVersion, and this keeps a caller that forgot it from reading another folder's graph.
 	const namedRow =
-		named === null ? sql`` : sql`union all select ${named.path}::text, ${hashText(named.hash)}`;
+		named === null
+			? sql``
+			: sql`union all select ${named.path}::text, ${hashText(named.hash)} where ${pathAllowed(sql`${named.path}::text`, f)}`;
 	return sql`chosen(path, hash) as (
 		select path, hash from (
 		  select distinct on (s.path) s.path, s.hash from script s

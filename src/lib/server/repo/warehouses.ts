@@ -1,8 +1,10 @@
 // Warehouses: a name, the default database, the dbt profile target (`settings`) and write-only
-// `secrets`. Only getWarehouseWithSecrets returns secret values, and only the runner calls it.
+// `secrets`, stored sealed (../secret-box.ts). Only getWarehouseWithSecrets opens them, and only
+// the runner calls it.
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db';
 import { warehouse } from '../schema';
+import { isSealed, openSecret, sealSecret, secretKeys, secretPlace, SecretUnreadable } from '../secret-box';
 
 export const SECRET_MASK = '***';
 
@@ -50,6 +52,8 @@ export async function upsertWarehouse(
 	ws: string,
 	w: { name: string; defaultDatabase: string | null; settings: Record<string, unknown>; secrets?: Record<string, string> }
 ): Promise<{ created: boolean; warehouse: WarehouseView }> {
+	const keys = await secretKeys(h);
+	const seal = (k: string, v: string) => (isSealed(v) ? v : sealSecret(keys.current, secretPlace(ws, w.name, k), v));
 	return h.db.transaction(async (tx) => {
 		const [old] = await tx
 			.select(columns)
@@ -58,12 +62,13 @@ export async function upsertWarehouse(
 			.for('update');
 		const stored = asObject(old?.secrets) as Record<string, string>;
 		let secrets: Record<string, string>;
-		if (w.secrets === undefined) secrets = stored;
+		if (w.secrets === undefined) secrets = Object.fromEntries(Object.entries(stored).map(([k, v]) => [k, seal(k, v)]));
 		else {
 			secrets = {};
 			for (const [k, v] of Object.entries(w.secrets)) {
-				if (v !== SECRET_MASK) secrets[k] = v;
-				else if (k in stored) secrets[k] = stored[k];
+				// A new value is sealed here; a kept one stays as stored (sealed, or sealed now if it predates encryption).
+				if (v !== SECRET_MASK) secrets[k] = sealSecret(keys.current, secretPlace(ws, w.name, k), v);
+				else if (k in stored) secrets[k] = seal(k, stored[k]);
 			}
 		}
 		const values = { defaultDatabase: w.defaultDatabase, settings: w.settings, secrets };
@@ -89,17 +94,58 @@ export async function getWarehouse(h: Database, ws: string, name: string): Promi
 	return r ? view(r) : null;
 }
 
-/** For the runner only: the secrets reach dbt as environment variables, never an API answer. */
+/** For the runner only: the secrets, opened, reach dbt as environment variables, never an API answer. */
 export async function getWarehouseWithSecrets(h: Database, ws: string, name: string): Promise<WarehouseWithSecrets | null> {
 	const [r] = await h.db
 		.select(columns)
 		.from(warehouse)
 		.where(and(eq(warehouse.workspace, ws), eq(warehouse.name, name)));
 	if (!r) return null;
-	return {
-		name: r.name,
-		defaultDatabase: r.defaultDatabase,
-		settings: asObject(r.settings),
-		secrets: asObject(r.secrets) as Record<string, string>
-	};
+	const stored = asObject(r.secrets);
+	const secrets: Record<string, string> = {};
+	if (Object.keys(stored).length) {
+		const keys = await secretKeys(h);
+		for (const [k, v] of Object.entries(stored)) if (typeof v === 'string') secrets[k] = openSecret(keys, secretPlace(ws, r.name, k), v).value;
+	}
+	return { name: r.name, defaultDatabase: r.defaultDatabase, settings: asObject(r.settings), secrets };
+}
+
+/**
+ * At start: every stored secret not sealed under the current key (plain text from before
+ * encryption, or sealed under the previous key of a rotation) is sealed under it. Answers how
+ * many values were resealed, and the places of those no key opens (left as they are).
+ */
+export async function sealStoredSecrets(h: Database): Promise<{ resealed: number; unreadable: string[] }> {
+	const keys = await secretKeys(h, { withInstanceSecret: true });
+	return h.db.transaction(async (tx) => {
+		const rows = await tx.select({ workspace: warehouse.workspace, ...columns }).from(warehouse).for('update');
+		let resealed = 0;
+		const unreadable: string[] = [];
+		for (const r of rows) {
+			const stored = asObject(r.secrets);
+			let changed = false;
+			const next: Record<string, unknown> = {};
+			for (const [k, v] of Object.entries(stored)) {
+				if (typeof v !== 'string') continue;
+				const place = secretPlace(r.workspace, r.name, k);
+				let opened: { value: string; current: boolean };
+				try {
+					opened = openSecret(keys, place, v);
+				} catch (e) {
+					if (!(e instanceof SecretUnreadable)) throw e;
+					unreadable.push(place);
+					next[k] = v;
+					continue;
+				}
+				if (opened.current) next[k] = v;
+				else {
+					next[k] = sealSecret(keys.current, place, opened.value);
+					changed = true;
+					resealed++;
+				}
+			}
+			if (changed) await tx.update(warehouse).set({ secrets: next }).where(and(eq(warehouse.workspace, r.workspace), eq(warehouse.name, r.name)));
+		}
+		return { resealed, unreadable };
+	});
 }

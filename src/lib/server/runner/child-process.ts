@@ -3,6 +3,7 @@
 // SIGKILL after a grace period, and a final SIGKILL to the group once the leader is gone, so a
 // grandchild left behind by a project's macro does not outlive the job.
 import { spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
 
 /** Console lines longer than this are cut (with a marker) before they reach the job log. */
@@ -15,6 +16,12 @@ export interface ProcessSpec {
 	env: Record<string, string>;
 	/** Where the process group id is written while the child runs, so a reclaiming worker on this host can stop it. */
 	pidFile?: string;
+	/**
+	 * The leader supervises a session of its own (bubblewrap: dbt runs in a new session, and the
+	 * sandbox dies with bwrap). A stop's SIGTERM then goes to the processes under the leader, which
+	 * may stop cleanly, and not to the leader, whose death would SIGKILL them at once.
+	 */
+	supervised?: boolean;
 }
 
 export interface ProcessLimits {
@@ -92,6 +99,42 @@ function killGroup(pgid: number, sig: NodeJS.Signals): boolean {
 	}
 }
 
+/** (pid, parent pid, process group) of every process on the host, from /proc. */
+function processTable(): { pid: number; ppid: number; pgrp: number }[] {
+	const out: { pid: number; ppid: number; pgrp: number }[] = [];
+	for (const name of readdirSync('/proc')) {
+		if (!/^\d+$/.test(name)) continue;
+		try {
+			const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+			const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+			out.push({ pid: Number(name), ppid: Number(fields[1]), pgrp: Number(fields[2]) });
+		} catch {
+			/* gone meanwhile */
+		}
+	}
+	return out;
+}
+
+/** SIGTERM to the descendants of a supervising leader that left its process group (the sandbox's session). */
+function terminateSupervised(leader: number): void {
+	const table = processTable();
+	const children = new Map<number, number[]>();
+	for (const p of table) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p.pid]);
+	const pgrpOf = new Map(table.map((p) => [p.pid, p.pgrp]));
+	const queue = [...(children.get(leader) ?? [])];
+	while (queue.length) {
+		const pid = queue.shift()!;
+		if (pgrpOf.get(pid) !== leader) {
+			try {
+				process.kill(pid, 'SIGTERM');
+			} catch {
+				/* gone */
+			}
+		}
+		queue.push(...(children.get(pid) ?? []));
+	}
+}
+
 /** Whether any process of the group is alive. */
 export function groupAlive(pgid: number): boolean {
 	try {
@@ -158,7 +201,8 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 		if (end !== 'exited' || pgid === null) return;
 		end = why;
 		const grace = typeof limits.killGraceMs === 'function' ? limits.killGraceMs() : limits.killGraceMs;
-		killGroup(pgid, grace > 0 ? 'SIGTERM' : 'SIGKILL');
+		if (grace > 0 && spec.supervised) terminateSupervised(pgid);
+		else killGroup(pgid, grace > 0 ? 'SIGTERM' : 'SIGKILL');
 		killTimer = setTimeout(() => {
 			if (groupAlive(pgid)) escalated = true;
 			killGroup(pgid, 'SIGKILL');
@@ -166,6 +210,8 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 	};
 	const onAbort = () => stop('aborted');
 	limits.signal.addEventListener('abort', onAbort, { once: true });
+	// An abort during the pid-file write above had no listener yet.
+	if (limits.signal.aborted) onAbort();
 	const deadlineTimer = setTimeout(() => stop('deadline'), Math.max(0, limits.deadline - Date.now()));
 
 	const result = await ended;

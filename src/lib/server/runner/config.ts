@@ -10,8 +10,12 @@ export interface RunnerConfig {
 	logPollMs: number;
 	/** A job's deadline when its request named none. */
 	defaultTimeoutS: number;
-	/** `bwrap`: run dbt inside bubblewrap (which must then be installed). */
-	sandbox: 'none' | 'bwrap';
+	/** `bwrap` (the default): dbt runs inside bubblewrap, or not at all. `off`: bare, with a warning on every run. */
+	sandbox: 'bwrap' | 'off';
+	/** The bubblewrap binary (TRIBUTARY_BWRAP); null: `bwrap` on PATH. */
+	bwrapPath: string | null;
+	/** Extra host paths the sandbox shows read-only (TRIBUTARY_SANDBOX_READ_ONLY, `:`-separated). */
+	sandboxReadOnly: string[];
 	/** dbt console output kept in a job's log; the rest is counted and its last lines kept. */
 	consoleLogBytes: number;
 	/** How often buffered log text is written to the job row. */
@@ -20,6 +24,10 @@ export interface RunnerConfig {
 	memoryMb: number | null;
 }
 
+/** Said at worker start and in every job's log while the sandbox is off. */
+export const SANDBOX_OFF_WARNING =
+	'WARNING: TRIBUTARY_SANDBOX=off: dbt runs WITHOUT the sandbox, so project code can read what this worker can (its environment, the data directory, other jobs) and write where it can. Unset TRIBUTARY_SANDBOX to isolate runs.';
+
 const int = (v: string | undefined, fallback: number, min: number): number => {
 	const n = v === undefined || v === '' ? NaN : Number(v);
 	return Number.isFinite(n) && n >= min ? Math.trunc(n) : fallback;
@@ -27,15 +35,17 @@ const int = (v: string | undefined, fallback: number, min: number): number => {
 
 export function runnerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): RunnerConfig {
 	const sandbox = (env.TRIBUTARY_SANDBOX ?? '').trim().toLowerCase();
-	if (sandbox !== '' && sandbox !== 'none' && sandbox !== 'bwrap') {
-		throw new Error(`TRIBUTARY_SANDBOX must be "bwrap" or unset, got "${env.TRIBUTARY_SANDBOX}"`);
+	if (sandbox !== '' && sandbox !== 'bwrap' && sandbox !== 'off') {
+		throw new Error(`TRIBUTARY_SANDBOX must be "bwrap" (the default) or "off", got "${env.TRIBUTARY_SANDBOX}"`);
 	}
 	return {
 		dbtBin: env.DBT_BIN?.trim() || 'dbt',
 		killGraceMs: int(env.TRIBUTARY_KILL_GRACE_MS, 10_000, 0),
 		logPollMs: int(env.TRIBUTARY_LOG_POLL_MS, 200, 10),
 		defaultTimeoutS: int(env.TRIBUTARY_JOB_TIMEOUT_S, 6 * 3600, 1),
-		sandbox: sandbox === 'bwrap' ? 'bwrap' : 'none',
+		sandbox: sandbox === 'off' ? 'off' : 'bwrap',
+		bwrapPath: env.TRIBUTARY_BWRAP?.trim() || null,
+		sandboxReadOnly: (env.TRIBUTARY_SANDBOX_READ_ONLY ?? '').split(':').filter((p) => p.trim() !== ''),
 		consoleLogBytes: int(env.TRIBUTARY_JOB_LOG_MAX_BYTES, 2_000_000, 1000),
 		logFlushMs: int(env.TRIBUTARY_LOG_FLUSH_MS, 500, 10),
 		memoryMb: env.TRIBUTARY_DBT_MEMORY_MB ? int(env.TRIBUTARY_DBT_MEMORY_MB, 0, 64) || null : null

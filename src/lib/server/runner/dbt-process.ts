@@ -1,7 +1,7 @@
-// How a dbt invocation is started: the engine behind DBT_BIN, the optional bubblewrap sandbox,
+// How a dbt invocation is started: the engine behind DBT_BIN, the bubblewrap sandbox,
 // and the exact argv. Nothing here knows about jobs or the database.
 import { constants } from 'node:fs';
-import { access, realpath } from 'node:fs/promises';
+import { access, lstat, open, readFile, readlink, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { runProcess, type ProcessLimits } from './child-process';
 
@@ -69,45 +69,161 @@ export function withLimits(bin: string, argv: string[], limits: { memoryMb: numb
 	return { bin: '/bin/sh', argv: ['-c', `${lines.join('; ')}; exec "$0" "$@"`, bin, ...argv] };
 }
 
+/** The sandbox cannot run here: the job fails with this message and dbt is never started bare. */
 export class SandboxUnavailable extends Error {}
 
-/**
- * Wraps a command in bubblewrap: the system read-only, the job directory the only writable place,
- * a private /tmp, its own PID namespace, the network shared (dbt must reach its warehouse), and
- * the sandbox dies with the worker. The dbt install (a virtualenv anywhere on disk) is mounted
- * read-only from the directory above its `bin/`.
- */
-export async function sandboxed(
-	bin: string,
-	argv: string[],
-	dirs: { jobRoot: string; cwd: string },
-	pathVar: string,
-	dbtBin = bin
-): Promise<{ bin: string; argv: string[] }> {
-	const bwrap = await resolveProgram('bwrap', pathVar);
-	if (!bwrap) {
-		throw new SandboxUnavailable(
-			'TRIBUTARY_SANDBOX=bwrap, but bubblewrap (bwrap) is not installed on this worker: install Debian\'s "bubblewrap" package or unset TRIBUTARY_SANDBOX. The job was not run unsandboxed.'
-		);
-	}
-	const program = await resolveProgram(bin, pathVar);
-	const dbt = await resolveProgram(dbtBin, pathVar);
-	const args = ['--die-with-parent', '--new-session', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--share-net'];
-	for (const dir of ['/usr', '/bin', '/sbin', '/lib', '/lib32', '/lib64', '/etc', '/opt']) args.push('--ro-bind-try', dir, dir);
-	if (dbt) {
-		const real = await realpath(dbt).catch(() => dbt);
-		const install = path.dirname(path.dirname(real));
-		if (install !== '/') args.push('--ro-bind-try', install, install);
-	}
-	// After the tmpfs: a job directory under /tmp is bound on top of the empty one.
-	args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--bind', dirs.jobRoot, dirs.jobRoot, '--chdir', dirs.cwd);
-	return { bin: bwrap, argv: [...args, '--', program ?? bin, ...argv] };
+const HOW_TO_FIX =
+	"Install Debian's bubblewrap (apt-get install bubblewrap) on this worker, or point TRIBUTARY_BWRAP at it; or set TRIBUTARY_SANDBOX=off to run dbt unisolated, knowingly. The job was not run.";
+
+/** What bubblewrap said when it could not build the sandbox (it writes `bwrap: …` and exits 1 before starting dbt). */
+export function sandboxStartError(o: { exitCode: number | null; stderrTail: string[] }): string | null {
+	if (o.exitCode !== 1) return null;
+	const first = o.stderrTail.find((l) => l.trim() !== '');
+	return first && first.startsWith('bwrap: ') ? first : null;
 }
 
-/** `dbt --version`, bounded in time; what it says decides which flags a job may use. */
-export async function detectEngine(bin: string, cwd: string, env: Record<string, string>, limits: ProcessLimits): Promise<EngineInfo & { error?: string }> {
+export function sandboxFailure(detail: string): SandboxUnavailable {
+	return new SandboxUnavailable(`the sandbox could not start: ${detail}. ${HOW_TO_FIX}`);
+}
+
+/** The bubblewrap binary to use, or why there is none. */
+export async function resolveBwrap(configured: string | null, pathVar: string): Promise<string> {
+	if (configured) {
+		if (await isExecutable(configured)) return path.resolve(configured);
+		throw sandboxFailure(`TRIBUTARY_BWRAP=${configured} does not exist or is not executable`);
+	}
+	const found = (await resolveProgram('bwrap', pathVar)) ?? ((await isExecutable('/usr/bin/bwrap')) ? '/usr/bin/bwrap' : null);
+	if (!found) throw sandboxFailure('bubblewrap (bwrap) is not installed on this worker');
+	return found;
+}
+
+/** Top-level system directories: bound read-only, or re-created as the symlinks they are (a merged-/usr system). */
+const SYSTEM_DIRS = ['/bin', '/sbin', '/lib', '/lib32', '/lib64', '/libx32'];
+/** The only files of /etc a run sees: certificates, the linker cache, alternatives' symlinks. Never passwd, shadow, or the rest. */
+const ETC_ALWAYS = ['/etc/ssl', '/etc/ca-certificates', '/etc/ld.so.cache', '/etc/alternatives'];
+/** Name resolution, for a run that has the network. */
+const ETC_NETWORK = ['/etc/resolv.conf', '/etc/hosts', '/etc/nsswitch.conf', '/etc/host.conf', '/etc/gai.conf'];
+
+const underSystem = (p: string) => p === '/usr' || p.startsWith('/usr/') || SYSTEM_DIRS.some((d) => p === d || p.startsWith(`${d}/`));
+
+/** `…/venv/bin/dbt` → `…/venv`; a script elsewhere → its own directory. */
+const installRoot = (real: string) => (path.basename(path.dirname(real)) === 'bin' ? path.dirname(path.dirname(real)) : path.dirname(real));
+
+async function firstLine(file: string): Promise<string> {
+	const fh = await open(file, 'r').catch(() => null);
+	if (!fh) return '';
+	try {
+		const buf = Buffer.alloc(512);
+		const { bytesRead } = await fh.read(buf, 0, 512, 0);
+		return buf.subarray(0, bytesRead).toString('utf8').split('\n')[0];
+	} finally {
+		await fh.close();
+	}
+}
+
+/**
+ * The directories a program needs besides the system's: its own installation (a virtualenv, a
+ * script's folder), the interpreter its `#!` line names (through `env` too) and a virtualenv's
+ * base Python. System directories are left out (they are bound anyway).
+ */
+export async function installationOf(program: string, pathVar: string): Promise<string[]> {
+	const roots = new Set<string>();
+	const add = async (p: string | null): Promise<string | null> => {
+		if (!p) return null;
+		const real = await realpath(p).catch(() => null);
+		if (!real) return null;
+		const root = installRoot(real);
+		if (root !== '/' && !underSystem(root)) roots.add(root);
+		return real;
+	};
+	const real = await add(program);
+	if (!real) return [];
+	const shebang = /^#!\s*(\S+)(?:\s+(?:-S\s+)?(\S+))?/.exec(await firstLine(real));
+	if (shebang) {
+		const interp = path.basename(shebang[1]) === 'env' && shebang[2] ? await resolveProgram(shebang[2], pathVar) : shebang[1];
+		await add(interp);
+	}
+	const cfg = await readFile(path.join(installRoot(real), 'pyvenv.cfg'), 'utf8').catch(() => '');
+	const home = /^home\s*=\s*(.+)$/m.exec(cfg)?.[1]?.trim();
+	if (home) await add(path.join(home, 'python3'));
+	return [...roots].sort();
+}
+
+export interface SandboxSpec {
+	bwrap: string;
+	/** dbt's installation and its interpreter's (installationOf). */
+	installs: string[];
+	/** Operator-named extra read-only paths. */
+	readOnly: string[];
+	jobRoot: string;
+	cwd: string;
+	/** The warehouse's runs reach the network; otherwise none at all, loopback included. */
+	network: boolean;
+}
+
+/**
+ * bubblewrap's argv around a command. The profile: new user, PID, IPC, UTS and cgroup namespaces
+ * (and network unless the warehouse needs it); uid/gid 65534 with no capabilities; a fresh /proc
+ * and /dev; a private /tmp; read-only /usr and the system library directories, a handful of /etc
+ * files, dbt's installation; the job directory the only writable place; a new session, and the
+ * sandbox dies with the worker.
+ */
+export function bwrapArgv(s: SandboxSpec, bin: string, argv: string[], systemDirs: Map<string, string | null>): string[] {
+	const args = ['--unshare-user', '--uid', '65534', '--gid', '65534', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+	args.push(s.network ? '--share-net' : '--unshare-net');
+	args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'tributary-run');
+	args.push('--ro-bind', '/usr', '/usr');
+	for (const [dir, link] of systemDirs) {
+		if (link !== null) args.push('--symlink', link, dir);
+		else args.push('--ro-bind-try', dir, dir);
+	}
+	for (const f of [...ETC_ALWAYS, ...(s.network ? ETC_NETWORK : [])]) args.push('--ro-bind-try', f, f);
+	args.push('--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp');
+	// After the tmpfs, so that an installation or job directory under /tmp is bound on top of it.
+	for (const p of [...s.installs, ...s.readOnly]) args.push('--ro-bind-try', p, p);
+	// The sandbox's own root (where bwrap made the mount points) is read-only too: /tmp and the job directory are the only writable places.
+	args.push('--bind', s.jobRoot, s.jobRoot, '--remount-ro', '/', '--chdir', s.cwd);
+	return [...args, '--', bin, ...argv];
+}
+
+/** The top-level system directories as they are on this host: a symlink's target, or null for a real directory (absent ones left out). */
+export async function systemDirsOfHost(): Promise<Map<string, string | null>> {
+	const out = new Map<string, string | null>();
+	for (const dir of SYSTEM_DIRS) {
+		const st = await lstat(dir).catch(() => null);
+		if (!st) continue;
+		if (st.isSymbolicLink()) out.set(dir, await readlink(dir));
+		else if (st.isDirectory()) out.set(dir, null);
+	}
+	return out;
+}
+
+/** Wraps a command in the sandbox (see bwrapArgv). Throws SandboxUnavailable when bubblewrap is missing. */
+export async function sandboxed(
+	cmd: { bin: string; argv: string[] },
+	opts: { bwrapPath: string | null; dbtBin: string; pathVar: string; jobRoot: string; cwd: string; network: boolean; readOnly: string[] }
+): Promise<{ bin: string; argv: string[] }> {
+	const bwrap = await resolveBwrap(opts.bwrapPath, opts.pathVar);
+	const dbt = await resolveProgram(opts.dbtBin, opts.pathVar);
+	const installs = dbt ? await installationOf(dbt, opts.pathVar) : [];
+	const program = (await resolveProgram(cmd.bin, opts.pathVar)) ?? cmd.bin;
+	const spec: SandboxSpec = { bwrap, installs, readOnly: opts.readOnly, jobRoot: opts.jobRoot, cwd: opts.cwd, network: opts.network };
+	return { bin: bwrap, argv: bwrapArgv(spec, program, cmd.argv, await systemDirsOfHost()) };
+}
+
+/** `dbt --version` (the command given already wrapped, as every invocation is), bounded in time; what it says decides which flags a job may use. */
+export async function detectEngine(
+	cmd: { bin: string; argv: string[]; supervised?: boolean },
+	cwd: string,
+	env: Record<string, string>,
+	limits: ProcessLimits
+): Promise<EngineInfo & { error?: string; sandboxError?: string }> {
 	const deadline = Math.min(limits.deadline, Date.now() + 60_000);
-	const out = await runProcess({ bin, argv: ['--version'], cwd, env }, { ...limits, deadline }, { captureStdout: 64 * 1024 });
+	const out = await runProcess({ bin: cmd.bin, argv: cmd.argv, cwd, env, supervised: cmd.supervised }, { ...limits, deadline }, { captureStdout: 64 * 1024 });
 	if (out.end === 'spawn_error') return { ...parseEngineVersion(''), error: out.spawnError };
+	const sandboxError = sandboxStartError(out);
+	if (sandboxError) return { ...parseEngineVersion(''), sandboxError };
+	// The shell that applies the limits answers 126/127 when the program is missing or not executable.
+	if (out.exitCode === 126 || out.exitCode === 127) return { ...parseEngineVersion(''), error: out.stderrTail.filter((l) => l.trim()).at(-1) ?? `exit code ${out.exitCode}` };
 	return parseEngineVersion(`${out.stdout ?? ''}\n${out.stderrTail.join('\n')}`);
 }

@@ -11,6 +11,7 @@ import type { WarehouseTarget } from '$lib/lineage/relation-path';
 import { hashToHex } from '$lib/types/script-hash';
 import type { DbtCommand, ParseResult, RunArgs, RunNodeResult, RunResult, ShowResult } from '$lib/types/runner';
 import type { Database } from '../db';
+import { mayRunAgainstWarehouse } from '../access';
 import { ApiError } from '../http';
 import { parseDescriptor, type DbtDescriptor } from '../ingest/descriptor';
 import { IngestError } from '../ingest/errors';
@@ -20,13 +21,14 @@ import { getJob, upsertProgress } from '../repo/jobs';
 import { nodeAssetPaths, readArchive, settleProgress, type ClaimedJob } from '../repo/queue';
 import { getVersion } from '../repo/scripts';
 import { getWarehouseWithSecrets } from '../repo/warehouses';
+import { SecretUnreadable } from '../secret-box';
 import { runProcess, type ProcessOutcome } from './child-process';
-import type { RunnerConfig } from './config';
-import { detectEngine, flagUnsupported, sandboxed, SandboxUnavailable, withLimits, type EngineInfo } from './dbt-process';
+import { SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
+import { detectEngine, flagUnsupported, sandboxed, sandboxFailure, sandboxStartError, SandboxUnavailable, withLimits, type EngineInfo } from './dbt-process';
 import type { JobLog } from './job-log';
 import { followLog } from './log-tail';
 import { ProgressTracker } from './node-events';
-import { childEnv, makeMasker, profileNameOf, renderProfile } from './profiles';
+import { childEnv, makeMasker, profileNameOf, renderProfile, warehouseFolders, warehouseNetwork } from './profiles';
 import {
 	BUILDING_COMMANDS,
 	effectiveSelection,
@@ -89,6 +91,8 @@ interface Prepared {
 	digest: string;
 	dirs: JobDirs;
 	env: Record<string, string>;
+	/** The warehouse's runs reach the network (its `network` setting). */
+	network: boolean;
 	common: string[];
 	warehouse: WarehouseTarget;
 	engine: EngineInfo;
@@ -164,6 +168,7 @@ async function restoreRetry(ctx: ExecContext, args: RunArgs): Promise<{ args: Ru
 
 async function prepare(ctx: ExecContext): Promise<Prepared> {
 	const { h, job, log } = ctx;
+	if (ctx.config.sandbox === 'off') log.say(SANDBOX_OFF_WARNING);
 	let submitted: RunArgs;
 	try {
 		submitted = parseRunArgs(job.args);
@@ -207,10 +212,20 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 		);
 	}
 
-	const wh = await getWarehouseWithSecrets(h, job.workspace, descriptor.warehouse);
+	const wh = await getWarehouseWithSecrets(h, job.workspace, descriptor.warehouse).catch((e) => {
+		if (e instanceof SecretUnreadable) throw new JobFailure(e.message);
+		throw e;
+	});
 	if (!wh) {
 		throw new JobFailure(`the warehouse "${descriptor.warehouse}" this project builds into is not configured in this workspace: a workspace admin adds it under Settings → Warehouses`);
 	}
+	const allowed = warehouseFolders(wh.settings);
+	if (!mayRunAgainstWarehouse(allowed, job.scriptPath)) {
+		throw new JobFailure(
+			`the warehouse "${wh.name}" may be used only by projects in ${allowed!.length ? allowed!.map((f) => `"${f}"`).join(', ') : 'no folder'}, and ${job.scriptPath} is not among them: a workspace admin lists its folder in the warehouse's settings.folders. dbt was not started.`
+		);
+	}
+	const network = warehouseNetwork(wh.settings);
 	const archive = await readArchive(h, job.workspace, job.scriptHash);
 	if (!archive) {
 		throw new JobFailure('this version was deployed from artifacts alone (no project files), so it can be browsed but not run: deploy it with its project files');
@@ -238,7 +253,10 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 	log.say(`project files: ${unpacked.files} (${unpacked.bytes.toLocaleString('en-US')} bytes); profile "${profileName}", target ${descriptor.warehouse}`);
 
 	const env = childEnv({ home: dirs.root, warehouseEnv: profile.env });
-	const engine = await detectEngine(ctx.config.dbtBin, dirs.project, env, { deadline: ctx.deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) });
+	if (ctx.config.sandbox === 'bwrap') log.say(`sandbox: bubblewrap, uid 65534, only the job directory writable, ${network ? 'with the network' : 'no network'} (warehouse "${wh.name}")`);
+	const versionCmd = await wrapCommand(ctx, dirs, env, network, ['--version']);
+	const engine = await detectEngine(versionCmd, dirs.project, env, { deadline: ctx.deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) });
+	if (engine.sandboxError) throw new JobFailure(sandboxFailure(engine.sandboxError).message);
 	if (engine.error) throw new JobFailure(`could not start dbt (DBT_BIN=${ctx.config.dbtBin}): ${engine.error}`);
 	checkpoint(ctx, 'preparation');
 	log.say(`engine: ${engine.name} ${engine.version}${engine.emitsNodeEvents ? '' : ' (no live node events: progress settles when the run ends)'}`);
@@ -255,6 +273,7 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 		digest,
 		dirs,
 		env,
+		network,
 		common: ['--project-dir', dirs.project, '--profiles-dir', dirs.profiles],
 		warehouse: { name: wh.name, defaultDatabase: wh.defaultDatabase },
 		engine,
@@ -286,21 +305,37 @@ interface Invoked {
 	timedOut: boolean;
 }
 
+/**
+ * dbt's argv as it is started: under the shell's limits, inside the sandbox unless the operator
+ * turned it off. A sandbox that cannot be built fails the job; dbt never runs bare instead.
+ */
+async function wrapCommand(ctx: ExecContext, dirs: JobDirs, env: Record<string, string>, network: boolean, argv: string[]): Promise<{ bin: string; argv: string[]; supervised?: boolean }> {
+	const spec = withLimits(ctx.config.dbtBin, argv, { memoryMb: ctx.config.memoryMb });
+	if (ctx.config.sandbox === 'off') return spec;
+	try {
+		const wrapped = await sandboxed(spec, {
+			bwrapPath: ctx.config.bwrapPath,
+			dbtBin: ctx.config.dbtBin,
+			pathVar: env.PATH,
+			jobRoot: dirs.root,
+			cwd: dirs.project,
+			network,
+			readOnly: ctx.config.sandboxReadOnly
+		});
+		return { ...wrapped, supervised: true };
+	} catch (e) {
+		if (e instanceof SandboxUnavailable) throw new JobFailure(e.message);
+		throw e;
+	}
+}
+
 async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	const { ctx } = p;
 	checkpoint(ctx, inv.label);
 	const logDir = path.join(p.dirs.logs, inv.label.replace(/[^a-z0-9]+/gi, '-'));
 	await mkdir(logDir, { recursive: true });
 	const argv = [...inv.argv, '--log-path', logDir, '--log-format-file', 'json'];
-	let spec = withLimits(ctx.config.dbtBin, argv, { memoryMb: ctx.config.memoryMb });
-	if (ctx.config.sandbox === 'bwrap') {
-		try {
-			spec = await sandboxed(spec.bin, spec.argv, { jobRoot: p.dirs.root, cwd: p.dirs.project }, p.env.PATH, ctx.config.dbtBin);
-		} catch (e) {
-			if (e instanceof SandboxUnavailable) throw new JobFailure(e.message);
-			throw e;
-		}
-	}
+	const spec = await wrapCommand(ctx, p.dirs, p.env, p.network, argv);
 	const shown = inv.argv.map((a) => (a.startsWith(p.dirs.root) ? `<job>${a.slice(p.dirs.root.length)}` : /[\s"'{}]/.test(a) ? JSON.stringify(a) : a));
 	ctx.log.say(`$ dbt ${shown.join(' ')}`);
 
@@ -326,7 +361,7 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	let outcome: ProcessOutcome;
 	try {
 		outcome = await runProcess(
-			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile },
+			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile, supervised: spec.supervised },
 			{ deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) },
 			{ onLine: inv.console === false ? undefined : (line) => ctx.log.console(line), captureStdout: inv.captureStdout }
 		);
@@ -334,10 +369,13 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 		await follower?.finish();
 	}
 	ctx.log.endOfOutput();
+	if (ctx.config.memoryMb && outcome.end === 'exited' && crashed(outcome)) memoryCrashes.set(outcome, ctx.config.memoryMb);
 	const skipped = follower?.stats().skippedLines ?? 0;
 	if (skipped) ctx.log.say(`live progress skipped ${skipped} over-long line${skipped === 1 ? '' : 's'} of dbt's JSON log`);
 	if (outcome.escalated) ctx.log.say(`dbt did not stop within ${secs(ctx.config.killGraceMs)} of SIGTERM; its process group was killed`);
 	if (outcome.end === 'spawn_error') throw new JobFailure(`could not start dbt (DBT_BIN=${ctx.config.dbtBin}): ${outcome.spawnError}`);
+	const sandboxError = sandboxStartError(outcome);
+	if (sandboxError) throw new JobFailure(sandboxFailure(sandboxError).message);
 	if (outcome.end === 'aborted') throw stopOf(ctx, `dbt ${inv.label}`);
 	if (outcome.end === 'deadline') {
 		if (Date.now() >= ctx.deadline - 5) throw deadlineStop(ctx, `dbt ${inv.label}`);
@@ -346,7 +384,17 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	return { outcome, timedOut: false };
 }
 
-const exitText = (o: ProcessOutcome) => (o.exitCode !== null ? `exit code ${o.exitCode}` : `signal ${o.signal}`);
+/** Outcomes that ended the way a process does on reaching the address-space cap, with the cap in MB. */
+const memoryCrashes = new WeakMap<ProcessOutcome, number>();
+/** A crash signal, or the sandbox's 128 + signal exit code for one. */
+const CRASH = new Set(['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGTRAP', 'SIGKILL']);
+const crashed = (o: ProcessOutcome) => (o.signal !== null && CRASH.has(o.signal)) || [133, 134, 135, 137, 139].includes(o.exitCode ?? -1);
+
+const exitText = (o: ProcessOutcome) => {
+	const how = o.exitCode !== null ? `exit code ${o.exitCode}` : `signal ${o.signal}`;
+	const cap = memoryCrashes.get(o);
+	return cap ? `${how}: it crashed, as a process does on running out of memory under the ${cap} MB cap of TRIBUTARY_DBT_MEMORY_MB` : how;
+};
 
 function stderrTail(o: ProcessOutcome, mask: (s: string) => string, lines = 20): string {
 	const tail = o.stderrTail.filter((l) => l.trim() !== '').slice(-lines);

@@ -40,7 +40,7 @@ export interface RenderedProfile {
  * not part of the target: it holds plain variables the project's `env_var()` calls read.
  */
 export function renderProfile(wh: WarehouseWithSecrets, profileName: string): RenderedProfile {
-	const { env: rawEnv, ...target } = wh.settings;
+	const { env: rawEnv, network: _network, folders: _folders, ...target } = wh.settings;
 	const env: Record<string, string> = {};
 	const refusedEnv: string[] = [];
 	if (rawEnv && typeof rawEnv === 'object' && !Array.isArray(rawEnv)) {
@@ -70,6 +70,22 @@ export function renderProfile(wh: WarehouseWithSecrets, profileName: string): Re
 	}
 	const doc = { [profileName]: { target: TARGET_NAME, outputs: { [TARGET_NAME]: output } } };
 	return { yaml: stringify(doc, { lineWidth: 0 }), env, secrets, refusedEnv };
+}
+
+/**
+ * Whether a warehouse's runs get the network (`settings.network`): a cloud warehouse needs it, a
+ * local DuckDB file does not, so the default is off for `duckdb` and on for every other type.
+ */
+export function warehouseNetwork(settings: Record<string, unknown>): boolean {
+	if (typeof settings.network === 'boolean') return settings.network;
+	return String(settings.type ?? '').toLowerCase() !== 'duckdb';
+}
+
+/** The folders whose projects may run against a warehouse (`settings.folders`); null: every folder. */
+export function warehouseFolders(settings: Record<string, unknown>): string[] | null {
+	const f = settings.folders;
+	if (f === undefined || f === null) return null;
+	return Array.isArray(f) ? f.filter((x): x is string => typeof x === 'string') : [];
 }
 
 /** The profile name a project's dbt_project.yml asks for (dbt looks it up by that name). */

@@ -18,7 +18,8 @@ async function fileField(form: FormData, field: keyof typeof NAMES): Promise<Upl
 	return { name: v.name && v.name !== 'blob' ? v.name : NAMES[field], bytes: new Uint8Array(await v.arrayBuffer()) };
 }
 
-export async function readRecordForm(request: Request): Promise<RecordInput> {
+/** The whole form of a record whose path the route already gated (`gatedPath`). */
+export async function readRecordForm(request: Request, gatedPath: string): Promise<RecordInput> {
 	const type = request.headers.get('content-type') ?? '';
 	if (!type.startsWith('multipart/form-data')) {
 		throw badRequest('the request must be multipart/form-data with a `run_results` file and a `path` field');
@@ -29,8 +30,8 @@ export async function readRecordForm(request: Request): Promise<RecordInput> {
 	} catch (e) {
 		throw badRequest(`the multipart body could not be read (${(e as Error).message})`);
 	}
-	const path = form.get('path');
-	if (typeof path !== 'string' || path === '') throw badRequest('path: the script path the run belongs to is required (u/<user>/<name> or f/<folder>/<name>)');
+	const path = form.get('path') ?? gatedPath;
+	if (path !== gatedPath) throw badRequest(`path: the form names ${typeof path === 'string' ? path : 'a file'} after naming ${gatedPath}`);
 	const hash = form.get('script_hash');
 	if (hash !== null && typeof hash !== 'string') throw badRequest('script_hash: must be text (16 hexadecimal digits)');
 	const runResults = await fileField(form, 'run_results');

@@ -53,6 +53,19 @@ describe('run arguments', () => {
 		expect(refused({ command: 'retry', retry_job: id, select: ['a'] })).toMatch(/select cannot be given/);
 	});
 
+	it.each([
+		[{ select: ['orders', '--target-path', '/elsewhere'] }, /^select\[1\] must not start with "-"/],
+		[{ exclude: ['a\u0000b'] }, /^exclude\[0\] must not contain a NUL/],
+		[{ select: ['x'.repeat(1001)] }, /^select\[0\] is longer than 1000/],
+		[{ vars: { '--profiles-dir': '/x' } }, /^vars\.--profiles-dir \(a variable name\) must not start with "-"/],
+		[{ vars: { '': 1 } }, /^vars\. \(a variable name\) must not be empty/],
+		[{ vars: { a: ['ok', 'b\u0000'] } }, /^vars\.a\[1\] must not contain a NUL/],
+		[{ start: 'x\u0000' }, /^start must not contain a NUL/],
+		[{ command: 'show', model: 'orders\u0000' }, /^model must not contain a NUL/]
+	])('refuses what would not reach dbt as given: %j', (body, message) => {
+		expect(refused(body)).toMatch(message);
+	});
+
 	it('keeps placeholder values, refuses keys that are not identifiers', () => {
 		expect(parseRunArgs({ start: '2024-01-01', full: false })).toMatchObject({ start: '2024-01-01', full: false });
 		expect(refused({ 'not a name': 1 })).toMatch(/unknown argument/);

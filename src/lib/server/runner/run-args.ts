@@ -3,6 +3,7 @@
 import { createHash } from 'node:crypto';
 import { DBT_COMMANDS, RESERVED_RUN_ARGS, type DbtCommand, type RunArgs } from '$lib/types/runner';
 import { isJobId } from '$lib/types/jobs';
+import { argvWordProblem, nulIn } from '../dbt-argv';
 import { badRequest } from '../http';
 import type { DbtDescriptor } from '../ingest/descriptor';
 
@@ -40,10 +41,9 @@ function selectorList(v: unknown, field: string): string[] {
 		if (typeof item !== 'string') throw badRequest(`${field}[${i}] must be a selector string`);
 		const t = item.trim();
 		if (t === '') continue;
-		// Each selector becomes its own argv word after --select: one starting with `-` would be
-		// read by dbt as another option.
-		if (t.startsWith('-')) throw badRequest(`${field}[${i}] must not start with "-" (it would read as a dbt option)`);
-		if (t.length > 1000) throw badRequest(`${field}[${i}] is longer than 1000 characters`);
+		// Each selector becomes its own argv word after --select (the descriptor's follow the same rules).
+		const problem = argvWordProblem(t);
+		if (problem) throw badRequest(`${field}[${i}] ${problem}`);
 		out.push(t);
 	}
 	return out;
@@ -63,7 +63,16 @@ export function parseRunArgs(body: Record<string, unknown>): RunArgs {
 	if (body.exclude !== undefined && body.exclude !== null) args.exclude = selectorList(body.exclude, 'exclude');
 	if (body.vars !== undefined && body.vars !== null) {
 		if (!isPlainObject(body.vars)) throw badRequest('vars must be an object mapping dbt var names to values');
+		for (const k of Object.keys(body.vars)) {
+			const problem = k === '' ? 'must not be empty' : argvWordProblem(k);
+			if (problem) throw badRequest(`vars.${k.replaceAll('\u0000', '\\0').slice(0, 60)} (a variable name) ${problem}`);
+		}
 		args.vars = body.vars;
+	}
+	// Vars and placeholder values reach dbt inside one `--vars` word, which cannot hold a NUL.
+	for (const [k, v] of Object.entries(body)) {
+		const nul = nulIn(v, k);
+		if (nul) throw badRequest(`${nul} must not contain a NUL character`);
 	}
 	if (body.timeout_s !== undefined && body.timeout_s !== null) {
 		const t = body.timeout_s;
@@ -83,6 +92,8 @@ export function parseRunArgs(body: Record<string, unknown>): RunArgs {
 					'A selector naming several (spaces), a graph operator (+, @) or a wildcard (*) resolves to a set: run build with it instead'
 			);
 		}
+		const modelProblem = argvWordProblem(model.trim());
+		if (modelProblem) throw badRequest(`model ${modelProblem}`);
 		args.model = model.trim();
 		if (body.limit !== undefined && body.limit !== null && (typeof body.limit !== 'number' || !Number.isFinite(body.limit))) {
 			throw badRequest('limit must be a number of rows (1 to 1000)');

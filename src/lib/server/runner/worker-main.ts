@@ -14,6 +14,11 @@ async function main(): Promise<void> {
 		);
 		process.exit(2);
 	}
+	// A worker needs the database and the encryption key; the share-link secret and the admin
+	// password are the web app's, and a worker holding them only widens what a leak would give.
+	const needless = ['TRIBUTARY_SECRET', 'TRIBUTARY_ADMIN_PASSWORD'].filter((k) => process.env[k]);
+	if (needless.length) say(`note: ${needless.join(' and ')} ${needless.length === 1 ? 'is' : 'are'} set, but a worker does not need ${needless.length === 1 ? 'it' : 'them'}: start workers with DATABASE_URL and TRIBUTARY_ENCRYPTION_KEY only`);
+	if (!process.env.TRIBUTARY_ENCRYPTION_KEY) say('note: TRIBUTARY_ENCRYPTION_KEY is not set: warehouse secrets are opened with the key derived from the share-link secret stored in the database');
 	const h = await openDatabase({ url });
 	const worker = new Worker({ h, log: say }).start();
 	say(`worker ${worker.id} polling for dbt jobs (DBT_BIN=${process.env.DBT_BIN || 'dbt'})`);

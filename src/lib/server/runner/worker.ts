@@ -6,7 +6,7 @@ import { readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Database } from '../db';
 import { claimNextJob, finishJob, heartbeat, reapStaleJobs, appendRunningLog, type ClaimedJob } from '../repo/queue';
-import { runnerConfigFromEnv, type RunnerConfig } from './config';
+import { runnerConfigFromEnv, SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
 import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
 import { JobLog } from './job-log';
 import { jobDirs } from './workdir';
@@ -70,6 +70,7 @@ export class Worker {
 	}
 
 	start(): this {
+		if (!this.loop && this.config.sandbox === 'off') process.stderr.write(`\n${SANDBOX_OFF_WARNING}\n\n`);
 		this.loop ??= this.run();
 		return this;
 	}

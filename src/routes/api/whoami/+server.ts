@@ -1,5 +1,5 @@
 import { json } from '@sveltejs/kit';
-import { requireAuth } from '$lib/server/access';
+import { requireAuth, visibleWorkspaces } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi } from '$lib/server/http';
 import { workspacesOf } from '$lib/server/repo/workspaces';
@@ -7,9 +7,7 @@ import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const auth = requireAuth(event);
-	const all = await workspacesOf(await getDatabase(), auth.accountId);
-	// A token belongs to one workspace and must not reveal the owner's others.
-	const visible = auth.token ? all.filter((w) => w.id === auth.token!.workspace) : all;
+	const visible = visibleWorkspaces(auth, await workspacesOf(await getDatabase(), auth.accountId));
 	return json({
 		username: auth.username,
 		instance_admin: auth.instanceAdmin,

@@ -1,15 +1,14 @@
 import { json } from '@sveltejs/kit';
-import { authScopeAllows, requireAuth } from '$lib/server/access';
+import { requireAuth, requireWorkspaceCreate } from '$lib/server/access';
 import { parseWorkspaceInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
-import { ApiError, forbidden, handleApi, readJsonObject } from '$lib/server/http';
+import { ApiError, handleApi, readJsonObject } from '$lib/server/http';
 import { createWorkspace } from '$lib/server/repo/workspaces';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const auth = requireAuth(event);
-	if (!auth.instanceAdmin) throw forbidden('only an instance admin may create workspaces');
-	if (!authScopeAllows(auth, 'workspaces', 'write')) throw forbidden('this token lacks the scope workspaces:write');
+	requireWorkspaceCreate(auth);
 	const input = parseWorkspaceInput(await readJsonObject(event.request));
 	const created = await createWorkspace(await getDatabase(), {
 		...input,

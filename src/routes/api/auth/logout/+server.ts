@@ -1,11 +1,11 @@
 import { json } from '@sveltejs/kit';
+import { requireAuth } from '$lib/server/access';
 import { signOut } from '$lib/server/auth/authenticate';
-import { badRequest, handleApi, unauthorized } from '$lib/server/http';
+import { badRequest, handleApi } from '$lib/server/http';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
-	const auth = event.locals.auth;
-	if (!auth) throw unauthorized();
+	const auth = requireAuth(event);
 	if (auth.via !== 'session') {
 		throw badRequest('logout ends a browser session; revoke a token with DELETE /api/w/{ws}/tokens/{id}');
 	}

@@ -1,25 +1,26 @@
 // POST /w/{ws}/layout {levels}: lays out the levels of a canvas cut (an expanded group and the
 // groups around it). The page holds the graph; this holds the layout library and the cache, so
-// layout stays on the server. It reads nothing stored: it is open to members and to holders of
-// a valid share link of this workspace (run pages), and bounded in size.
+// layout stays on the server. Open to members (it reads nothing stored for them), and to holders
+// of a share link for the levels of the run they may see (`?job=`, the run page's job); its
+// work is bounded (limits.ts: nodes × edges, ranks spanned, time).
 import { json } from '@sveltejs/kit';
-import { viewTokenOf, workspacePrincipal } from '$lib/server/access';
+import { layoutAccess, requireLevelsOfRun } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
-import { ApiError, badRequest, handleApi, readJsonObject, unauthorized } from '$lib/server/http';
-import { layoutRequest, parseLevels } from '$lib/server/pages/canvas';
-import { verifyShareToken } from '$lib/server/share';
+import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
+import { jobAssetGraph } from '$lib/server/lineage-api';
+import { isCutOf, layoutRequest, parseLevels } from '$lib/server/pages/canvas';
+import type { AssetGraph } from '$lib/types/asset-graph';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
-	const ws = event.params.ws;
-	const token = viewTokenOf(event);
-	if (token !== null) {
-		if (!(await verifyShareToken(await getDatabase(), ws, token))) throw unauthorized('this share link is not valid');
-	} else {
-		await workspacePrincipal(event, ws);
-	}
+	const access = await layoutAccess(event, event.params.ws);
+	// The run page's graph (its shape, from the graph cache), to check a share link's levels.
+	const runGraph: AssetGraph | null = access.run
+		? await jobAssetGraph(await getDatabase(), { kind: 'job', access: access.run }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' })
+		: null;
 	const levels = parseLevels(await readJsonObject(event.request));
 	if (typeof levels === 'string') throw badRequest(levels);
+	if (runGraph) requireLevelsOfRun(isCutOf(runGraph, levels));
 	try {
 		return json({ layouts: layoutRequest(levels) });
 	} catch (e) {

@@ -1,5 +1,14 @@
 import { fail } from '@sveltejs/kit';
-import { pagePrincipal, requireAdmin, requireScope, type Principal } from '$lib/server/access';
+import {
+	adminAllows,
+	mayListTokens,
+	pagePrincipal,
+	requireAdminAccess,
+	requireTokenMint,
+	requireTokenRevoke,
+	type AdminResource,
+	type Principal
+} from '$lib/server/access';
 import { addUser, mintTokenFor } from '$lib/server/auth/admin';
 import { parseFolderInput, parseGroupInput, parseTokenInput, parseUserInput, parseWarehouseInput, tokenView } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
@@ -11,16 +20,21 @@ import { listWarehouses, upsertWarehouse } from '$lib/server/repo/warehouses';
 import { listMembers } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
+// Each section under the gate of the API endpoint that reads it (GET tokens, users, groups,
+// folders, warehouses): a token sees here exactly what it could read through the API; a section
+// it may not read is null.
 export const load: PageServerLoad = async (event) => {
 	const p = await pagePrincipal(event, event.params.ws);
 	const h = await getDatabase();
-	const tokens = (await listTokensOf(h, p.workspace, p.username)).map(tokenView);
+	const tokens = mayListTokens(p) ? (await listTokensOf(h, p.workspace, p.username)).map(tokenView) : null;
 	if (!p.isAdmin) return { tokens, admin: null };
+	const when = <T>(resource: AdminResource, read: () => Promise<T>): Promise<T | null> =>
+		adminAllows(p, resource, 'read') ? read() : Promise.resolve(null);
 	const [members, groups, folders, warehouses] = await Promise.all([
-		listMembers(h, p.workspace),
-		listGroups(h, p.workspace),
-		listFolders(h, p.workspace),
-		listWarehouses(h, p.workspace)
+		when('users', () => listMembers(h, p.workspace)),
+		when('groups', () => listGroups(h, p.workspace)),
+		when('folders', () => listFolders(h, p.workspace)),
+		when('warehouses', () => listWarehouses(h, p.workspace))
 	]);
 	return { tokens, admin: { members, groups, folders, warehouses } };
 };
@@ -39,12 +53,13 @@ const names = (v: FormDataEntryValue | null) =>
 async function adminAction(
 	event: Parameters<Actions[string]>[0],
 	section: string,
+	resource: AdminResource,
 	run: (p: Principal, form: FormData) => Promise<string>
 ) {
 	const p = await pagePrincipal(event, event.params.ws);
 	const form = await event.request.formData();
 	try {
-		requireAdmin(p);
+		requireAdminAccess(p, resource, 'write');
 		return { section, done: await run(p, form) };
 	} catch (e) {
 		if (e instanceof ApiError) return fail(e.status, { section, adminError: e.message });
@@ -54,32 +69,28 @@ async function adminAction(
 
 export const actions: Actions = {
 	addMember: (event) =>
-		adminAction(event, 'members', async (p, form) => {
-			requireScope(p, 'users', 'write');
+		adminAction(event, 'members', 'users', async (p, form) => {
 			const password = String(form.get('password') ?? '');
 			const input = parseUserInput({ username: String(form.get('username') ?? ''), ...(password ? { password } : {}), is_admin: form.get('is_admin') === 'on' });
 			const r = await addUser(await getDatabase(), p, input);
 			return `${r.created ? 'Created' : 'Added'} ${input.username}.`;
 		}),
 	saveGroup: (event) =>
-		adminAction(event, 'groups', async (p, form) => {
-			requireScope(p, 'groups', 'write');
+		adminAction(event, 'groups', 'groups', async (p, form) => {
 			const h = await getDatabase();
 			const input = await parseGroupInput(h, p.workspace, { name: String(form.get('name') ?? ''), members: names(form.get('members')) });
 			await replaceGroup(h, p.workspace, input.name, input.members);
 			return `Saved g/${input.name}.`;
 		}),
 	saveFolder: (event) =>
-		adminAction(event, 'folders', async (p, form) => {
-			requireScope(p, 'folders', 'write');
+		adminAction(event, 'folders', 'folders', async (p, form) => {
 			const h = await getDatabase();
 			const input = await parseFolderInput(h, p.workspace, { name: String(form.get('name') ?? ''), readers: names(form.get('readers')), writers: names(form.get('writers')) });
 			await replaceFolder(h, p.workspace, input);
 			return `Saved f/${input.name}.`;
 		}),
 	saveWarehouse: (event) =>
-		adminAction(event, 'warehouses', async (p, form) => {
-			requireScope(p, 'warehouses', 'write');
+		adminAction(event, 'warehouses', 'warehouses', async (p, form) => {
 			let settings: unknown = {};
 			const text = String(form.get('settings') ?? '').trim();
 			if (text) {
@@ -104,7 +115,7 @@ export const actions: Actions = {
 			.filter(Boolean);
 		const expires = String(form.get('expires_at') ?? '');
 		try {
-			requireScope(p, 'tokens', 'write');
+			requireTokenMint(p);
 			const input = parseTokenInput({
 				label,
 				scopes,
@@ -123,7 +134,13 @@ export const actions: Actions = {
 		const id = String((await event.request.formData()).get('id') ?? '');
 		const h = await getDatabase();
 		const t = id ? await getToken(h, p.workspace, id) : null;
-		if (!t || t.owner !== p.username) return fail(404, { tokenError: 'No such token.' });
+		try {
+			// The API's rule (DELETE tokens/{id}): its owner or an admin, `tokens:write` for a token.
+			requireTokenRevoke(p, t);
+		} catch (e) {
+			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message });
+			throw e;
+		}
 		await deleteToken(h, p.workspace, t.id);
 		return { revoked: t.label };
 	}

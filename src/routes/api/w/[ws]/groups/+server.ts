@@ -1,5 +1,5 @@
 import { json } from '@sveltejs/kit';
-import { requireAdmin, requireScope, workspacePrincipal } from '$lib/server/access';
+import { requireAdminAccess, workspacePrincipal } from '$lib/server/access';
 import { parseGroupInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, readJsonObject } from '$lib/server/http';
@@ -8,15 +8,13 @@ import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	requireAdmin(p);
-	requireScope(p, 'groups', 'read');
+	requireAdminAccess(p, 'groups', 'read');
 	return json(await listGroups(await getDatabase(), p.workspace));
 });
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	requireAdmin(p);
-	requireScope(p, 'groups', 'write');
+	requireAdminAccess(p, 'groups', 'write');
 	const h = await getDatabase();
 	const input = await parseGroupInput(h, p.workspace, await readJsonObject(event.request));
 	const { created } = await replaceGroup(h, p.workspace, input.name, input.members);

@@ -1,5 +1,5 @@
 import { json } from '@sveltejs/kit';
-import { requireAdmin, requireScope, workspacePrincipal } from '$lib/server/access';
+import { requireAdminAccess, workspacePrincipal } from '$lib/server/access';
 import { addUser } from '$lib/server/auth/admin';
 import { parseUserInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
@@ -9,16 +9,14 @@ import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	requireAdmin(p);
-	requireScope(p, 'users', 'read');
+	requireAdminAccess(p, 'users', 'read');
 	const members = await listMembers(await getDatabase(), p.workspace);
 	return json(members.map((m) => ({ username: m.username, is_admin: m.isAdmin, groups: m.groups })));
 });
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	requireAdmin(p);
-	requireScope(p, 'users', 'write');
+	requireAdminAccess(p, 'users', 'write');
 	const input = parseUserInput(await readJsonObject(event.request));
 	const { created, ...user } = await addUser(await getDatabase(), p, input);
 	return json(user, { status: created ? 201 : 200 });

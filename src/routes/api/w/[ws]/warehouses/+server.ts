@@ -1,5 +1,5 @@
 import { json } from '@sveltejs/kit';
-import { requireAdmin, requireScope, workspacePrincipal } from '$lib/server/access';
+import { requireAdminAccess, workspacePrincipal } from '$lib/server/access';
 import { parseWarehouseInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, readJsonObject } from '$lib/server/http';
@@ -11,15 +11,13 @@ const view = (w: WarehouseView) => ({ name: w.name, default_database: w.defaultD
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	requireAdmin(p);
-	requireScope(p, 'warehouses', 'read');
+	requireAdminAccess(p, 'warehouses', 'read');
 	return json((await listWarehouses(await getDatabase(), p.workspace)).map(view));
 });
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	requireAdmin(p);
-	requireScope(p, 'warehouses', 'write');
+	requireAdminAccess(p, 'warehouses', 'write');
 	const input = parseWarehouseInput(await readJsonObject(event.request));
 	const { created, warehouse } = await upsertWarehouse(await getDatabase(), p.workspace, input);
 	return json(view(warehouse), { status: created ? 201 : 200 });

@@ -3,7 +3,7 @@
 // jobs/list; the graph is the asset graph with that version named (GET assets/graph?
 // dbt_script_hash=), narrowed to this project's relations.
 import { error } from '@sveltejs/kit';
-import { canReadPath, canWritePath, jobListAccess, pagePrincipal } from '$lib/server/access';
+import { canReadPath, jobListAccess, mayRun, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobSummaryOf } from '$lib/server/jobs-api';
@@ -57,7 +57,9 @@ export const load: PageServerLoad = async (event) => {
 	const version = versions.find((v) => v.hash === asked) ?? versions[0];
 	let graph;
 	try {
-		// The canvas needs the shape only; the details pane reads a relation's authored fields on selection.
+		// GET assets/graph's gate. The canvas needs the shape only; the details pane reads a
+		// relation's authored fields on selection.
+		requireScope(p, 'assets', 'read');
 		graph = await unpinnedAssetGraph(h, p, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
@@ -69,7 +71,7 @@ export const load: PageServerLoad = async (event) => {
 		versions,
 		version,
 		runs,
-		mayRun: canWritePath(p, path),
+		mayRun: mayRun(p, path),
 		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select') })
 	};
 };

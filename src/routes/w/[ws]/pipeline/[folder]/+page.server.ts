@@ -2,7 +2,7 @@
 // GET assets/graph?folder=&fields=shape: the details pane reads a relation's authored fields
 // on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts).
 import { error } from '@sveltejs/kit';
-import { pagePrincipal } from '$lib/server/access';
+import { pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
@@ -14,6 +14,8 @@ export const load: PageServerLoad = async (event) => {
 	const t0 = performance.now();
 	let graph;
 	try {
+		// GET assets/graph's gate.
+		requireScope(p, 'assets', 'read');
 		graph = await unpinnedAssetGraph(await getDatabase(), p, { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);

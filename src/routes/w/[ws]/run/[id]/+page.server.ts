@@ -2,7 +2,7 @@
 // version's) and its progress. Open to whoever may read the job, a public share link without a
 // session included — checked here, since the workspace layout lets `?view_token=` through.
 import { error, redirect } from '@sveltejs/kit';
-import { canWritePath, jobAccess, requireScope, type JobAccess } from '$lib/server/access';
+import { jobAccess, pinnedAccessOf, runPageRights, type JobAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
@@ -34,14 +34,13 @@ export const load: PageServerLoad = async (event) => {
 	const job = jobDetailOf(access.job, { args: payload.args, result: payload.result, logs: payload.logs, logsTruncated: payload.from > 0 }, access.canReadScript);
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
 	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
-	const progress = changes.rows.map(progressItemOf);
+	const progress = changes.rows.map((r) => progressItemOf(r, access.canReadScript));
 	let graph;
 	try {
-		// pinnedAccess's gate on the access already checked above (the job exists): plus assets:read.
-		if (access.principal) requireScope(access.principal, 'assets', 'read');
-		// The canvas needs the shape only: the details pane reads a relation's authored fields on
-		// selection. Cached per pinned graph and redaction (graph-cache.ts).
-		graph = await jobAssetGraph(h, { kind: 'job', access }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+		// The jobs/dbt_graph gate on the job opened above: plus assets:read. The canvas needs the
+		// shape only: the details pane reads a relation's authored fields on selection. Cached per
+		// pinned graph and redaction (graph-cache.ts).
+		graph = await jobAssetGraph(h, pinnedAccessOf(access), { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	} catch (e) {
 		if (!(e instanceof ApiError)) throw e;
 		error(e.status, e.message);
@@ -63,7 +62,6 @@ export const load: PageServerLoad = async (event) => {
 			: p
 				? 'You can see this run, but not its project: SQL, descriptions, columns and column lineage are hidden.'
 				: 'You are viewing this run through a share link: SQL, descriptions, columns and column lineage are not shown.',
-		mayShare: p !== null && access.via !== 'share_link',
-		mayResume: p !== null && access.job.scriptPath !== null && canWritePath(p, access.job.scriptPath)
+		...runPageRights(access)
 	};
 };

@@ -4,11 +4,14 @@ import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
 import { recordRun } from '$lib/server/runner/record';
 import { readRecordForm } from '$lib/server/runner/record-form';
+import { gateUpload, readUploadHead } from '$lib/server/upload-head';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	const input = await readRecordForm(event.request);
-	requireRunAccess(p, input.path);
+	// Gated on the path (query or first fields) before a byte of the files is read.
+	const head = await readUploadHead(event.request, event.url, 'a `run_results` file');
+	const path = gateUpload(head, (path) => requireRunAccess(p, path));
+	const input = await readRecordForm(head.request, path);
 	return jsonSafe(await recordRun(await getDatabase(), p, input), { status: 201 });
 });

@@ -2,9 +2,9 @@
 // the run page's details pane; a share link works here as on the run page (and the description
 // is redacted the same way).
 import { json } from '@sveltejs/kit';
+import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi, notFound } from '$lib/server/http';
-import { pinnedAccess } from '$lib/server/lineage-api';
 import { describePinnedRelation } from '$lib/server/pages/relation';
 import type { RequestHandler } from './$types';
 

@@ -1,9 +1,10 @@
 // GET jobs/dbt_column_lineage/{id}?asset_path=...: column lineage pinned to one job's graph
 // (DESIGN.md §6). The only way to a preview's lineage; empty for a caller who may reach the run
 // but not read its project.
+import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { jobColumnLineage, parseAssetPaths, pinnedAccess } from '$lib/server/lineage-api';
+import { jobColumnLineage, parseAssetPaths } from '$lib/server/lineage-api';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -25,7 +25,7 @@ export const GET: RequestHandler = handleApi(async (event) => {
 		if (!p) throw new JobNotFoundError();
 		answer = jobDetailOf(a.job, p.payload, a.canReadScript);
 		if (q.mode === 'from') answer = { ...answer, log_from: 0, log_length: 0 };
-		answer.progress = { cursor: p.changes.cursor, total: p.changes.total, rows: p.changes.rows.map(progressItemOf) };
+		answer.progress = { cursor: p.changes.cursor, total: p.changes.total, rows: p.changes.rows.map((r) => progressItemOf(r, a.canReadScript)) };
 		headers['x-progress-cursor'] = p.changes.cursor;
 		return jsonSafe(answer, { headers });
 	}
@@ -48,7 +48,7 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	}
 	if (q.progressSince !== null) {
 		const c = await progressSince(h, a.job.workspace, a.job.id, q.progressSince);
-		answer.progress = { cursor: c.cursor, total: c.total, rows: c.rows.map(progressItemOf) };
+		answer.progress = { cursor: c.cursor, total: c.total, rows: c.rows.map((r) => progressItemOf(r, a.canReadScript)) };
 		headers['x-progress-cursor'] = c.cursor;
 	}
 	return jsonSafe(answer, { headers });

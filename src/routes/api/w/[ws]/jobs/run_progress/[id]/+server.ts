@@ -15,7 +15,7 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const a = await jobAccess(event, event.params.ws, event.params.id);
 	const c = await progressSince(await getDatabase(), a.job.workspace, a.job.id, q.since ?? 0n);
 	const headers = { 'cache-control': 'private, no-store', 'x-progress-cursor': c.cursor };
-	const rows = c.rows.map(progressItemOf);
+	const rows = c.rows.map((r) => progressItemOf(r, a.canReadScript));
 	if (q.since === null) return jsonSafe(rows, { headers });
 	return jsonSafe({ cursor: c.cursor, total: c.total, rows } satisfies RunProgressChanges, { headers });
 });

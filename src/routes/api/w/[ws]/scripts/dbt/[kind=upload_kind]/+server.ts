@@ -4,14 +4,20 @@ import { canWritePath, requireScope, workspacePrincipal } from '$lib/server/acce
 import { getDatabase } from '$lib/server/db';
 import { forbidden, handleApi, jsonSafe } from '$lib/server/http';
 import { ingestUpload } from '$lib/server/ingest/deploy';
-import { readUploadForm } from '$lib/server/ingest/upload-form';
+import { readUploadForm, requireScriptPath } from '$lib/server/ingest/upload-form';
+import { gateUpload, readUploadHead } from '$lib/server/upload-head';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
 	const kind = event.params.kind as 'deploy' | 'preview';
-	const upload = await readUploadForm(event.request, { workspace: p.workspace, username: p.username, kind });
-	if (!canWritePath(p, upload.path)) throw forbidden(`you may not write ${upload.path}`);
-	requireScope(p, 'scripts', 'write', upload.path);
+	// Gated on the path (query or first fields) before a byte of the files is read.
+	const head = await readUploadHead(event.request, event.url, 'a `manifest` file');
+	const path = gateUpload(head, (path) => {
+		requireScriptPath(path);
+		if (!canWritePath(p, path)) throw forbidden(`you may not write ${path}`);
+		requireScope(p, 'scripts', 'write', path);
+	});
+	const upload = await readUploadForm(head.request, { workspace: p.workspace, username: p.username, kind }, path);
 	return jsonSafe(await ingestUpload(await getDatabase(), upload), { status: 201 });
 });

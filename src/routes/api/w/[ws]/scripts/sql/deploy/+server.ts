@@ -4,14 +4,13 @@ import { canWritePath, mayReadPath, requireScope, workspacePrincipal } from '$li
 import { getDatabase } from '$lib/server/db';
 import { badRequest, forbidden, handleApi, jsonSafe, readJsonObject } from '$lib/server/http';
 import { parseScriptPath } from '$lib/server/paths';
-import { deploySqlScript, MAX_SCRIPT_CHARS } from '$lib/server/producers/deploy';
+import { requireProducerBody } from '$lib/server/limits';
+import { deploySqlScript } from '$lib/server/producers/deploy';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	// JSON strings may escape every character: the body may be several times the script, not more.
-	const length = Number(event.request.headers.get('content-length') ?? 0);
-	if (length > MAX_SCRIPT_CHARS * 6) throw badRequest(`content: the script may be at most ${MAX_SCRIPT_CHARS / 1024 / 1024} MB`);
+	requireProducerBody(Number(event.request.headers.get('content-length') ?? 0));
 	const body = await readJsonObject(event.request);
 	const path = body.path;
 	if (typeof path !== 'string' || !parseScriptPath(path)) {
@@ -19,7 +18,6 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	}
 	const content = body.content;
 	if (typeof content !== 'string' || content.trim() === '') throw badRequest('content: the SQL script is required (a non-empty string)');
-	if (content.length > MAX_SCRIPT_CHARS) throw badRequest(`content: the script may be at most ${MAX_SCRIPT_CHARS / 1024 / 1024} MB`);
 	// Postgres text cannot hold NUL; refusing it here beats a failed insert.
 	if (content.includes('\u0000')) throw badRequest('content: the script contains a NUL character');
 	if (!canWritePath(p, path)) throw forbidden(`you may not write ${path}`);

@@ -1,0 +1,204 @@
+// Bounds on what one request may ask of the server (issue 14, "every request bounded"): the
+// layout endpoint's work, and the size of what one upload may store. A request over a bound is
+// refused with 413 and a message naming the bound and the value found, before the work starts.
+// The upload bounds are read from the environment on each use (documented in the README's
+// configuration table), far above the largest real project measured.
+import type { LevelInput } from '$lib/lineage/canvas-sizes';
+import { ApiError } from './http';
+import { IngestError } from './ingest/errors';
+
+/** 413 naming what was over which limit: `what: <found> is over the limit of <limit>`. */
+export class LimitError extends ApiError {
+	constructor(
+		readonly limitName: string,
+		message: string
+	) {
+		super(413, message);
+	}
+}
+
+const fmt = (n: number) => n.toLocaleString('en-US');
+
+function envNumber(name: string, fallback: number): number {
+	const raw = process.env[name];
+	if (raw === undefined || raw.trim() === '') return fallback;
+	const v = Number(raw);
+	return Number.isFinite(v) && v > 0 ? v : fallback;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Uploads
+
+/**
+ * Measured: the largest real manifest in ../shared/fixtures is 4.1 MB (fivetran-sap, 189
+ * nodes), the most nodes 441 (tuva 1.4.9); the generator's 3000-model project is 18.8 MB with
+ * 6,121. The defaults are about 7× and 5× that project.
+ */
+export function manifestLimits() {
+	return {
+		bytes: envNumber('TRIBUTARY_MAX_MANIFEST_MB', 128) * 1024 * 1024,
+		nodes: envNumber('TRIBUTARY_MAX_MANIFEST_NODES', 30_000)
+	};
+}
+
+/**
+ * Producer scripts: the corpus's are a few KB with a handful of annotations. Annotations
+ * (`materialize` and `column` lines) are counted before they are parsed: reading 20,000 held
+ * the thread 5.3 s here, 5,000 about a quarter of that.
+ */
+export function producerLimits() {
+	return {
+		bytes: envNumber('TRIBUTARY_MAX_PRODUCER_KB', 2048) * 1024,
+		annotations: envNumber('TRIBUTARY_MAX_PRODUCER_ANNOTATIONS', 5000)
+	};
+}
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** Before the manifest is decoded (an ingest refusal: 413, naming the file). */
+export function requireManifestBytes(file: string, bytes: number): void {
+	const { bytes: limit } = manifestLimits();
+	if (bytes > limit) throw new IngestError(file, `${mb(bytes)} is over the manifest size limit of ${mb(limit)} (TRIBUTARY_MAX_MANIFEST_MB)`, undefined, 413);
+}
+
+/** Right after JSON.parse, before any per-node work: `nodes`, `sources` and `unit_tests` entries. */
+export function requireManifestNodes(file: string, nodes: number): void {
+	const { nodes: limit } = manifestLimits();
+	if (nodes > limit) throw new IngestError(file, `${fmt(nodes)} nodes is over the limit of ${fmt(limit)} nodes (TRIBUTARY_MAX_MANIFEST_NODES)`, undefined, 413);
+}
+
+// What parseProducerAnnotations reads as an annotation line, counted without parsing it (an
+// upper bound: a line inside a block comment counts too).
+const ANNOTATION_LINE = /^[ \t]*(?:--|\/\/)[ \t]*(?:materialize|column)(?![\w])/gim;
+
+export function countAnnotationLines(sql: string): number {
+	return sql.match(ANNOTATION_LINE)?.length ?? 0;
+}
+
+export function requireProducerBytes(bytes: number): void {
+	const { bytes: limit } = producerLimits();
+	if (bytes > limit) {
+		throw new LimitError('TRIBUTARY_MAX_PRODUCER_KB', `content: ${fmt(Math.ceil(bytes / 1024))} KB is over the producer script limit of ${fmt(limit / 1024)} KB (TRIBUTARY_MAX_PRODUCER_KB)`);
+	}
+}
+
+/** Before the JSON body is read: a JSON string may escape every character, so 6× the script. */
+export function requireProducerBody(bodyBytes: number): void {
+	const { bytes: limit } = producerLimits();
+	if (bodyBytes > limit * 6) {
+		throw new LimitError('TRIBUTARY_MAX_PRODUCER_KB', `the request body: ${fmt(Math.ceil(bodyBytes / 1024))} KB is over 6× the producer script limit of ${fmt(limit / 1024)} KB (TRIBUTARY_MAX_PRODUCER_KB)`);
+	}
+}
+
+export function requireProducerAnnotations(sql: string): void {
+	const { annotations: limit } = producerLimits();
+	const annotations = countAnnotationLines(sql);
+	if (annotations > limit) {
+		throw new LimitError(
+			'TRIBUTARY_MAX_PRODUCER_ANNOTATIONS',
+			`content: ${fmt(annotations)} annotations is over the limit of ${fmt(limit)} (TRIBUTARY_MAX_PRODUCER_ANNOTATIONS)`
+		);
+	}
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layout
+
+/**
+ * dagre runs on the request's thread, so one request's layout is bounded before it starts.
+ * nodes × edges bounds the long-edge dummies dagre adds (each edge spans fewer ranks than there
+ * are nodes); `spans` is their count estimated from longest-path ranks, which is what the cost
+ * follows (measured: 24 children all linked, 276 edges, only 6,624 for nodes × edges, ran 5.3 s
+ * at 2,300 spans). The largest real level measured (fivetran-shopify's flat folder: 145 cards,
+ * 173 edges) is 25,085 and 264; grouped levels are far smaller. The time budget is checked
+ * between connected components, so no request runs much past it.
+ */
+export const LAYOUT_LIMITS = {
+	levels: 500,
+	perLevel: 500,
+	children: 3000,
+	edges: 20_000,
+	perLevelNodesTimesEdges: 60_000,
+	nodesTimesEdges: 120_000,
+	perLevelSpans: 800,
+	spans: 1600,
+	timeMs: 1500
+} as const;
+
+/**
+ * Edge segments dagre lays out once long edges are split at every rank they cross, under
+ * longest-path ranking (dagre's tight-tree starts from it): Σ over edges of the ranks spanned.
+ * Cycles (a client may send any indexes) are broken at the back edges of a depth-first walk.
+ */
+export function rankSpans(n: number, edges: readonly (readonly [number, number])[]): number {
+	const out: number[][] = Array.from({ length: n }, () => []);
+	for (const [a, b] of edges) if (a !== b) out[a].push(b);
+	// Depth-first post-order, iteratively: reversed, it is a topological order of the forward edges.
+	const state = new Uint8Array(n);
+	const order: number[] = [];
+	for (let s = 0; s < n; s++) {
+		if (state[s]) continue;
+		const stack: [number, number][] = [[s, 0]];
+		state[s] = 1;
+		while (stack.length) {
+			const top = stack[stack.length - 1];
+			const [v, i] = top;
+			if (i < out[v].length) {
+				top[1]++;
+				const w = out[v][i];
+				if (!state[w]) {
+					state[w] = 1;
+					stack.push([w, 0]);
+				}
+			} else {
+				state[v] = 2;
+				order.push(v);
+				stack.pop();
+			}
+		}
+	}
+	const position = new Int32Array(n);
+	order.reverse().forEach((v, i) => (position[v] = i));
+	const rank = new Int32Array(n);
+	for (const v of order) for (const w of out[v]) if (position[w] > position[v]) rank[w] = Math.max(rank[w], rank[v] + 1);
+	let spans = 0;
+	for (const [a, b] of edges) spans += Math.max(1, Math.abs(rank[b] - rank[a]));
+	return spans;
+}
+
+/** Refuses a layout request over any of LAYOUT_LIMITS' work bounds (its shape already checked). */
+export function requireLayoutWork(levels: readonly LevelInput[]): void {
+	let product = 0;
+	let spans = 0;
+	for (const l of levels) {
+		const p = l.children.length * l.edges.length;
+		if (p > LAYOUT_LIMITS.perLevelNodesTimesEdges) {
+			throw new LimitError(
+				'perLevelNodesTimesEdges',
+				`level ${l.id}: ${fmt(l.children.length)} children × ${fmt(l.edges.length)} edges = ${fmt(p)}, over the limit of ${fmt(LAYOUT_LIMITS.perLevelNodesTimesEdges)} per level`
+			);
+		}
+		product += p;
+		if (product > LAYOUT_LIMITS.nodesTimesEdges) {
+			throw new LimitError('nodesTimesEdges', `levels: children × edges add up to more than the limit of ${fmt(LAYOUT_LIMITS.nodesTimesEdges)} per request`);
+		}
+		const s = rankSpans(l.children.length, l.edges);
+		if (s > LAYOUT_LIMITS.perLevelSpans) {
+			throw new LimitError('perLevelSpans', `level ${l.id}: its edges span ${fmt(s)} ranks, over the limit of ${fmt(LAYOUT_LIMITS.perLevelSpans)} per level`);
+		}
+		spans += s;
+		if (spans > LAYOUT_LIMITS.spans) {
+			throw new LimitError('spans', `levels: their edges span more than the limit of ${fmt(LAYOUT_LIMITS.spans)} ranks per request`);
+		}
+	}
+}
+
+/** A deadline for layoutLevels' `shouldStop`: the budget spent, the request is refused. */
+export function layoutDeadline(budgetMs: number = LAYOUT_LIMITS.timeMs): () => boolean {
+	const end = performance.now() + budgetMs;
+	return () => performance.now() > end;
+}
+
+export function layoutTimeout(budgetMs: number = LAYOUT_LIMITS.timeMs): LimitError {
+	return new LimitError('timeMs', `levels: the layout took longer than the limit of ${fmt(budgetMs)} ms`);
+}
