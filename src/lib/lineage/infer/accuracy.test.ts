@@ -1,0 +1,76 @@
+// Issue 15, item 9: inference over jaffle-shop 1.12 (manifest + catalog only), scored against the
+// copy/mod edges of the hand-built index (constructed-index/jaffle-shop-1.12, 87 edges).
+import { readFileSync } from 'node:fs';
+import { parquetReadObjects } from 'hyparquet';
+import { compressors } from 'hyparquet-compressors';
+import { beforeAll, expect, it } from 'vitest';
+import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
+import { dialectOf, inferModel, manifestInferenceInputs, modelEdges } from './index';
+
+const key = (from: string, fromCol: string, to: string, toCol: string) => `${from}.${fromCol} → ${to}.${toCol}`;
+
+describeFixtures('column lineage inferred for jaffle-shop 1.12 vs the hand-built index', () => {
+	const expected = new Map<string, string>();
+	const expectedScans = new Map<string, string>();
+	const inferred = new Map<string, string>();
+	const inferredScans = new Map<string, string>();
+	const outcomes: Record<string, string> = {};
+
+	beforeAll(async () => {
+		const file = readFileSync(fixture('constructed-index', 'jaffle-shop-1.12', 'index', 'dbt.column_lineage.parquet'));
+		const rows = (await parquetReadObjects({ file: file.buffer.slice(file.byteOffset, file.byteOffset + file.byteLength), compressors })) as {
+			from_node_unique_id: string;
+			from_column_name: string;
+			to_node_unique_id: string;
+			to_column_name: string;
+			lineage_kind: string;
+		}[];
+		for (const r of rows) {
+			const k = key(r.from_node_unique_id, r.from_column_name, r.to_node_unique_id, r.to_column_name);
+			(r.lineage_kind === 'scan' ? expectedScans : expected).set(k, r.lineage_kind);
+		}
+		const dir = 'jaffle-shop-1.12-duckdb-docs-generate';
+		const manifest = JSON.parse(readFileSync(fixture(dir, 'manifest.json'), 'utf8'));
+		const catalog = JSON.parse(readFileSync(fixture(dir, 'catalog.json'), 'utf8'));
+		const inputs = manifestInferenceInputs(manifest, catalog);
+		const { dialect } = dialectOf(inputs.adapterType);
+		for (const m of inputs.models) {
+			if (!m.sql) continue;
+			const result = inferModel({ sql: m.sql, dialect, resolve: inputs.resolve, outputColumns: m.outputColumns });
+			outcomes[m.node] = result.outcome === 'partial' ? `partial: ${JSON.stringify(result.untraced)}` : result.outcome === 'failed' ? `failed: ${result.message}` : result.outcome;
+			for (const e of modelEdges(result)) {
+				const k = key(e.fromNode, e.fromColumn, m.node, e.toColumn);
+				(e.kind === 'scan' ? inferredScans : inferred).set(k, e.kind);
+			}
+		}
+	});
+
+	it('reads the 87 copy/mod edges of the hand-built index', () => {
+		expect(expected.size).toBe(87);
+	});
+
+	it('analyses every model', () => {
+		expect(Object.values(outcomes).filter((o) => o !== 'analyzed')).toEqual([]);
+		expect(Object.keys(outcomes)).toHaveLength(13);
+	});
+
+	it('finds the copy/mod edges with precision ≥ 0.99, recall ≥ 0.98 and the kind right on ≥ 95% of the matched', () => {
+		const matched = [...inferred.keys()].filter((k) => expected.has(k));
+		const precision = matched.length / inferred.size;
+		const recall = matched.length / expected.size;
+		const kindAgreement = matched.filter((k) => inferred.get(k) === expected.get(k)).length / matched.length;
+		const wrong = [...inferred.keys()].filter((k) => !expected.has(k));
+		const missed = [...expected.keys()].filter((k) => !inferred.has(k));
+		const kinds = matched.filter((k) => inferred.get(k) !== expected.get(k)).map((k) => `${k}: ${inferred.get(k)} ≠ ${expected.get(k)}`);
+		expect({ wrong, missed, kinds }).toEqual({ wrong: [], missed: [], kinds: [] });
+		expect(precision).toBeGreaterThanOrEqual(0.99);
+		expect(recall).toBeGreaterThanOrEqual(0.98);
+		expect(kindAgreement).toBeGreaterThanOrEqual(0.95);
+	});
+
+	it('finds the scan edges of the hand-built index', () => {
+		const wrong = [...inferredScans.keys()].filter((k) => !expectedScans.has(k));
+		const missed = [...expectedScans.keys()].filter((k) => !inferredScans.has(k));
+		expect({ wrong, missed }).toEqual({ wrong: [], missed: [] });
+	});
+});
