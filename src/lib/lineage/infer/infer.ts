@@ -50,6 +50,13 @@ interface Rel {
 	node: string | null;
 	/** Why the columns are unknown, for the reason of what reads them. */
 	unknown?: string;
+	/**
+	 * A column not listed may still be named: a node whose catalog entry is missing, or `select *`
+	 * over one, passes any column through as a copy of the node's column of that name.
+	 */
+	open?: string;
+	/** A table function's output: any column may be named, and none comes from a node. */
+	fromFunction?: boolean;
 	scans: ScanSet;
 }
 
@@ -82,6 +89,8 @@ const isObj = (v: unknown): v is Record<string, Ast> => typeof v === 'object' &&
 const QUERY_KEYS = new Set(['select', 'union', 'intersect', 'except']);
 
 function queryOf(v: Ast): Ast | null {
+	// `(select …)` as a CTE body or set-operation branch is the query itself.
+	while (isObj(v) && (v.paren || v.annotated || (v.subquery && !v.subquery.alias))) v = (v.paren ?? v.annotated ?? v.subquery).this;
 	if (!isObj(v)) return null;
 	const keys = Object.keys(v);
 	return keys.length === 1 && QUERY_KEYS.has(keys[0]) ? v : null;
@@ -119,7 +128,9 @@ function nodeRel(parent: ParentRelation, label: string): Rel {
 		label,
 		node: parent.node,
 		complete: parent.columns !== null,
-		columns: parent.columns ? parent.columns.map((c) => ({ name: c, edges: [{ node: parent.node, column: c, kind: 'copy' }] })) : [],
+		columns: (parent.columns ?? parent.declared ?? []).map((c) => ({ name: c, edges: [{ node: parent.node, column: c, kind: 'copy' }] })),
+		open: parent.columns === null ? parent.node : undefined,
+		unknown: parent.columns === null ? `the columns of ${label} are not in the catalog` : undefined,
 		scans: new Map()
 	};
 }
@@ -186,7 +197,7 @@ function relOfSource(body: Ast, scope: Scope, ctx: Ctx): Rel {
 	}
 	if (kind === 'values') return valuesRel(v);
 	const name = kind === 'function' ? (v.name ?? 'function') : kind;
-	return unknownRel(`${name}(…)`, `reads ${name}(…), a table function, not a relation`);
+	return { ...unknownRel(`${name}(…)`, `reads ${name}(…), a table function, not a relation`), fromFunction: true };
 }
 
 function valuesRel(v: Ast): Rel {
@@ -283,7 +294,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 			for (const e of [...scope.entries, entry]) {
 				const c = findColumn(e.rel, u);
 				if (c) addScans(scans, c.edges);
-				else if (e.rel.node && !e.rel.complete) addScans(scans, [{ node: e.rel.node, column: u }]);
+				else if (e.rel.open) addScans(scans, [{ node: e.rel.open, column: u }]);
 			}
 		}
 		scope.entries.push(entry);
@@ -295,13 +306,21 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 	const columns: Col[] = [];
 	let complete = true;
 	let unknown: string | undefined;
-	for (const written of sel.expressions ?? []) {
+	let open: string | undefined;
+	let seenOpenStar = false;
+	let fromFunction = false;
+	const items = sel.expressions ?? [];
+	for (const written of items) {
 		const item = unwrap(written);
 		if (item.star) {
 			const expanded = expandStar(item.star, scope, ctx, scans);
 			if (!expanded.complete) {
 				complete = false;
 				unknown ??= expanded.why;
+				// One open star: a column not listed is that input's; two: it could be either's.
+				open = open === undefined && !seenOpenStar ? expanded.open : undefined;
+				fromFunction = !seenOpenStar && expanded.fromFunction;
+				if (expanded.open || expanded.fromFunction) seenOpenStar = true;
 			}
 			columns.push(...expanded.columns);
 			continue;
@@ -331,7 +350,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 		if (r.problem) ctx.warnings.push(`a filter, join or grouping column is not traced: ${r.problem}`);
 		addScans(scans, r.edges);
 	}
-	return { label: 'select', node: null, complete, columns, scans, unknown };
+	return { label: 'select', node: null, complete, columns, scans, unknown, open, fromFunction };
 }
 
 function entryMatches(e: Entry, qualifier: string[]): boolean {
@@ -342,12 +361,17 @@ function entryMatches(e: Entry, qualifier: string[]): boolean {
 	return q.length <= n.length && q.every((p, k) => p === n[n.length - q.length + k]);
 }
 
-function expandStar(star: Ast, scope: Scope, ctx: Ctx, scans: ScanSet): { columns: Col[]; complete: boolean; why?: string } {
+function expandStar(
+	star: Ast,
+	scope: Scope,
+	ctx: Ctx,
+	scans: ScanSet
+): { columns: Col[]; complete: boolean; why?: string; open?: string; fromFunction: boolean } {
 	let entries = scope.entries;
 	const qualifier = star.table ? [identName(star.table)!].filter(Boolean) : null;
 	if (qualifier) {
 		const hit = scope.entries.find((e) => entryMatches(e, qualifier));
-		if (!hit) return { columns: [], complete: false, why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
+		if (!hit) return { columns: [], complete: false, fromFunction: false, why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
 		entries = [hit];
 	}
 	const except = new Set(((star.except ?? []) as Ast[]).map((x) => lower(identName(x) ?? identName(x?.column?.name) ?? '')));
@@ -366,7 +390,10 @@ function expandStar(star: Ast, scope: Scope, ctx: Ctx, scans: ScanSet): { column
 	const seen = new Set<string>();
 	let complete = true;
 	let why: string | undefined;
+	const open = new Set<string>();
 	for (const e of entries) {
+		if (e.rel.open) open.add(e.rel.open);
+		if (e.rel.fromFunction) open.add('');
 		if (e.rel.columns === null || !e.rel.complete) {
 			complete = false;
 			why ??= `cannot expand * over ${e.rel.label}: ${e.rel.unknown ?? 'its columns are not in the catalog'}`;
@@ -391,7 +418,9 @@ function expandStar(star: Ast, scope: Scope, ctx: Ctx, scans: ScanSet): { column
 			} else out.push({ ...c, name: rename.get(k) ?? c.name });
 		}
 	}
-	return { columns: out, complete, why };
+	// Through `*`, an unlisted column of ONE open input is still that input's column.
+	const only = open.size === 1 && entries.length === 1 ? [...open][0] : undefined;
+	return { columns: out, complete, why, open: only || undefined, fromFunction: only === '' };
 }
 
 // ─── Column references ────────────────────────────────────────────────────────────────────
@@ -410,7 +439,8 @@ function fromCol(c: Col): Resolved {
 function columnOf(rel: Rel, column: string): Resolved {
 	const found = findColumn(rel, column);
 	if (found) return fromCol(found);
-	if (rel.node && !rel.complete) return { edges: [{ node: rel.node, column, kind: 'copy' }], problem: null };
+	if (rel.open) return { edges: [{ node: rel.open, column, kind: 'copy' }], problem: null };
+	if (rel.fromFunction) return { edges: [], problem: null };
 	if (rel.columns === null) return { edges: [], problem: rel.unknown ?? `the columns of ${rel.label} are not known` };
 	return { edges: [], problem: `${column} is not a column of ${rel.label}` };
 }
@@ -431,10 +461,11 @@ function resolveRef(table: string[] | null, column: string, scope: Scope): Resol
 		if (has.length === 1) return columnOf(has[0].rel, column);
 		if (has.length > 1) {
 			const joined = has.filter((e) => e.using?.some((u) => lower(u) === lower(column)));
-			if (joined.length > 0) return columnOf(has.find((e) => !joined.includes(e)) ?? has[0], column);
+			// `JOIN … USING (c)`: c is one column, the left side's (either side's value, by the join's rule).
+			if (joined.length > 0) return columnOf((has.find((e) => !joined.includes(e)) ?? has[0]).rel, column);
 			return { edges: [], problem: `${column} is in several inputs (${has.map((e) => e.rel.label).join(', ')})` };
 		}
-		const maybe = s.entries.filter((e) => e.rel.node !== null && !e.rel.complete);
+		const maybe = s.entries.filter((e) => e.rel.open || e.rel.fromFunction);
 		const lateral = s === scope ? s.lateral.get(lower(column)) : undefined;
 		if (lateral && maybe.length === 0) {
 			const r = fromCol(lateral);
@@ -478,6 +509,8 @@ function analyzeExpr(expr: Ast, scope: Scope, ctx: Ctx, scans: ScanSet, top: boo
 	const e = unwrap(expr);
 	if (top && isObj(e)) {
 		if (e.column) return refOf(e.column, scope);
+		// `(select max(x) …)`: a scalar subquery's value is its one column, kind kept.
+		if (queryOf(e)) return collect(e, scope, ctx, scans, false);
 		const arg = minMaxArgument(e);
 		if (arg) return refOf(arg.column, scope);
 		if (e.window_function) {
@@ -563,7 +596,11 @@ export function inferModel(input: InferInput): InferResult {
 	} catch (e) {
 		return parseError(`the parser stopped: ${(e as Error).message ?? e}`);
 	}
-	if (!parsed.success) return parseError(String(parsed.error ?? 'could not be parsed'), parsed.errorLine, parsed.errorColumn);
+	if (!parsed.success) {
+		const message = String(parsed.error ?? 'could not be parsed');
+		// The parser's own guards (nesting depth, size) mean the same as ours.
+		return parseError(message.includes('E_GUARD_') ? `too complex to analyse: ${message}` : message, parsed.errorLine, parsed.errorColumn);
+	}
 	const root = (parsed.ast as Ast[]).map(queryOf).find((q) => q !== null);
 	if (!root) return parseError('the compiled SQL is not a query (SELECT, WITH or a set operation)');
 	const ctx: Ctx = { input, warnings: [], depth: 0, deadline: performance.now() + BUDGET_MS };
@@ -580,27 +617,35 @@ export function inferModel(input: InferInput): InferResult {
 function finish(rel: Rel, catalogColumns: string[] | null, warnings: string[]): InferResult {
 	const scanned = [...rel.scans.values()];
 	const untraced: Untraced[] = [];
-	const columns: OutputColumn[] = [];
 	const ours = rel.columns ?? [];
-	// The catalog names the model's real columns; by position they also name unnamed expressions.
-	const byPosition = catalogColumns !== null && rel.complete && catalogColumns.length === ours.length;
-	ours.forEach((c, k) => {
-		const name = byPosition ? catalogColumns![k] : (c.name ?? `_col${k}`);
+	const toOutput = (name: string, c: Col): OutputColumn => {
 		if (c.untraced) untraced.push({ column: name, reason: c.untraced });
-		else if (c.name === null && !byPosition) untraced.push({ column: name, reason: 'an expression without a name' });
-		columns.push({ name, inputs: c.untraced ? [] : c.edges.map((e): InputColumn => ({ node: e.node, column: e.column, kind: e.kind })) });
-	});
-	if (rel.complete && rel.columns !== null && catalogColumns !== null && !byPosition) {
-		const have = new Set(columns.map((c) => lower(c.name)));
-		for (const m of catalogColumns.filter((c) => !have.has(lower(c))))
-			untraced.push({ column: m, reason: `the SQL's output has ${ours.length} columns where the catalog has ${catalogColumns.length}` });
-	}
-	if (!rel.complete || rel.columns === null) {
-		const have = new Set(columns.map((c) => lower(c.name)));
-		const missing = catalogColumns?.filter((c) => !have.has(lower(c))) ?? [];
-		const why = rel.unknown ?? 'the output columns are not all known';
-		if (missing.length) for (const m of missing) untraced.push({ column: m, reason: why });
-		else untraced.push({ column: '*', reason: why });
+		return { name, inputs: c.untraced ? [] : c.edges.map((e): InputColumn => ({ node: e.node, column: e.column, kind: e.kind })) };
+	};
+	let columns: OutputColumn[];
+	if (catalogColumns !== null && rel.complete && catalogColumns.length === ours.length) {
+		// The catalog names the model's real columns; by position it also names unnamed expressions.
+		columns = ours.map((c, k) => toOutput(catalogColumns[k], c));
+	} else if (catalogColumns !== null) {
+		// The SQL's list is not all of the model's columns (a `*` over a relation the catalog lacks):
+		// the catalog's list is, and a column the SQL does not list comes through the one open `*`.
+		const byName = new Map(ours.filter((c) => c.name !== null).map((c) => [lower(c.name!), c]));
+		const why = rel.complete
+			? `the SQL's output has ${ours.length} columns where the catalog has ${catalogColumns.length}`
+			: (rel.unknown ?? 'the output columns are not all known');
+		columns = catalogColumns.map((name) => {
+			const c =
+				byName.get(lower(name)) ??
+				(rel.open ? { name, edges: [{ node: rel.open, column: name, kind: 'copy' as const }] } : rel.fromFunction ? { name, edges: [] } : { name, edges: [], untraced: why });
+			return toOutput(name, c);
+		});
+	} else {
+		columns = ours.map((c, k) => {
+			const name = c.name ?? `_col${k}`;
+			if (c.name === null && !c.untraced) untraced.push({ column: name, reason: 'an expression without a name, and no catalog entry to name it' });
+			return toOutput(name, c);
+		});
+		if (!rel.complete || rel.columns === null) untraced.push({ column: '*', reason: rel.unknown ?? 'the output columns are not all known' });
 	}
 	if (untraced.length) return { outcome: 'partial', columns, scanned, untraced, warnings };
 	return { outcome: 'analyzed', columns, scanned, warnings };

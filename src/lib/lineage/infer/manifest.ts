@@ -65,9 +65,8 @@ export function manifestInferenceInputs(manifest: Json, catalog: Json | null): I
 		if (!parts) continue;
 		const fromCatalog = catalogColumns((n.resource_type === 'source' ? catalog?.sources : catalog?.nodes)?.[n.unique_id]);
 		if (!fromCatalog) notInCatalog.push(n.unique_id);
-		const parent: ParentRelation = { node: n.unique_id, columns: fromCatalog ?? declaredColumns(n) };
-		// Declared columns are not necessarily all of them: with no catalog, `*` over them is not trusted.
-		if (!fromCatalog) parent.columns = null;
+		// Declared columns are not necessarily all of them: they name columns, but `*` over them is not trusted.
+		const parent: ParentRelation = { node: n.unique_id, columns: fromCatalog, declared: fromCatalog ? null : declaredColumns(n) };
 		full.set(parts.join('.'), parent);
 		for (let k = 1; k < parts.length; k++) {
 			const key = parts.slice(k).join('.');

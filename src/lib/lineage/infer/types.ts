@@ -13,6 +13,8 @@ export interface ParentRelation {
 	node: string;
 	/** The relation's columns in catalog order; null when neither the catalog nor the manifest knows them. */
 	columns: string[] | null;
+	/** With no catalog columns: the manifest's declared (YAML) columns, maybe not all of them. */
+	declared?: string[] | null;
 }
 
 /** Resolves a relation as written in the SQL (unquoted parts, e.g. `['db', 'main', 'stg_orders']`). */
