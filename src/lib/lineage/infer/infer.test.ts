@@ -127,6 +127,28 @@ describe('inferModel: kinds, scopes and scans', () => {
 			want: ['n <-']
 		},
 		{
+			name: 'UNNEST / LATERAL FLATTEN: what a table function yields derives from its arguments',
+			sql: 'select o.order_id, item from db.main.orders o cross join unnest(o.status) as item',
+			dialect: 'bigquery',
+			want: ['order_id <- orders.order_id:copy', 'item <- orders.status:mod']
+		},
+		{
+			name: 'EXCEPT: the right side only filters (scan); INTERSECT and UNION match by position',
+			sql: 'select customer_id from db.main.orders intersect select customer_id from db.main.customers except select order_id from db.raw.payments',
+			want: ['customer_id <- customers.customer_id:copy, orders.customer_id:copy', 'scan: payments.order_id']
+		},
+		{
+			name: 'a recursive CTE takes its columns from its anchor',
+			sql: 'with recursive r as (select order_id, 0 as depth from db.main.orders union all select order_id, depth + 1 from r where depth < 3) select order_id, depth from r',
+			dialect: 'postgres',
+			want: ['order_id <- orders.order_id:copy', 'depth <-']
+		},
+		{
+			name: 'GROUP BY ALL scans the non-aggregated items',
+			sql: 'select status, count(*) as n, sum(amount) as total from db.main.orders group by all',
+			want: ['status <- orders.status:copy', 'n <-', 'total <- orders.amount:mod', 'scan: orders.status']
+		},
+		{
 			name: 'the catalog names an unnamed expression by position',
 			sql: 'select order_id, amount + 1 from db.main.orders',
 			out: ['order_id', 'amount_plus_one'],

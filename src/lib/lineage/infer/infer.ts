@@ -57,6 +57,8 @@ interface Rel {
 	open?: string;
 	/** A table function's output: any column may be named, and none comes from a node. */
 	fromFunction?: boolean;
+	/** What every column of that function derives from (its arguments' columns, as mod). */
+	functionEdges?: Edge[];
 	scans: ScanSet;
 }
 
@@ -197,7 +199,16 @@ function relOfSource(body: Ast, scope: Scope, ctx: Ctx): Rel {
 	}
 	if (kind === 'values') return valuesRel(v);
 	const name = kind === 'function' ? (v.name ?? 'function') : kind;
-	return { ...unknownRel(`${name}(…)`, `reads ${name}(…), a table function, not a relation`), fromFunction: true };
+	// A table function (`unnest(o.items)`, `lateral flatten(input => o.v)`, `generate_series(1, 9)`):
+	// every column it yields derives from the columns its arguments read, if any.
+	const scans: ScanSet = new Map();
+	const args = collect(v, scope, ctx, scans, true);
+	return {
+		...unknownRel(`${name}(…)`, args.problem ?? `reads ${name}(…), a table function, not a relation`),
+		fromFunction: true,
+		functionEdges: args.problem ? [] : args.edges,
+		scans
+	};
 }
 
 function valuesRel(v: Ast): Rel {
@@ -233,12 +244,49 @@ function withCtes(w: Ast, scope: Scope, ctx: Ctx): Scope {
 		if (!name) continue;
 		ctes.set(lower(name), unknownRel(name, `${name} is recursive`));
 		const q = queryOf(cte.this);
+		// A recursive CTE is `anchor UNION ALL step`: the anchor gives its columns for the step to read.
+		if (q?.union && readsItself(q.union.right, name)) {
+			const anchor = queryOf(q.union.left);
+			if (anchor) ctes.set(lower(name), { ...evalQuery(anchor, { ...inner, lateral: new Map() }, ctx), label: name, node: null });
+		}
 		let rel = q ? evalQuery(q, { ...inner, lateral: new Map() }, ctx) : unknownRel(name, `CTE ${name} is not a query`);
 		const aliases = (cte.columns ?? cte.alias?.column_aliases ?? []).map(identName).filter(Boolean);
 		if (aliases.length) rel = renameColumns(rel, aliases);
 		ctes.set(lower(name), { ...rel, label: name, node: null });
 	}
 	return inner;
+}
+
+const AGGREGATES = new Set([
+	'sum', 'count', 'avg', 'min', 'max', 'array_agg', 'string_agg', 'listagg', 'list', 'group_concat', 'median', 'stddev',
+	'stddev_samp', 'stddev_pop', 'variance', 'var_samp', 'var_pop', 'any_value', 'count_if', 'approx_count_distinct',
+	'approx_distinct', 'bool_and', 'bool_or', 'every', 'first', 'last', 'arbitrary', 'mode', 'quantile', 'percentile_cont',
+	'percentile_disc', 'approx_quantile', 'object_agg', 'json_agg', 'jsonb_agg', 'countif', 'logical_and', 'logical_or'
+]);
+
+/** Whether an expression aggregates outside a window (for GROUP BY ALL). */
+function hasAggregate(e: Ast): boolean {
+	if (Array.isArray(e)) return e.some(hasAggregate);
+	if (!isObj(e) || queryOf(e)) return false;
+	if (e.window_function) return false;
+	for (const [k, x] of Object.entries(e)) {
+		if (AGGREGATES.has(k) && isObj(x)) return true;
+		if ((k === 'function' || k === 'aggregate_function') && isObj(x) && typeof x.name === 'string' && AGGREGATES.has(x.name.toLowerCase())) return true;
+		if (k !== 'span' && typeof x === 'object' && hasAggregate(x)) return true;
+	}
+	return false;
+}
+
+/** Whether a query names the relation `name` anywhere (cheap: a recursive CTE's step does). */
+function readsItself(q: Ast, name: string): boolean {
+	const target = lower(name);
+	const walk = (v: Ast): boolean => {
+		if (Array.isArray(v)) return v.some(walk);
+		if (!isObj(v)) return false;
+		if (isObj(v.table) && isObj(v.table.name) && !v.table.schema && lower(identName(v.table.name) ?? '') === target) return true;
+		return Object.entries(v).some(([k, x]) => k !== 'span' && typeof x === 'object' && walk(x));
+	};
+	return walk(q);
 }
 
 function evalQuery(q: Ast, outer: Scope, ctx: Ctx): Rel {
@@ -249,13 +297,13 @@ function evalQuery(q: Ast, outer: Scope, ctx: Ctx): Rel {
 		const v = q[kind];
 		const scope = v.with ? withCtes(v.with, outer, ctx) : outer;
 		if (kind === 'select') return evalSelect(v, scope, ctx);
-		return evalSet(v, scope, ctx);
+		return evalSet(v, scope, ctx, kind === 'except');
 	} finally {
 		ctx.depth--;
 	}
 }
 
-function evalSet(v: Ast, scope: Scope, ctx: Ctx): Rel {
+function evalSet(v: Ast, scope: Scope, ctx: Ctx, except: boolean): Rel {
 	const sides = [v.left, v.right].map((s) => {
 		const q = queryOf(s) ?? (isObj(s) && s.subquery ? queryOf(s.subquery.this) : null);
 		return q ? evalQuery(q, { ...scope, lateral: new Map() }, ctx) : unknownRel('set operation', 'a set-operation branch of a shape not analysed');
@@ -267,6 +315,11 @@ function evalSet(v: Ast, scope: Scope, ctx: Ctx): Rel {
 	}
 	if (a.columns.length !== b.columns.length)
 		return { ...unknownRel('set operation', `a set operation's branches have ${a.columns.length} and ${b.columns.length} columns`), scans };
+	if (except) {
+		// EXCEPT's right side removes rows: its columns are read to filter, never passed on.
+		for (const c of b.columns) addScans(scans, c.edges);
+		return { label: 'set operation', node: null, complete: true, columns: a.columns, scans };
+	}
 	const columns = a.columns.map((c, k) => {
 		const d = b.columns![k];
 		const untraced = c.untraced ?? d.untraced;
@@ -344,7 +397,8 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 		}
 		conditions.push(g);
 	}
-	if (sel.group_by?.all) for (const c of columns) addScans(scans, c.edges);
+	// GROUP BY ALL groups by every item that is not an aggregate.
+	if (sel.group_by?.all) items.forEach((it, k) => !hasAggregate(it) && columns[k] && addScans(scans, columns[k].edges));
 	for (const cond of conditions) {
 		const r = analyzeExpr(cond, scope, ctx, scans, false);
 		if (r.problem) ctx.warnings.push(`a filter, join or grouping column is not traced: ${r.problem}`);
@@ -440,7 +494,7 @@ function columnOf(rel: Rel, column: string): Resolved {
 	const found = findColumn(rel, column);
 	if (found) return fromCol(found);
 	if (rel.open) return { edges: [{ node: rel.open, column, kind: 'copy' }], problem: null };
-	if (rel.fromFunction) return { edges: [], problem: null };
+	if (rel.fromFunction) return { edges: rel.functionEdges ?? [], problem: null };
 	if (rel.columns === null) return { edges: [], problem: rel.unknown ?? `the columns of ${rel.label} are not known` };
 	return { edges: [], problem: `${column} is not a column of ${rel.label}` };
 }
