@@ -61,6 +61,16 @@ describe('inferModel: kinds, scopes and scans', () => {
 			want: ['order_id <- orders.order_id:copy', 'seq <- orders.customer_id:mod, orders.ordered_at:mod']
 		},
 		{
+			name: 'a named WINDOW’s keys are mods too',
+			sql: 'select order_id, sum(amount) over w as running from db.main.orders window w as (partition by customer_id order by ordered_at)',
+			want: ['order_id <- orders.order_id:copy', 'running <- orders.amount:mod, orders.customer_id:mod, orders.ordered_at:mod']
+		},
+		{
+			name: 'a UNION with a table function’s branch keeps the other branch’s columns',
+			sql: "select * from db.main.customers union all select * from read_csv('customers.csv')",
+			want: ['customer_id <- customers.customer_id:copy', 'name <- customers.name:copy', 'email <- customers.email:copy']
+		},
+		{
 			name: 'QUALIFY scans, and may use a select alias',
 			sql: 'select order_id, row_number() over (partition by customer_id order by ordered_at) as rn from db.main.orders qualify rn = 1',
 			want: ['order_id <- orders.order_id:copy', 'rn <- orders.customer_id:mod, orders.ordered_at:mod', 'scan: orders.customer_id, orders.ordered_at']

@@ -75,6 +75,8 @@ interface Scope {
 	ctes: Map<string, Rel>;
 	/** Earlier select-list aliases (DuckDB, Snowflake, BigQuery let later items and clauses use them). */
 	lateral: Map<string, Col>;
+	/** `WINDOW w AS (…)` definitions of this SELECT. */
+	windows?: Map<string, Ast>;
 }
 
 interface Ctx {
@@ -309,7 +311,16 @@ function evalSet(v: Ast, scope: Scope, ctx: Ctx, except: boolean): Rel {
 		return q ? evalQuery(q, { ...scope, lateral: new Map() }, ctx) : unknownRel('set operation', 'a set-operation branch of a shape not analysed');
 	});
 	const scans: ScanSet = new Map([...sides[0].scans, ...sides[1].scans]);
-	const [a, b] = sides;
+	let [a, b] = sides;
+	// `select * from t UNION select * from read_csv(…)`: a table function's branch has whatever
+	// columns the other has, each fed by the function's arguments.
+	const widen = (fn: Rel, other: Rel): Rel => ({
+		...other,
+		columns: other.columns!.map((c) => (c.untraced ? c : { ...c, edges: mergeEdges(c.edges, fn.functionEdges ?? []) }))
+	});
+	const shapeless = (r: Rel) => r.fromFunction === true && !r.complete && (r.columns ?? []).length === 0;
+	if (shapeless(a) && b.columns !== null && b.complete) a = widen(a, b);
+	else if (shapeless(b) && a.columns !== null && a.complete) b = widen(b, a);
 	if (a.columns === null || b.columns === null || !a.complete || !b.complete) {
 		return { ...unknownRel('set operation', `cannot match a set operation's branches by position: ${a.unknown ?? b.unknown ?? 'a branch has columns not known'}`), scans };
 	}
@@ -337,6 +348,10 @@ function selectItemName(e: Ast): string | null {
 function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 	const scope: Scope = { entries: [], parent: outer.entries.length || outer.parent ? outer : null, ctes: outer.ctes, lateral: new Map() };
 	const scans: ScanSet = new Map();
+	for (const w of sel.windows ?? []) {
+		const n = identName(w.name);
+		if (n) (scope.windows ??= new Map()).set(lower(n), w.spec);
+	}
 	for (const item of sel.from?.expressions ?? []) scope.entries.push(fromItem(item, scope, ctx));
 	const conditions: Ast[] = [];
 	for (const j of sel.joins ?? []) {
@@ -362,6 +377,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 	let open: string | undefined;
 	let seenOpenStar = false;
 	let fromFunction = false;
+	let functionEdges: Edge[] | undefined;
 	const items = sel.expressions ?? [];
 	for (const written of items) {
 		const item = unwrap(written);
@@ -373,6 +389,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 				// One open star: a column not listed is that input's; two: it could be either's.
 				open = open === undefined && !seenOpenStar ? expanded.open : undefined;
 				fromFunction = !seenOpenStar && expanded.fromFunction;
+				functionEdges = fromFunction ? expanded.functionEdges : undefined;
 				if (expanded.open || expanded.fromFunction) seenOpenStar = true;
 			}
 			columns.push(...expanded.columns);
@@ -404,7 +421,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 		if (r.problem) ctx.warnings.push(`a filter, join or grouping column is not traced: ${r.problem}`);
 		addScans(scans, r.edges);
 	}
-	return { label: 'select', node: null, complete, columns, scans, unknown, open, fromFunction };
+	return { label: 'select', node: null, complete, columns, scans, unknown, open, fromFunction, functionEdges };
 }
 
 function entryMatches(e: Entry, qualifier: string[]): boolean {
@@ -420,7 +437,7 @@ function expandStar(
 	scope: Scope,
 	ctx: Ctx,
 	scans: ScanSet
-): { columns: Col[]; complete: boolean; why?: string; open?: string; fromFunction: boolean } {
+): { columns: Col[]; complete: boolean; why?: string; open?: string; fromFunction: boolean; functionEdges?: Edge[] } {
 	let entries = scope.entries;
 	const qualifier = star.table ? [identName(star.table)!].filter(Boolean) : null;
 	if (qualifier) {
@@ -474,7 +491,7 @@ function expandStar(
 	}
 	// Through `*`, an unlisted column of ONE open input is still that input's column.
 	const only = open.size === 1 && entries.length === 1 ? [...open][0] : undefined;
-	return { columns: out, complete, why, open: only || undefined, fromFunction: only === '' };
+	return { columns: out, complete, why, open: only || undefined, fromFunction: only === '', functionEdges: only === '' ? entries[0].rel.functionEdges : undefined };
 }
 
 // ─── Column references ────────────────────────────────────────────────────────────────────
@@ -571,7 +588,8 @@ function analyzeExpr(expr: Ast, scope: Scope, ctx: Ctx, scans: ScanSet, top: boo
 			const w = e.window_function;
 			const inner = unwrap(w.this);
 			const head = isObj(inner) && minMaxArgument(inner) ? refOf(minMaxArgument(inner).column, scope) : collect(inner, scope, ctx, scans, true);
-			const over = collect(w.over, scope, ctx, scans, true);
+			const named = identName(w.over?.window_name);
+			const over = collect([w.over, named ? (scope.windows?.get(lower(named)) ?? null) : null], scope, ctx, scans, true);
 			const problem = head.problem ?? over.problem;
 			return problem ? { edges: [], problem } : { edges: mergeEdges(head.edges, over.edges), problem: null };
 		}
