@@ -378,7 +378,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: Ctx): Rel {
 	let seenOpenStar = false;
 	let fromFunction = false;
 	let functionEdges: Edge[] | undefined;
-	const items = sel.expressions ?? [];
+	const items: Ast[] = sel.expressions ?? [];
 	for (const written of items) {
 		const item = unwrap(written);
 		if (item.star) {

@@ -15,11 +15,14 @@ export interface ModelToInfer {
 	skip: string | null;
 	/** The model's own columns in catalog order, when the catalog has it. */
 	outputColumns: string[] | null;
+	/** Relation lookup for this model: where two nodes share a relation, the one it depends on. */
+	resolve: RelationLookup;
 }
 
 export interface InferenceInputs {
 	adapterType: string | null;
 	models: ModelToInfer[];
+	/** Relation lookup for SQL outside any one model (no depends_on to decide shared relations). */
 	resolve: RelationLookup;
 	/** Nodes with a relation that the catalog does not list (their columns come from the manifest, if at all). */
 	notInCatalog: string[];
@@ -54,9 +57,10 @@ function relationParts(node: Json): string[] | null {
 
 export function manifestInferenceInputs(manifest: Json, catalog: Json | null): InferenceInputs {
 	const nodes: Json[] = [...Object.values((manifest?.nodes ?? {}) as Record<string, Json>), ...Object.values((manifest?.sources ?? {}) as Record<string, Json>)];
-	const full = new Map<string, ParentRelation>();
-	// Shorter spellings (`schema.name`, `name`) resolve only when one relation has them.
-	const short = new Map<string, ParentRelation | 'ambiguous'>();
+	// Every spelling of a relation (`db.schema.name`, `schema.name`, `name`) → the nodes that have it.
+	// Two nodes may share a table (a seed and the source declared over it): the reader's depends_on decides.
+	const bySpelling = new Map<string, ParentRelation[]>();
+	const fullSpellings = new Set<string>();
 	const notInCatalog: string[] = [];
 	for (const n of nodes) {
 		if (!RELATION_TYPES.has(n?.resource_type)) continue;
@@ -67,22 +71,29 @@ export function manifestInferenceInputs(manifest: Json, catalog: Json | null): I
 		if (!fromCatalog) notInCatalog.push(n.unique_id);
 		// Declared columns are not necessarily all of them: they name columns, but `*` over them is not trusted.
 		const parent: ParentRelation = { node: n.unique_id, columns: fromCatalog, declared: fromCatalog ? null : declaredColumns(n) };
-		full.set(parts.join('.'), parent);
-		for (let k = 1; k < parts.length; k++) {
+		fullSpellings.add(parts.join('.'));
+		for (let k = 0; k < parts.length; k++) {
 			const key = parts.slice(k).join('.');
-			short.set(key, short.has(key) ? 'ambiguous' : parent);
+			bySpelling.set(key, [...(bySpelling.get(key) ?? []), parent]);
 		}
 	}
-	const resolve: RelationLookup = (parts) => {
+	const lookup = (parts: string[], dependsOn: Set<string> | null): ParentRelation | null => {
 		const key = parts.map((p) => p.toLowerCase()).join('.');
-		const hit = full.get(key) ?? short.get(key);
-		return hit && hit !== 'ambiguous' ? hit : null;
+		const all = bySpelling.get(key) ?? [];
+		const candidates = dependsOn && all.some((c) => dependsOn.has(c.node)) ? all.filter((c) => dependsOn.has(c.node)) : all;
+		const distinct = [...new Map(candidates.map((c) => [c.node, c])).values()];
+		if (distinct.length === 1) return distinct[0];
+		// A full name shared by nodes of different kinds: prefer the source, as dbt's own lineage does.
+		if (distinct.length > 1 && fullSpellings.has(key)) return distinct.find((c) => c.node.startsWith('source.')) ?? null;
+		return null;
 	};
+	const resolve: RelationLookup = (parts) => lookup(parts, null);
 	const models: ModelToInfer[] = [];
 	for (const n of Object.values((manifest?.nodes ?? {}) as Record<string, Json>)) {
 		if (n?.resource_type !== 'model') continue;
 		const outputColumns = catalogColumns(catalog?.nodes?.[n.unique_id]);
-		const base = { node: n.unique_id as string, outputColumns };
+		const dependsOn = new Set<string>(Array.isArray(n.depends_on?.nodes) ? n.depends_on.nodes : []);
+		const base = { node: n.unique_id as string, outputColumns, resolve: ((parts) => lookup(parts, dependsOn)) as RelationLookup };
 		if (n.language === 'python') models.push({ ...base, sql: null, skip: 'a Python model' });
 		else if (n.config?.materialized === 'ephemeral') models.push({ ...base, sql: null, skip: 'ephemeral: inlined into the models that read it' });
 		else if (typeof n.compiled_code !== 'string' || n.compiled_code.trim() === '')
