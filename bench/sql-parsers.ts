@@ -19,7 +19,10 @@ const FIXTURE_DIRS = [
 	'jaffle-shop-1.9-bigquery-build',
 	'dbt-bouncer-1.11.2-build',
 	'fivetran-shopify-holistic-1.8.6-v12',
-	'fivetran-sap-1.10.10-v12'
+	'fivetran-sap-1.10.10-v12',
+	// Not in the list: Snowflake projects, a check that inference is not tuned to the five.
+	'tuva-1.3.1-snowflake-build-with-warn',
+	'tuva-1.4.9-snowflake-large-v8'
 ];
 const ROUNDS = Number(process.env.BENCH_RUNS ?? 3);
 const SEARCH = [process.cwd(), process.env.SQL_PARSERS_DIR ?? '/tmp/parsers'];

@@ -177,6 +177,12 @@ describe('inferModel: kinds, scopes and scans', () => {
 			want: ['ORDER_ID <- orders.order_id:copy', 'a <- orders.amount:mod', 'scan: orders.ordered_at']
 		},
 		{
+			name: 'a word the parser reserves but the warehouse does not (`proc`) still works as an alias',
+			sql: 'select proc.order_id, c.name from DB.MAIN.ORDERS proc join DB.MAIN.CUSTOMERS c on c.customer_id = proc.customer_id',
+			dialect: 'snowflake',
+			want: ['order_id <- orders.order_id:copy', 'name <- customers.name:copy', 'scan: customers.customer_id, orders.customer_id']
+		},
+		{
 			name: 'SQL that does not parse fails with the line and column',
 			sql: 'select from where (',
 			want: ['failed: Parse error at line 1, column 18: Expected table name or subquery, got Where']

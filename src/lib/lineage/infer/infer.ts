@@ -659,12 +659,39 @@ function parseError(message: string, line?: number, column?: number): InferResul
 	return { outcome: 'failed', message, line: line ?? null, column: column ?? null };
 }
 
+/** Retries after quoting a keyword the parser refused as an identifier; each costs a parse. */
+const MAX_KEYWORD_RETRIES = 8;
+
+/**
+ * Parses, and where the parser refuses a word its grammar reserves but the warehouse does not
+ * (`from claims proc`, `join values first` parse on Snowflake), quotes the word it stopped at and
+ * tries again. Compiled SQL has run on its warehouse, so a refusal is the parser's, not the SQL's.
+ * Identifiers are matched case-insensitively here, so quoting does not change what it names.
+ * The first failure is the one reported when no retry helps.
+ */
+function parseTolerantly(sql: string, dialect: InferInput['dialect']): Ast {
+	const name = POLYGLOT_DIALECT[dialect] as never;
+	const first = parse(sql, name) as Ast;
+	const quote = dialect === 'bigquery' || dialect === 'databricks' || dialect === 'spark' ? '`' : '"';
+	let current = first;
+	let text = sql;
+	for (let k = 0; k < MAX_KEYWORD_RETRIES && !current.success; k++) {
+		const start = current.errorStart;
+		if (typeof start !== 'number' || /["`\w]/.test(text[start - 1] ?? '')) break;
+		const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(start))?.[0];
+		if (!word) break;
+		text = `${text.slice(0, start)}${quote}${text.slice(start, start + word.length)}${quote}${text.slice(start + word.length)}`;
+		current = parse(text, name) as Ast;
+	}
+	return current.success ? current : first;
+}
+
 /** The column lineage of one model's compiled SQL. Never throws: every failure is an outcome. */
 export function inferModel(input: InferInput): InferResult {
 	if (input.sql.length > MAX_SQL_CHARS) return parseError(`too complex to analyse: ${input.sql.length} characters, over ${MAX_SQL_CHARS}`);
 	let parsed: Ast;
 	try {
-		parsed = parse(input.sql, POLYGLOT_DIALECT[input.dialect] as never);
+		parsed = parseTolerantly(input.sql, input.dialect);
 	} catch (e) {
 		return parseError(`the parser stopped: ${(e as Error).message ?? e}`);
 	}
