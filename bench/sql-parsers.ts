@@ -8,7 +8,7 @@
 // not be project dependencies); a candidate found in neither is skipped with a notice. The machine
 // is shared, so timings are reported as ratios to the fastest candidate, measured interleaved
 // (candidate by candidate on each model) in one run.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -128,10 +128,10 @@ function installSize(name: string): string {
 	if (!dir) return '–';
 	let bytes = 0;
 	const walk = (d: string) => {
-		for (const e of require('node:fs').readdirSync(d, { withFileTypes: true })) {
+		for (const e of readdirSync(d, { withFileTypes: true })) {
 			const p = path.join(d, e.name);
 			if (e.isDirectory()) walk(p);
-			else bytes += require('node:fs').statSync(p).size;
+			else bytes += statSync(p).size;
 		}
 	};
 	walk(dir);
@@ -261,7 +261,6 @@ function reasonClass(s: string): string {
 		.slice(0, 100);
 }
 
-const require = createRequire(import.meta.url);
 main().catch((e) => {
 	console.error(e);
 	process.exit(1);
