@@ -1,0 +1,66 @@
+// The shapes of column-lineage inference (issue 15): one model's compiled SQL in, its column
+// edges and an honest outcome out. Pure data, so a worker thread can send them as they are.
+
+/** How an input column reaches an output column (the engine's kinds; NOTES.md "Lineage conventions"). */
+export type InferredKind = 'copy' | 'mod' | 'scan';
+
+/** The SQL dialects inference parses; an adapter outside them falls back to `generic`. */
+export type InferDialect = 'duckdb' | 'postgres' | 'redshift' | 'snowflake' | 'bigquery' | 'databricks' | 'spark' | 'generic';
+
+/** A relation the SQL reads that is a manifest node. */
+export interface ParentRelation {
+	/** The manifest unique_id (`model.p.x`, `source.p.s.t`, `seed.p.x`, `snapshot.p.x`). */
+	node: string;
+	/** The relation's columns in catalog order; null when neither the catalog nor the manifest knows them. */
+	columns: string[] | null;
+	/** With no catalog columns: the manifest's declared (YAML) columns, maybe not all of them. */
+	declared?: string[] | null;
+}
+
+/** Resolves a relation as written in the SQL (unquoted parts, e.g. `['db', 'main', 'stg_orders']`). */
+export type RelationLookup = (parts: string[]) => ParentRelation | null;
+
+export interface InferInput {
+	sql: string;
+	dialect: InferDialect;
+	resolve: RelationLookup;
+	/** The model's own columns in catalog order: output names take their spelling (and, for unnamed expressions, their name by position). */
+	outputColumns?: string[] | null;
+}
+
+export interface InputColumn {
+	node: string;
+	column: string;
+	kind: 'copy' | 'mod';
+}
+
+export interface OutputColumn {
+	name: string;
+	/** Copy/mod inputs; empty for a literal-only column (or an untraced one, listed in `untraced`). */
+	inputs: InputColumn[];
+}
+
+export interface Untraced {
+	column: string;
+	reason: string;
+}
+
+export interface InferredEdge {
+	fromNode: string;
+	fromColumn: string;
+	toColumn: string;
+	kind: InferredKind;
+}
+
+interface Traced {
+	columns: OutputColumn[];
+	/** Columns read only to filter, join or group: by the engine's convention they are `scan` into every output. */
+	scanned: { node: string; column: string }[];
+	/** Things that did not stop the model's columns from being traced (e.g. a filter on an unknown column). */
+	warnings: string[];
+}
+
+export type InferResult =
+	| ({ outcome: 'analyzed' } & Traced)
+	| ({ outcome: 'partial'; untraced: Untraced[] } & Traced)
+	| { outcome: 'failed'; message: string; line: number | null; column: number | null };
