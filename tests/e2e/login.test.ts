@@ -4,7 +4,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiLogin, launchBrowser, screenshotDir, startApp, stopProcess, type RunningApp } from './server';
+import { apiLogin, gotoHydrated, launchBrowser, screenshotDir, startApp, stopProcess, type RunningApp } from './server';
 
 describe('signing in (chromium, built app, embedded database)', () => {
 	let app: RunningApp;
@@ -36,7 +36,7 @@ describe('signing in (chromium, built app, embedded database)', () => {
 
 	it('a wrong password shows one generic message', async () => {
 		const page = await browser.newPage();
-		await page.goto(`${app.url}/login`);
+		await gotoHydrated(page, `${app.url}/login`);
 		await page.getByLabel('Username').fill('admin');
 		await page.getByLabel('Password').fill('not the password');
 		await page.getByRole('button', { name: 'Sign in' }).click();
@@ -48,7 +48,7 @@ describe('signing in (chromium, built app, embedded database)', () => {
 	it('repeated failures are refused for a while with 429, and the form says so', async () => {
 		// Another username than the tests' own: this pair's wait must not slow the other journeys.
 		const page = await browser.newPage();
-		await page.goto(`${app.url}/login`);
+		await gotoHydrated(page, `${app.url}/login`);
 		// The enhanced form posts with fetch; kit answers 200 with the action's status inside.
 		const answers: { status: number; retryAfter?: string }[] = [];
 		page.on('response', async (r) => {
@@ -89,8 +89,8 @@ describe('signing in (chromium, built app, embedded database)', () => {
 		const errors: string[] = [];
 		page.on('pageerror', (e) => errors.push(e.message));
 		page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-		await page.goto(`${app.url}/`);
-		await page.waitForURL(/\/login/);
+		await gotoHydrated(page, `${app.url}/`);
+		expect(new URL(page.url()).pathname).toBe('/login');
 		await page.getByLabel('Username').fill('admin');
 		await page.getByLabel('Password').fill('correct horse battery staple');
 		await page.getByRole('button', { name: 'Sign in' }).click();

@@ -10,7 +10,7 @@ import { networkInterfaces, tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, launchBrowser, screenshotDir, stopProcess } from './server';
+import { freePort, gotoHydrated, launchBrowser, screenshotDir, stopProcess } from './server';
 
 const CHECKOUT_ENTRIES = ['build', 'scripts', 'drizzle', 'node_modules', 'package.json'];
 
@@ -33,8 +33,8 @@ async function waitForListening(proc: ChildProcess, output: () => string): Promi
 }
 
 async function signInThroughForm(page: Page, origin: string, password: string): Promise<void> {
-	await page.goto(`${origin}/`);
-	await page.waitForURL(/\/login/);
+	await gotoHydrated(page, `${origin}/`);
+	expect(new URL(page.url()).pathname).toBe('/login');
 	await page.getByLabel('Username').fill('admin');
 	await page.getByLabel('Password').fill(password);
 	await page.getByRole('button', { name: 'Sign in' }).click();

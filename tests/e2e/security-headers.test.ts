@@ -4,7 +4,7 @@
 // login form) with no violation reported.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiLogin, launchBrowser, startApp, type RunningApp } from './server';
+import { apiLogin, gotoHydrated, launchBrowser, startApp, type RunningApp } from './server';
 import { Api, seededRuns } from './support';
 
 const COMMON = {
@@ -98,7 +98,7 @@ describe('security headers (built app, chromium)', () => {
 		const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 } });
 		const page = await ctx.newPage();
 		const violations = await watchViolations(page);
-		await page.goto(`${app.url}/login?next=${encodeURIComponent('/w/demo/pipeline/demo')}`);
+		await gotoHydrated(page, `${app.url}/login?next=${encodeURIComponent('/w/demo/pipeline/demo')}`);
 		await page.getByLabel('Username').fill('admin');
 		await page.getByLabel('Password').fill('correct horse battery staple');
 		await page.getByRole('button', { name: 'Sign in' }).click();

@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -128,3 +128,12 @@ export async function apiLogin(url: string, username = 'admin', password = 'corr
 }
 
 export const screenshotDir = path.resolve('test-results/screenshots');
+
+/**
+ * Opens `url` and waits until the app has hydrated (the root layout marks it): input typed
+ * before then may be reset by hydration, which on a loaded machine comes after the load event.
+ */
+export async function gotoHydrated(page: Page, url: string): Promise<void> {
+	await page.goto(url);
+	await page.locator('html[data-hydrated]').waitFor({ state: 'attached' });
+}

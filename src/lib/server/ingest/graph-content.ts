@@ -6,7 +6,8 @@ import type { ColumnEdgeRow, GraphContent, NodeRow } from '../repo/graph';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { IngestError } from './errors';
 import { requireManifestBytes } from '../limits';
-import { parseManifest, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
+import { decodeUtf8Bytes, parseManifestBytes } from './manifest-thread';
+import { type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from './profile';
 
 export interface UploadedFile {
@@ -48,11 +49,7 @@ export interface BuiltGraph {
 const fmt = (n: number) => n.toLocaleString('en-US');
 
 export function decodeUtf8(f: UploadedFile): string {
-	try {
-		return new TextDecoder('utf-8', { fatal: true }).decode(f.bytes);
-	} catch {
-		throw new IngestError(f.name, 'is not UTF-8 text (expected dbt JSON)');
-	}
+	return decodeUtf8Bytes(f.bytes, f.name);
 }
 
 /**
@@ -68,7 +65,7 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 	};
 	const p = input.profile;
 	requireManifestBytes(input.manifest.name, input.manifest.bytes.length);
-	const parsed = parseManifest(decodeUtf8(input.manifest), {
+	const parsed = await parseManifestBytes(input.manifest.bytes, {
 		fileName: input.manifest.name,
 		warehouse: input.warehouse,
 		defaultDatabase: input.defaultDatabase,

@@ -1,6 +1,7 @@
 // `npm run worker`: a job worker process of its own (built to build/worker.js). Scaling out is
 // starting more of these against one Postgres. SIGTERM/SIGINT stop it cleanly: no new claims,
 // the jobs in flight are stopped (their dbt process groups killed) and marked failed.
+import { isMainThread } from 'node:worker_threads';
 import { openDatabase } from '../db';
 import { Worker } from './worker';
 
@@ -35,7 +36,9 @@ async function main(): Promise<void> {
 	process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-main().catch((e) => {
+// This bundle is also what a manifest-parse thread loads (ingest/manifest-thread.ts runs its own
+// module, bundled here): a thread must not start a second worker.
+if (isMainThread) main().catch((e) => {
 	process.stderr.write(`worker: ${(e as Error).stack ?? e}\n`);
 	process.exit(1);
 });

@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { afterEach, expect, it } from 'vitest';
+import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
+import { IngestError } from './errors';
+import { parseManifest } from './manifest';
+import { manifestThreadBytes, parseManifestBytes } from './manifest-thread';
+
+const REAL = ['jaffle-shop-1.12-duckdb-docs-generate', 'fivetran-sap-1.10.10-v12', 'jaffle-shop-1.9-bigquery-build'];
+const opts = { fileName: 'manifest.json', warehouse: 'main', defaultDatabase: null, selection: {} };
+
+describeFixtures('manifests parsed on a worker thread', () => {
+	const saved = process.env.TRIBUTARY_MAX_MANIFEST_NODES;
+	afterEach(() => {
+		if (saved === undefined) delete process.env.TRIBUTARY_MAX_MANIFEST_NODES;
+		else process.env.TRIBUTARY_MAX_MANIFEST_NODES = saved;
+	});
+
+	it.each(REAL)('%s: the thread gives the graph the request thread gives', async (name) => {
+		const bytes = readFileSync(fixture(name, 'manifest.json'));
+		const inline = parseManifest(bytes.toString('utf8'), opts);
+		let parsedSignalled = false;
+		// threadBytes 0: every manifest goes to the thread.
+		const threaded = await parseManifestBytes(new Uint8Array(bytes), { ...opts, onParsed: () => (parsedSignalled = true) }, 0);
+		expect(threaded).toEqual(inline);
+		expect(threaded.nodes.length).toBeGreaterThan(10);
+		expect(parsedSignalled).toBe(true);
+	});
+
+	const refusals = [
+		{ name: 'not UTF-8', bytes: () => new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), status: 400, message: /^manifest\.json: is not UTF-8 text/ },
+		{ name: 'truncated JSON', bytes: () => new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')).subarray(0, 5000)), status: 400, message: /^manifest\.json: / },
+		{
+			name: 'over the node limit (read from the environment by the thread)',
+			bytes: () => new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json'))),
+			env: '10',
+			status: 413,
+			message: /TRIBUTARY_MAX_MANIFEST_NODES/
+		}
+	];
+	it.each(refusals)('refuses $name with the same IngestError inline and on the thread', async ({ bytes, env, status, message }) => {
+		if (env) process.env.TRIBUTARY_MAX_MANIFEST_NODES = env;
+		for (const threadBytes of [Number.MAX_SAFE_INTEGER, 0]) {
+			const error = await parseManifestBytes(bytes(), opts, threadBytes).then(
+				() => null,
+				(e: unknown) => e
+			);
+			expect(error).toBeInstanceOf(IngestError);
+			expect((error as IngestError).status).toBe(status);
+			expect((error as IngestError).message).toMatch(message);
+		}
+	});
+});
+
+it.each([
+	{ env: undefined, mb: 8 },
+	{ env: '', mb: 8 },
+	{ env: '0', mb: 0 },
+	{ env: '32', mb: 32 },
+	{ env: 'lots', mb: 8 }
+])('TRIBUTARY_MANIFEST_THREAD_MB=$env sends manifests of $mb MB and more to the thread', ({ env, mb }) => {
+	expect(manifestThreadBytes({ TRIBUTARY_MANIFEST_THREAD_MB: env })).toBe(mb * 1024 * 1024);
+});
