@@ -5,8 +5,16 @@
 //   click → repaint  a click's event time until a timer queued from the next frame
 import type { Page } from 'playwright-core';
 
-// Page-side code is sent as strings: the test transpiler may wrap functions in helpers that do
-// not exist in the page.
+// What INIT and the probes below leave on the page's window. waitForFunction's predicates are
+// one-expression arrow functions, not strings: a string predicate is compiled in the page, which
+// its Content-Security-Policy refuses.
+interface ProbeWindow {
+	__canvas?: { firstCard: number | null; moved: number | null };
+	__click?: number | null;
+}
+
+// Other page-side code is sent as strings: the test transpiler may wrap functions in helpers
+// that do not exist in the page (and Runtime.evaluate is not subject to the page's policy).
 const INIT = `
 window.__canvas = { firstCard: null };
 (function poll() {
@@ -50,7 +58,7 @@ async function emptySpot(page: Page): Promise<{ x: number; y: number }> {
 export async function measureOpen(page: Page, url: string): Promise<OpenTiming> {
 	await page.addInitScript(INIT);
 	await page.goto(url);
-	await page.waitForFunction('window.__canvas && window.__canvas.firstCard !== null', undefined, { timeout: 120_000 });
+	await page.waitForFunction(() => Boolean((window as unknown as ProbeWindow).__canvas) && (window as unknown as ProbeWindow).__canvas!.firstCard !== null, undefined, { timeout: 120_000 });
 	const firstCardMs = (await page.evaluate('window.__canvas.firstCard')) as number;
 	const { x, y } = await emptySpot(page);
 	await page.evaluate(`(() => {
@@ -66,7 +74,7 @@ export async function measureOpen(page: Page, url: string): Promise<OpenTiming> 
 	await page.mouse.down();
 	for (let i = 1; i <= 10; i++) await page.mouse.move(x + i * 12, y + i * 6);
 	await page.mouse.up();
-	await page.waitForFunction('window.__canvas.moved !== null', undefined, { timeout: 30_000 });
+	await page.waitForFunction(() => (window as unknown as ProbeWindow).__canvas!.moved !== null, undefined, { timeout: 30_000 });
 	const interactiveMs = (await page.evaluate('window.__canvas.moved')) as number;
 	const counts = (await page.evaluate(`({
 		cards: document.querySelectorAll('.svelte-flow__node:not(.svelte-flow__node-frame)').length,
@@ -104,6 +112,6 @@ export async function clickToRepaint(page: Page, selector: string): Promise<numb
 		}, { capture: true, once: true });
 	})()`);
 	await page.locator(selector).first().click();
-	await page.waitForFunction('window.__click !== null', undefined, { timeout: 30_000 });
+	await page.waitForFunction(() => (window as unknown as ProbeWindow).__click !== null, undefined, { timeout: 30_000 });
 	return Math.round((await page.evaluate('window.__click')) as number);
 }
