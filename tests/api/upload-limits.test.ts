@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { testBackends } from '../support/db';
-import { fixture } from '../support/fixtures';
+import { describeFixtures, fixture } from '../support/fixtures';
 import { buildLineageWorld, WS, type LineageWorld } from '../support/lineage-world';
 
 const MANIFEST = `${fixture('jaffle-shop-1.12-duckdb-docs-generate')}/manifest.json`;
@@ -28,67 +28,70 @@ const producer = (n: number, filler = 0) =>
 		'select 1 as c0'
 	].join('\n');
 
-describe.each(testBackends())('upload limits ($name)', (backend) => {
-	let w: LineageWorld;
-	const manifestBytes = new Uint8Array(readFileSync(MANIFEST));
-	const raw = JSON.parse(new TextDecoder().decode(manifestBytes));
-	// Counted from the file itself: every entry of nodes, sources and unit_tests.
-	const rawNodes = Object.keys(raw.nodes).length + Object.keys(raw.sources ?? {}).length + Object.keys(raw.unit_tests ?? {}).length;
+// The real jaffle-shop manifest is read while collecting: without the fixtures, nothing is.
+describeFixtures('upload limits', () => {
+	describe.each(testBackends())('upload limits ($name)', (backend) => {
+		let w: LineageWorld;
+		const manifestBytes = new Uint8Array(readFileSync(MANIFEST));
+		const raw = JSON.parse(new TextDecoder().decode(manifestBytes));
+		// Counted from the file itself: every entry of nodes, sources and unit_tests.
+		const rawNodes = Object.keys(raw.nodes).length + Object.keys(raw.sources ?? {}).length + Object.keys(raw.unit_tests ?? {}).length;
 
-	const versionsAt = async (path: string) => (await w.h.rows<{ n: number }>(sql`select count(*)::int as n from script where workspace = ${WS} and path = ${path}`))[0].n;
+		const versionsAt = async (path: string) => (await w.h.rows<{ n: number }>(sql`select count(*)::int as n from script where workspace = ${WS} and path = ${path}`))[0].n;
 
-	beforeAll(async () => {
-		w = await buildLineageWorld(await backend.open());
-	}, 120_000);
+		beforeAll(async () => {
+			w = await buildLineageWorld(await backend.open());
+		}, 120_000);
 
-	afterEach(() => {
-		for (const v of LIMIT_VARS) delete process.env[v];
-	});
+		afterEach(() => {
+			for (const v of LIMIT_VARS) delete process.env[v];
+		});
 
-	afterAll(async () => {
-		w?.restoreEnv();
-		await w?.h.close();
-	});
+		afterAll(async () => {
+			w?.restoreEnv();
+			await w?.h.close();
+		});
 
-	it.each(['deploy', 'preview'])('a manifest over the node limit: %s answers 413 naming it, nothing stored', async (kind) => {
-		process.env.TRIBUTARY_MAX_MANIFEST_NODES = String(rawNodes - 1);
-		const r = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/${kind}`, { form: deployForm('f/analytics/limited', manifestBytes) });
-		expect(r.status, JSON.stringify(r.body)).toBe(413);
-		expect(r.body.error).toBe(`manifest.json: ${rawNodes.toLocaleString('en-US')} nodes is over the limit of ${(rawNodes - 1).toLocaleString('en-US')} nodes (TRIBUTARY_MAX_MANIFEST_NODES)`);
-		expect(await versionsAt('f/analytics/limited')).toBe(0);
-	});
+		it.each(['deploy', 'preview'])('a manifest over the node limit: %s answers 413 naming it, nothing stored', async (kind) => {
+			process.env.TRIBUTARY_MAX_MANIFEST_NODES = String(rawNodes - 1);
+			const r = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/${kind}`, { form: deployForm('f/analytics/limited', manifestBytes) });
+			expect(r.status, JSON.stringify(r.body)).toBe(413);
+			expect(r.body.error).toBe(`manifest.json: ${rawNodes.toLocaleString('en-US')} nodes is over the limit of ${(rawNodes - 1).toLocaleString('en-US')} nodes (TRIBUTARY_MAX_MANIFEST_NODES)`);
+			expect(await versionsAt('f/analytics/limited')).toBe(0);
+		});
 
-	it('a manifest over the byte limit answers 413 naming it and the size found', async () => {
-		process.env.TRIBUTARY_MAX_MANIFEST_MB = '0.5';
-		const r = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: deployForm('f/analytics/limited', manifestBytes) });
-		expect(r.status, JSON.stringify(r.body)).toBe(413);
-		expect(r.body.error).toBe(`manifest.json: ${(manifestBytes.length / 1024 / 1024).toFixed(1)} MB is over the manifest size limit of 0.5 MB (TRIBUTARY_MAX_MANIFEST_MB)`);
-		expect(await versionsAt('f/analytics/limited')).toBe(0);
-	});
+		it('a manifest over the byte limit answers 413 naming it and the size found', async () => {
+			process.env.TRIBUTARY_MAX_MANIFEST_MB = '0.5';
+			const r = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: deployForm('f/analytics/limited', manifestBytes) });
+			expect(r.status, JSON.stringify(r.body)).toBe(413);
+			expect(r.body.error).toBe(`manifest.json: ${(manifestBytes.length / 1024 / 1024).toFixed(1)} MB is over the manifest size limit of 0.5 MB (TRIBUTARY_MAX_MANIFEST_MB)`);
+			expect(await versionsAt('f/analytics/limited')).toBe(0);
+		});
 
-	it('the same manifest at its exact node count deploys', async () => {
-		process.env.TRIBUTARY_MAX_MANIFEST_NODES = String(rawNodes);
-		const r = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: deployForm('f/analytics/limited', manifestBytes) });
-		expect(r.status, JSON.stringify(r.body)).toBe(201);
-		expect(await versionsAt('f/analytics/limited')).toBe(1);
-	});
+		it('the same manifest at its exact node count deploys', async () => {
+			process.env.TRIBUTARY_MAX_MANIFEST_NODES = String(rawNodes);
+			const r = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: deployForm('f/analytics/limited', manifestBytes) });
+			expect(r.status, JSON.stringify(r.body)).toBe(201);
+			expect(await versionsAt('f/analytics/limited')).toBe(1);
+		});
 
-	it('a producer over the annotation limit answers 413 naming it and the count found, nothing stored', async () => {
-		process.env.TRIBUTARY_MAX_PRODUCER_ANNOTATIONS = '5';
-		const refused = await w.c.alice.post(`/api/w/${WS}/scripts/sql/deploy`, { path: 'f/analytics/limited_sql', content: producer(6) });
-		expect(refused.status, JSON.stringify(refused.body)).toBe(413);
-		expect(refused.body.error).toBe('content: 7 annotations is over the limit of 5 (TRIBUTARY_MAX_PRODUCER_ANNOTATIONS)');
-		expect(await versionsAt('f/analytics/limited_sql')).toBe(0);
-		const ok = await w.c.alice.post(`/api/w/${WS}/scripts/sql/deploy`, { path: 'f/analytics/limited_sql', content: producer(4) });
-		expect(ok.status, JSON.stringify(ok.body)).toBe(201);
-	});
+		it('a producer over the annotation limit answers 413 naming it and the count found, nothing stored', async () => {
+			process.env.TRIBUTARY_MAX_PRODUCER_ANNOTATIONS = '5';
+			const refused = await w.c.alice.post(`/api/w/${WS}/scripts/sql/deploy`, { path: 'f/analytics/limited_sql', content: producer(6) });
+			expect(refused.status, JSON.stringify(refused.body)).toBe(413);
+			expect(refused.body.error).toBe('content: 7 annotations is over the limit of 5 (TRIBUTARY_MAX_PRODUCER_ANNOTATIONS)');
+			expect(await versionsAt('f/analytics/limited_sql')).toBe(0);
+			const ok = await w.c.alice.post(`/api/w/${WS}/scripts/sql/deploy`, { path: 'f/analytics/limited_sql', content: producer(4) });
+			expect(ok.status, JSON.stringify(ok.body)).toBe(201);
+		});
 
-	it('a producer over the byte limit answers 413 naming it and the size found', async () => {
-		process.env.TRIBUTARY_MAX_PRODUCER_KB = '2';
-		const content = producer(1, 3000);
-		const r = await w.c.alice.post(`/api/w/${WS}/scripts/sql/deploy`, { path: 'f/analytics/limited_big', content });
-		expect(r.status, JSON.stringify(r.body)).toBe(413);
-		expect(r.body.error).toBe(`content: ${Math.ceil(content.length / 1024)} KB is over the producer script limit of 2 KB (TRIBUTARY_MAX_PRODUCER_KB)`);
-		expect(await versionsAt('f/analytics/limited_big')).toBe(0);
+		it('a producer over the byte limit answers 413 naming it and the size found', async () => {
+			process.env.TRIBUTARY_MAX_PRODUCER_KB = '2';
+			const content = producer(1, 3000);
+			const r = await w.c.alice.post(`/api/w/${WS}/scripts/sql/deploy`, { path: 'f/analytics/limited_big', content });
+			expect(r.status, JSON.stringify(r.body)).toBe(413);
+			expect(r.body.error).toBe(`content: ${Math.ceil(content.length / 1024)} KB is over the producer script limit of 2 KB (TRIBUTARY_MAX_PRODUCER_KB)`);
+			expect(await versionsAt('f/analytics/limited_big')).toBe(0);
+		});
 	});
 });
