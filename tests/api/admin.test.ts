@@ -4,7 +4,7 @@ import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { getWarehouseWithSecrets } from '../../src/lib/server/repo/warehouses';
 import { removeMember } from '../../src/lib/server/repo/workspaces';
-import { ApiClient } from '../support/api';
+import { ApiClient, login, useInstanceAdmin } from '../support/api';
 import { testBackends } from '../support/db';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
@@ -15,14 +15,8 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 	let root: ApiClient;
 	let alice: ApiClient;
 	let carol: ApiClient;
-	const saved = { user: process.env.TRIBUTARY_ADMIN_USER, password: process.env.TRIBUTARY_ADMIN_PASSWORD };
+	let restoreAdmin: (() => void) | undefined;
 
-	async function login(username: string, password: string): Promise<ApiClient> {
-		const c = new ApiClient();
-		const r = await c.post('/api/auth/login', { username, password });
-		expect(r.status, JSON.stringify(r.body)).toBe(200);
-		return c;
-	}
 
 	async function mint(c: ApiClient, ws: string, body: Record<string, unknown>): Promise<string> {
 		const r = await c.post(`/api/w/${ws}/tokens`, body);
@@ -33,19 +27,12 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 	beforeAll(async () => {
 		h = await backend.open();
 		setDatabase(h);
-		process.env.TRIBUTARY_ADMIN_USER = ROOT.username;
-		process.env.TRIBUTARY_ADMIN_PASSWORD = ROOT.password;
+		restoreAdmin = useInstanceAdmin(ROOT);
 		await bootstrap(h);
 		root = await login(ROOT.username, ROOT.password);
 	});
 	afterAll(async () => {
-		for (const [k, v] of [
-			['TRIBUTARY_ADMIN_USER', saved.user],
-			['TRIBUTARY_ADMIN_PASSWORD', saved.password]
-		] as const) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
+		restoreAdmin?.();
 		await h?.close();
 	});
 

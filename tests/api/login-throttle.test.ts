@@ -8,33 +8,26 @@ import { DEFAULT_THROTTLE, LoginThrottle } from '../../src/lib/server/auth/throt
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { actions as loginActions } from '../../src/routes/login/+page.server';
-import { ApiClient, type ApiResponse } from '../support/api';
+import { ApiClient, type ApiResponse, useInstanceAdmin } from '../support/api';
 import { testBackends } from '../support/db';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
 
 describe.each(testBackends())('login throttling on $name', (backend) => {
 	let h: Database;
-	const saved = { user: process.env.TRIBUTARY_ADMIN_USER, password: process.env.TRIBUTARY_ADMIN_PASSWORD };
+	let restoreAdmin: (() => void) | undefined;
 
 	beforeAll(async () => {
 		h = await backend.open();
 		setDatabase(h);
-		process.env.TRIBUTARY_ADMIN_USER = ROOT.username;
-		process.env.TRIBUTARY_ADMIN_PASSWORD = ROOT.password;
+		restoreAdmin = useInstanceAdmin(ROOT);
 		await bootstrap(h);
 		const root = new ApiClient();
 		expect((await root.post('/api/auth/login', ROOT)).status).toBe(200);
 		expect((await root.post('/api/workspaces', { id: 'acme', name: 'Acme' })).status).toBe(201);
 	});
 	afterAll(async () => {
-		for (const [k, v] of [
-			['TRIBUTARY_ADMIN_USER', saved.user],
-			['TRIBUTARY_ADMIN_PASSWORD', saved.password]
-		] as const) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
+		restoreAdmin?.();
 		await h?.close();
 	});
 
@@ -159,8 +152,10 @@ describe.each(testBackends())('login throttling on $name', (backend) => {
 		};
 		const known = await median(() => checkCredentials(ROOT.username, 'a-wrong-password'));
 		const unknown = await median(() => checkCredentials('no-such-user', 'a-wrong-password'));
-		expect(unknown / known).toBeGreaterThan(0.5);
-		expect(unknown / known).toBeLessThan(2);
+		// Loose bounds: a loaded machine skews single timings, but an unknown username answered
+		// without scrypt would be a thousand times cheaper than a known one.
+		expect(unknown / known).toBeGreaterThan(0.25);
+		expect(unknown / known).toBeLessThan(4);
 		// And through the gate: an unknown username is throttled like a known one.
 		const t = setLoginThrottle(new LoginThrottle({ ...DEFAULT_THROTTLE, pair: { ...DEFAULT_THROTTLE.pair, free: 1 } }));
 		try {

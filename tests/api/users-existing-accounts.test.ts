@@ -8,7 +8,7 @@ import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { findAccountByUsername } from '../../src/lib/server/repo/accounts';
 import { actions as settingsActions } from '../../src/routes/w/[ws]/settings/+page.server';
-import { ApiClient } from '../support/api';
+import { ApiClient, login, useInstanceAdmin } from '../support/api';
 import { testBackends } from '../support/db';
 
 const ROOT = { username: 'root', password: 'root-password-1' };
@@ -17,14 +17,8 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 	let h: Database;
 	let root: ApiClient;
 	let wanda: ApiClient;
-	const saved = { user: process.env.TRIBUTARY_ADMIN_USER, password: process.env.TRIBUTARY_ADMIN_PASSWORD };
+	let restoreAdmin: (() => void) | undefined;
 
-	async function login(username: string, password: string): Promise<ApiClient> {
-		const c = new ApiClient();
-		const r = await c.post('/api/auth/login', { username, password });
-		expect(r.status, JSON.stringify(r.body)).toBe(200);
-		return c;
-	}
 	const loginStatus = async (username: string, password: string) =>
 		(await new ApiClient().post('/api/auth/login', { username, password })).status;
 	const membersOf = async (ws: string) =>
@@ -33,8 +27,7 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 	beforeAll(async () => {
 		h = await backend.open();
 		setDatabase(h);
-		process.env.TRIBUTARY_ADMIN_USER = ROOT.username;
-		process.env.TRIBUTARY_ADMIN_PASSWORD = ROOT.password;
+		restoreAdmin = useInstanceAdmin(ROOT);
 		await bootstrap(h);
 		root = await login(ROOT.username, ROOT.password);
 		for (const id of ['acme', 'other']) expect((await root.post('/api/workspaces', { id, name: id })).status).toBe(201);
@@ -45,13 +38,7 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 		wanda = await login('wanda', 'wanda-password-1');
 	});
 	afterAll(async () => {
-		for (const [k, v] of [
-			['TRIBUTARY_ADMIN_USER', saved.user],
-			['TRIBUTARY_ADMIN_PASSWORD', saved.password]
-		] as const) {
-			if (v === undefined) delete process.env[k];
-			else process.env[k] = v;
-		}
+		restoreAdmin?.();
 		await h?.close();
 	});
 

@@ -1,6 +1,7 @@
 // Calls the app's real route handlers in-process, through the real `handle` hook, against the
 // database the test opened (setDatabase). No HTTP server: fast enough to run the gate matrix on
 // both databases. The browser tests (tests/e2e) cover the real HTTP server.
+import { expect } from 'vitest';
 import type { Cookies, Handle, RequestEvent } from '@sveltejs/kit';
 import { handle } from '../../src/hooks.server';
 
@@ -189,4 +190,28 @@ export class ApiClient {
 	post<T = any>(path: string, body?: unknown, opts: CallOptions = {}) {
 		return this.call<T>('POST', path, { ...opts, body });
 	}
+}
+
+/**
+ * Names the instance admin that `bootstrap` creates on an empty database
+ * (TRIBUTARY_ADMIN_USER/PASSWORD); returns what puts the previous values back.
+ */
+export function useInstanceAdmin(admin: { username: string; password: string }): () => void {
+	const saved = { TRIBUTARY_ADMIN_USER: process.env.TRIBUTARY_ADMIN_USER, TRIBUTARY_ADMIN_PASSWORD: process.env.TRIBUTARY_ADMIN_PASSWORD };
+	process.env.TRIBUTARY_ADMIN_USER = admin.username;
+	process.env.TRIBUTARY_ADMIN_PASSWORD = admin.password;
+	return () => {
+		for (const [name, value] of Object.entries(saved)) {
+			if (value === undefined) delete process.env[name];
+			else process.env[name] = value;
+		}
+	};
+}
+
+/** Signs in through POST /api/auth/login (the test worlds' passwords are `<name>-password-1`). */
+export async function login(username: string, password = `${username}-password-1`): Promise<ApiClient> {
+	const c = new ApiClient();
+	const r = await c.post('/api/auth/login', { username, password });
+	expect(r.status, JSON.stringify(r.body)).toBe(200);
+	return c;
 }

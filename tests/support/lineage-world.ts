@@ -13,7 +13,7 @@ import { insertJob, type NewJob } from '../../src/lib/server/repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, type AssetUse } from '../../src/lib/server/repo/scripts';
 import { producerColumnLineage, ZERO_UUID } from '../../src/lib/server/schema';
 import { hashToHex, hexToHash } from '../../src/lib/types/script-hash';
-import { ApiClient } from './api';
+import { ApiClient, login, useInstanceAdmin } from './api';
 import { fixture } from './fixtures';
 
 export const WS = 'acme';
@@ -50,12 +50,7 @@ async function ok(p: Promise<{ status: number; body: unknown }>): Promise<any> {
 	return r.body;
 }
 
-export async function login(username: string, password = `${username}-password-1`): Promise<ApiClient> {
-	const c = new ApiClient();
-	const r = await c.post('/api/auth/login', { username, password });
-	expect(r.status, JSON.stringify(r.body)).toBe(200);
-	return c;
-}
+export { login };
 
 export function node(uniqueId: string, assetPath: string | null, extra: Partial<NodeRow> = {}): NodeRow {
 	const name = uniqueId.split('.').pop()!;
@@ -203,10 +198,8 @@ function form(fields: Record<string, string | Uint8Array>, names: Record<string,
 }
 
 export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
-	const saved = { user: process.env.TRIBUTARY_ADMIN_USER, password: process.env.TRIBUTARY_ADMIN_PASSWORD };
 	setDatabase(h);
-	process.env.TRIBUTARY_ADMIN_USER = ROOT.username;
-	process.env.TRIBUTARY_ADMIN_PASSWORD = ROOT.password;
+	const restoreAdmin = useInstanceAdmin(ROOT);
 	await bootstrap(h, { log: () => {} });
 	const root = await login(ROOT.username, ROOT.password);
 	await ok(root.post('/api/workspaces', { id: WS, name: 'Acme' }));
@@ -313,15 +306,7 @@ export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
 			return new ApiClient().withBearer(r.body.token);
 		},
 		manifest: JSON.parse(new TextDecoder().decode(manifestBytes)),
-		restoreEnv() {
-			for (const [k, v] of [
-				['TRIBUTARY_ADMIN_USER', saved.user],
-				['TRIBUTARY_ADMIN_PASSWORD', saved.password]
-			] as const) {
-				if (v === undefined) delete process.env[k];
-				else process.env[k] = v;
-			}
-		}
+		restoreEnv: restoreAdmin
 	};
 }
 
