@@ -87,14 +87,14 @@ export async function run(): Promise<BenchResult> {
 						if (await page.locator('[data-testid=group-card]').count()) {
 							const t0 = Date.now();
 							await page.locator('[data-testid=group-card]').first().click();
-							await page.waitForFunction(`Number(document.querySelector('[data-testid=canvas]').getAttribute('data-cards')) !== ${before}`, undefined, { timeout: 60_000 });
+							await page.waitForFunction((cards) => Number(document.querySelector('[data-testid=canvas]')!.getAttribute('data-cards')) !== cards, before, { timeout: 60_000 });
 							s.openGroupMs = Date.now() - t0;
 						}
 						const box = page.getByRole('searchbox', { name: /search relations/i });
 						await box.fill('int_');
 						await box.press('Enter');
-						await page.waitForFunction(`document.querySelector('[data-testid=details-pane]')?.getAttribute('data-path')?.includes('int_')`, undefined, { timeout: 60_000 });
-						await page.waitForFunction(`['ready','empty'].includes(document.querySelector('[data-testid=trace-section]')?.getAttribute('data-trace-state'))`, undefined, { timeout: 60_000 });
+						await page.waitForFunction(() => document.querySelector('[data-testid=details-pane]')?.getAttribute('data-path')?.includes('int_'), undefined, { timeout: 60_000 });
+						await page.waitForFunction(() => ['ready', 'empty'].includes(document.querySelector('[data-testid=trace-section]')?.getAttribute('data-trace-state') ?? ''), undefined, { timeout: 60_000 });
 						const ready = (await page.getByTestId('trace-section').getAttribute('data-trace-state')) === 'ready';
 						if (ready) {
 							const bar = (await page.locator('[data-testid=column-trace] .bar span').first().textContent()) ?? '';
