@@ -8,6 +8,7 @@ import { describeAssets, lineageOwners } from '../../src/lib/server/repo/lineage
 import type { DbtProvenance } from '../../src/lib/types/asset-graph';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
+import { needFixtures } from '../support/fixtures';
 import { buildLineageWorld, hex, LEDGER, SECRET, SHOP, WS, type LineageWorld } from '../support/lineage-world';
 
 /**
@@ -115,7 +116,8 @@ interface Caller {
 	viewToken?: string;
 }
 
-describe.each(testBackends())('page endpoints gate matrix ($name)', (backend) => {
+// The lineage world deploys the real jaffle-shop manifest.
+describe.skipIf(!needFixtures('the page endpoints gate matrix')).each(testBackends())('page endpoints gate matrix ($name)', (backend) => {
 	let w: LineageWorld;
 	const callers = new Map<CallerKey, Caller>();
 

@@ -13,6 +13,7 @@ import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
 import { actions, load } from '../../src/routes/w/[ws]/settings/+page.server';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
+import { needFixtures } from '../support/fixtures';
 import { pageEventOf, pageOutcome } from '../support/pages';
 import { buildLineageWorld, JAFFLE, SHOP, WS, type Caller, type LineageWorld } from '../support/lineage-world';
 
@@ -37,7 +38,8 @@ const CALLERS: [string, Caller, string[] | null][] = [
 	['alice token tokens:read', 'alice', ['tokens:read']]
 ];
 
-describe.each(testBackends())('page gates ($name)', (backend) => {
+// The lineage world deploys the real jaffle-shop manifest.
+describe.skipIf(!needFixtures('the page gates')).each(testBackends())('page gates ($name)', (backend) => {
 	let w: LineageWorld;
 	const clients = new Map<string, ApiClient>();
 
