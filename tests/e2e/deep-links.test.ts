@@ -4,35 +4,20 @@
 // state, a share link keeps its token beside them, and a link naming what this viewer's graph
 // does not hold (missing, hidden, or hostile markup) opens the page with one notice.
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../src/lib/server/demo/generator';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { Api, deployProject, seededRuns, signedInContext } from './support';
+import { Api, deployProject, openCanvas, seededRuns, shot, signedInContext, watchErrors } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 const NOT_FOUND_RELATION = 'The linked relation was not found in this graph.';
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`) });
-
-function watchErrors(page: Page): string[] {
-	const errors: string[] = [];
-	page.on('pageerror', (e) => errors.push(e.message));
-	page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-	return errors;
-}
 
 const link = (base: string, params: Record<string, string>) => {
 	const u = new URL(base);
 	for (const [k, v] of Object.entries(params)) u.searchParams.set(k, v);
 	return u.href;
 };
-
-async function openCanvas(page: Page, url: string): Promise<void> {
-	await page.goto(url);
-	await page.locator('[data-testid=card], [data-testid=group-card]').first().waitFor({ timeout: 60_000 });
-}
 
 /** The pane's trace has exactly `column` of `asset` pressed, every other column not. */
 async function expectTraced(pane: Locator, asset: string, column: string): Promise<void> {

@@ -4,29 +4,14 @@
 // table and share links, the same run opened through a public link with no session, and the
 // project page. Every journey leaves a screenshot in test-results/screenshots.
 import { mkdirSync } from 'node:fs';
-import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
 import { generateProject } from '../../src/lib/server/demo/generator';
-import { Api, deployProducers, deployProject, seededRuns, signedInContext, totalsLine } from './support';
+import { Api, deployProducers, deployProject, openCanvas, seededRuns, shot, signedInContext, totalsLine, watchErrors } from './support';
 
 // Authored text of the demo project: a share-link viewer's page must contain none of it.
 const AUTHORED = ["ref('stg_orders')", 'Orders with their item count', 'Customers with their order history', 'Primary key of the order'];
-
-const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`) });
-
-function watchErrors(page: Page): string[] {
-	const errors: string[] = [];
-	page.on('pageerror', (e) => errors.push(e.message));
-	page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
-	return errors;
-}
-
-async function openCanvas(page: Page, url: string): Promise<void> {
-	await page.goto(url);
-	await page.locator('[data-testid=card], [data-testid=group-card]').first().waitFor({ timeout: 60_000 });
-}
 
 describe('pages (chromium, built app, demo workspace)', () => {
 	let app: RunningApp;

@@ -2,11 +2,11 @@
 // seeded runs, a big project), and a browser context carrying the session.
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
-import { NO_KEEP_ALIVE } from './server';
+import { NO_KEEP_ALIVE, screenshotDir } from './server';
 import { SANDBOX_INPUTS } from '../support/sandbox-inputs';
 
 export class Api {
@@ -114,4 +114,21 @@ export async function signedInContext(browser: Browser, url: string, cookie: str
 	const [name, value] = cookie.split('=');
 	await ctx.addCookies([{ name, value, url }]);
 	return ctx;
+}
+
+/** A screenshot of the page's viewport, test-results/screenshots/<name>.png. */
+export const shot = (page: Page, name: string) => page.screenshot({ path: path.join(screenshotDir, `${name}.png`) });
+
+/** The page's uncaught errors and console errors, collected as they happen. */
+export function watchErrors(page: Page): string[] {
+	const errors: string[] = [];
+	page.on('pageerror', (e) => errors.push(e.message));
+	page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+	return errors;
+}
+
+/** Opens a canvas page and waits for its first card. */
+export async function openCanvas(page: Page, url: string): Promise<void> {
+	await page.goto(url);
+	await page.locator('[data-testid=card], [data-testid=group-card]').first().waitFor({ timeout: 60_000 });
 }

@@ -571,6 +571,15 @@ export function mayRun(p: Principal, path: string): boolean {
 }
 
 /**
+ * Deploying a script (a dbt deploy or preview, a producer): write access to its path (owner,
+ * folder writer, admin) and the token's `scripts:write` scope on it. One rule for every upload.
+ */
+export function requireScriptWrite(p: Principal, path: string): void {
+	if (!canWritePath(p, path)) throw forbidden(`you may not write ${path}`);
+	requireScope(p, 'scripts', 'write', path);
+}
+
+/**
  * Running a script, or recording a run of it: write access to its path (owner, folder writer,
  * admin) and the token's `jobs:run` scope on it. A caller who cannot even read the path learns
  * nothing about it (404); one who can read but not write is told why (403).

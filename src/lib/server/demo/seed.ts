@@ -4,7 +4,7 @@
 // two recorded runs of the project (one succeeded, one failed) and a preview of an unmerged
 // change. The runs and the preview go through the same service functions as POST jobs/record
 // and POST scripts/dbt/preview, behind the same gates, as the admin.
-import { buildPrincipal, canWritePath, requireRunAccess, requireScope, type Principal } from '../access';
+import { buildPrincipal, requireRunAccess, requireScriptWrite, type Principal } from '../access';
 import type { Database } from '../db';
 import { ingestUpload, type UploadRequest } from '../ingest/deploy';
 import { findAccountByUsername } from '../repo/accounts';
@@ -105,8 +105,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	const principal = await buildPrincipal({ accountId: admin.id, username: admin.username, instanceAdmin: admin.instanceAdmin, via: 'session' }, DEMO_WORKSPACE);
 	const succeeded = await recordDemoRun(h, principal, project);
 	const failed = await recordDemoRun(h, principal, failing);
-	if (!canWritePath(principal, DEMO_PROJECT_PATH)) throw new Error(`demo: the admin may not write ${DEMO_PROJECT_PATH}`);
-	requireScope(principal, 'scripts', 'write', DEMO_PROJECT_PATH);
+	requireScriptWrite(principal, DEMO_PROJECT_PATH);
 	const preview = await ingestUpload(h, {
 		workspace: DEMO_WORKSPACE,
 		path: DEMO_PROJECT_PATH,

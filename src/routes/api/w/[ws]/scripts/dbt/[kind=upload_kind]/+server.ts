@@ -1,8 +1,8 @@
 // POST scripts/dbt/deploy and scripts/dbt/preview: the same upload, stored as a new version or
 // as a preview graph reachable only through its job.
-import { canWritePath, requireScope, workspacePrincipal } from '$lib/server/access';
+import { requireScriptWrite, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
-import { forbidden, handleApi, jsonSafe } from '$lib/server/http';
+import { handleApi, jsonSafe } from '$lib/server/http';
 import { ingestUpload } from '$lib/server/ingest/deploy';
 import { readUploadForm, requireScriptPath } from '$lib/server/ingest/upload-form';
 import { gateUpload, readUploadHead } from '$lib/server/upload-head';
@@ -15,8 +15,7 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const head = await readUploadHead(event.request, event.url, 'a `manifest` file');
 	const path = gateUpload(head, (path) => {
 		requireScriptPath(path);
-		if (!canWritePath(p, path)) throw forbidden(`you may not write ${path}`);
-		requireScope(p, 'scripts', 'write', path);
+		requireScriptWrite(p, path);
 	});
 	const upload = await readUploadForm(head.request, { workspace: p.workspace, username: p.username, kind }, path);
 	return jsonSafe(await ingestUpload(await getDatabase(), upload), { status: 201 });

@@ -1,8 +1,8 @@
 // POST scripts/sql/deploy {path, content}: a producer script version, its lineage and its asset
 // usage (DESIGN.md §7, §8).
-import { canWritePath, mayReadPath, requireScope, workspacePrincipal } from '$lib/server/access';
+import { mayReadPath, requireScriptWrite, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
-import { badRequest, forbidden, handleApi, jsonSafe, readJsonObject } from '$lib/server/http';
+import { badRequest, handleApi, jsonSafe, readJsonObject } from '$lib/server/http';
 import { parseScriptPath } from '$lib/server/paths';
 import { requireProducerBody } from '$lib/server/limits';
 import { deploySqlScript } from '$lib/server/producers/deploy';
@@ -20,8 +20,7 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	if (typeof content !== 'string' || content.trim() === '') throw badRequest('content: the SQL script is required (a non-empty string)');
 	// Postgres text cannot hold NUL; refusing it here beats a failed insert.
 	if (content.includes('\u0000')) throw badRequest('content: the script contains a NUL character');
-	if (!canWritePath(p, path)) throw forbidden(`you may not write ${path}`);
-	requireScope(p, 'scripts', 'write', path);
+	requireScriptWrite(p, path);
 	const answer = await deploySqlScript(await getDatabase(), {
 		workspace: p.workspace,
 		path,
