@@ -1,4 +1,6 @@
 // Identity rules of DESIGN.md §3: workspace ids, script paths, folder names and usernames.
+import { badRequest } from './http';
+
 const SEGMENT = /^[A-Za-z0-9_-]+$/;
 const WORKSPACE_ID = /^[a-z0-9-]{1,50}$/;
 
@@ -30,4 +32,12 @@ export function parseScriptPath(path: unknown): ParsedPath | null {
 export function folderOf(path: string): string | null {
 	const p = parseScriptPath(path);
 	return p?.kind === 'folder' ? p.folder : null;
+}
+
+/** `path` when it is a script path, else a 400 naming the field (every upload's one message). */
+export function requireScriptPath(path: unknown): string {
+	if (!parseScriptPath(path)) {
+		throw badRequest(`path: must be u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-], at most ${MAX_PATH} characters`);
+	}
+	return path as string;
 }

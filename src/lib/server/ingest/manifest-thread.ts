@@ -72,7 +72,7 @@ function threadOf(input: ThreadInput): Worker {
 }
 
 /** Parses `bytes` on a worker thread with parseManifest's own errors; IngestErrors keep their status. */
-export function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions): Promise<ParsedGraph> {
+function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions): Promise<ParsedGraph> {
 	const input: ThreadInput = { tag: THREAD_TAG, bytes, opts };
 	return new Promise((resolve, reject) => {
 		const worker = threadOf(input);

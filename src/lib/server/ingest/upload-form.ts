@@ -1,7 +1,7 @@
 // Reads the multipart body of a deploy or preview: fields `path`, `descriptor`; files
 // `manifest` (required), `column_lineage`, `node_columns`, `run_results`, `project`.
 import { badRequest } from '../http';
-import { parseScriptPath } from '../paths';
+import { requireScriptPath } from '../paths';
 import type { UploadedFile, UploadRequest } from './deploy';
 
 const FILES = {
@@ -20,14 +20,6 @@ async function fileField(form: FormData, field: keyof typeof FILES): Promise<Upl
 		return { name: FILES[field], bytes: new TextEncoder().encode(v) };
 	}
 	return { name: v.name && v.name !== 'blob' ? v.name : FILES[field], bytes: new Uint8Array(await v.arrayBuffer()) };
-}
-
-/** A 400 naming the field unless `path` is a script path. */
-export function requireScriptPath(path: unknown): string {
-	if (typeof path !== 'string' || !parseScriptPath(path)) {
-		throw badRequest('path: must be u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-], at most 255 characters');
-	}
-	return path;
 }
 
 /**

@@ -4,7 +4,8 @@ import { requireScriptWrite, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
 import { ingestUpload } from '$lib/server/ingest/deploy';
-import { readUploadForm, requireScriptPath } from '$lib/server/ingest/upload-form';
+import { readUploadForm } from '$lib/server/ingest/upload-form';
+import { requireScriptPath } from '$lib/server/paths';
 import { gateUpload, readUploadHead } from '$lib/server/upload-head';
 import type { RequestHandler } from './$types';
 

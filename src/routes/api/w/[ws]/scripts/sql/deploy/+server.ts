@@ -3,7 +3,7 @@
 import { mayReadPath, requireScriptWrite, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi, jsonSafe, readJsonObject } from '$lib/server/http';
-import { parseScriptPath } from '$lib/server/paths';
+import { requireScriptPath } from '$lib/server/paths';
 import { requireProducerBody } from '$lib/server/limits';
 import { deploySqlScript } from '$lib/server/producers/deploy';
 import type { RequestHandler } from './$types';
@@ -12,10 +12,7 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
 	requireProducerBody(Number(event.request.headers.get('content-length') ?? 0));
 	const body = await readJsonObject(event.request);
-	const path = body.path;
-	if (typeof path !== 'string' || !parseScriptPath(path)) {
-		throw badRequest('path: must be u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-], at most 255 characters');
-	}
+	const path = requireScriptPath(body.path);
 	const content = body.content;
 	if (typeof content !== 'string' || content.trim() === '') throw badRequest('content: the SQL script is required (a non-empty string)');
 	// Postgres text cannot hold NUL; refusing it here beats a failed insert.
