@@ -3,7 +3,7 @@
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { authenticate } from '$lib/server/auth/authenticate';
 import { bootstrap, firstStartBanner } from '$lib/server/bootstrap';
-import { getDatabase } from '$lib/server/db';
+import { DATABASE_UNAVAILABLE_MESSAGE, getDatabase, isDatabaseUnavailable } from '$lib/server/db';
 import { errorResponse } from '$lib/server/http';
 import { requestOrigin } from '$lib/server/origin';
 import { withSecurityHeadersOn } from '$lib/server/security-headers';
@@ -50,7 +50,12 @@ function isFormContent(request: Request): boolean {
 }
 
 const authenticateAndCheckOrigin: Handle = async ({ event, resolve }) => {
-	event.locals.auth = await authenticate(event);
+	try {
+		event.locals.auth = await authenticate(event);
+	} catch (e) {
+		if (isDatabaseUnavailable(e)) return errorResponse(503, DATABASE_UNAVAILABLE_MESSAGE, { 'retry-after': '1' });
+		throw e;
+	}
 	if (!SAFE_METHODS.has(event.request.method)) {
 		const origin = event.request.headers.get('origin');
 		// A browser names the page's origin; a cookie-carrying write from another origin, or a

@@ -161,6 +161,32 @@ export async function copyRows(h: Database, tx: Tx, table: string, columns: read
 	await Promise.race([once(w, 'finish'), failed]);
 }
 
+// Errors that mean the database cannot be reached right now (a restart, a cut connection, a
+// refused connect), as opposed to a query that is wrong: answered 503, and the pool reconnects
+// on the next query by itself. Codes: SQLSTATE class 08 and 57P01–57P03, and postgres.js's own.
+const UNAVAILABLE_CODES = new Set([
+	'57P01',
+	'57P02',
+	'57P03',
+	'CONNECTION_CLOSED',
+	'CONNECTION_ENDED',
+	'CONNECTION_DESTROYED',
+	'CONNECT_TIMEOUT',
+	'ECONNREFUSED',
+	'ECONNRESET',
+	'EPIPE'
+]);
+
+export const DATABASE_UNAVAILABLE_MESSAGE = 'the database is unavailable right now; try again in a moment';
+
+export function isDatabaseUnavailable(e: unknown): boolean {
+	for (let cause: unknown = e, depth = 0; cause && depth < 4; cause = (cause as { cause?: unknown }).cause, depth++) {
+		const code = (cause as { code?: unknown }).code;
+		if (typeof code === 'string' && (UNAVAILABLE_CODES.has(code) || code.startsWith('08'))) return true;
+	}
+	return false;
+}
+
 const defaultMigrations = () => path.resolve(process.cwd(), 'drizzle');
 
 export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {

@@ -1,6 +1,7 @@
 // The API's error convention: every failure is `{"error": "..."}` with a 4xx/5xx status.
 // Routes throw ApiError (or call the helpers below); `handleApi` turns it into the response.
 import { json, type RequestEvent } from '@sveltejs/kit';
+import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db';
 
 export class ApiError extends Error {
 	constructor(
@@ -29,6 +30,7 @@ export function handleApi<E extends RequestEvent>(fn: (event: E) => Promise<Resp
 			return await fn(event);
 		} catch (e) {
 			if (e instanceof ApiError) return errorResponse(e.status, e.message, e.headers);
+			if (isDatabaseUnavailable(e)) return errorResponse(503, DATABASE_UNAVAILABLE_MESSAGE, { 'retry-after': '1' });
 			throw e;
 		}
 	};
