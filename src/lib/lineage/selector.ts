@@ -661,6 +661,9 @@ export type SelectorResult =
 
 export interface SelectorGraph {
 	nodes: readonly CanvasNodeLike[];
+	/** Node → its parents and its children (the canvas walks these for a selection's lineage). */
+	up: Map<string, string[]>;
+	down: Map<string, string[]>;
 	universe: SelectorUniverse;
 }
 
@@ -732,7 +735,7 @@ export function selectorGraph(nodes: readonly CanvasNodeLike[], edges: readonly 
 			source_status: 'it reads a previous sources.json'
 		}
 	};
-	return { nodes, universe };
+	return { nodes, up: parents, down: children, universe };
 }
 
 /** Name search: exact name, then prefix, then substring, case-insensitive; shorter names first within each. */
