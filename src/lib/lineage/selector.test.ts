@@ -116,6 +116,9 @@ const errors: { q: string; at: number; message: RegExp }[] = [
 	{ q: 'orders --exclude', at: 16, message: /followed by nothing/ },
 	{ q: 'a --exclude b --exclude c', at: 14, message: /given twice/ },
 	{ q: 'orders --full-refresh', at: 7, message: /not part of the selector syntax/ },
+	{ q: 'resource_type:modle', at: 14, message: /"modle" is not a dbt resource type/ },
+	{ q: 'test_type:big', at: 10, message: /not a test type/ },
+	{ q: 'source:a.b.c.d', at: 7, message: /a source is source, source.table or package.source.table/ },
 	{ q: 'tag:a state:modified', at: 6, message: /cannot be evaluated \(it compares against a previous manifest\)/ }
 ];
 

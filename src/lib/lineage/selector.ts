@@ -69,9 +69,14 @@ export const DBT_METHODS = [
 	'version',
 	'semantic_model',
 	'saved_query',
-	'unit_test',
-	'unique_id'
+	'unit_test'
 ] as const;
+
+/** Tributary's on both sides: a node by its unique id (what the run pages link by). */
+const OWN_METHODS = ['unique_id'];
+
+const RESOURCE_TYPES = ['model', 'seed', 'snapshot', 'source', 'test', 'unit_test', 'analysis', 'exposure', 'metric', 'semantic_model', 'saved_query', 'operation', 'function'];
+const TEST_TYPES = ['generic', 'singular', 'unit', 'schema', 'data'];
 
 export interface ParseOptions {
 	/** Methods beyond dbt's this caller evaluates (the canvas: `kind`, `column`). */
@@ -84,7 +89,7 @@ const DEPTH_LEAD = /^(\d*)\+/;
 const DEPTH_TRAIL = /\+(\d*)$/;
 
 export function parseSelector(text: string, opts: ParseOptions = {}): ParseResult {
-	const known = new Set<string>([...DBT_METHODS, ...(opts.extraMethods ?? [])]);
+	const known = new Set<string>([...DBT_METHODS, ...OWN_METHODS, ...(opts.extraMethods ?? [])]);
 	const ast: SelectorAst = { select: [], exclude: [] };
 	let into = ast.select;
 	const re = /\S+/g;
@@ -161,7 +166,13 @@ function parseAtom(raw: string, start: number, known: Set<string>): Atom | Selec
 		if (method === 'config.') return err('"config." needs a key, as in config.materialized', i, method.length);
 		if (value === '') return err(`"${method}:" needs a value`, valueAt, 1);
 	}
-	if (value.endsWith('.') && method !== 'path' && method !== 'file') return err('a name cannot end in "."', valueAt + value.length - 1, 1);
+	if (value.endsWith('.') && (method ?? defaultMethod(value)) !== 'path' && method !== 'file') return err('a name cannot end in "."', valueAt + value.length - 1, 1);
+	// dbt refuses these values itself rather than selecting nothing.
+	if (method === 'resource_type' && !RESOURCE_TYPES.includes(value)) {
+		return err(`"${value}" is not a dbt resource type (${RESOURCE_TYPES.join(', ')})`, valueAt, value.length);
+	}
+	if (method === 'test_type' && !TEST_TYPES.includes(value)) return err(`"${value}" is not a test type (generic, singular, unit)`, valueAt, value.length);
+	if (method === 'source' && value.split('.').length > 3) return err('a source is source, source.table or package.source.table', valueAt, value.length);
 	return { raw, start, method, value, parents, children, childrensParents };
 }
 
