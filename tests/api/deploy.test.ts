@@ -210,7 +210,10 @@ describeFixtures('deploy and preview', () => {
 				['a tar.gz escaping its directory', { manifest: manifestBytes, project: evilTarGz() }, 400, /project\.tar\.gz.*escapes/],
 				['a path outside u/ and f/', { manifest: manifestBytes, path: 'x/analytics/jaffle' }, 400, /^path/],
 				['a path with an empty segment', { manifest: manifestBytes, path: 'f/analytics//jaffle' }, 400, /^path/],
-				['no manifest', { manifest: undefined }, 400, /^manifest/]
+				['no manifest', { manifest: undefined }, 400, /^manifest/],
+				// The selector module's refusals reach the deploy answer with their position.
+				['a select that does not parse', { manifest: manifestBytes, descriptor: 'select: ["orders a+b"]\n' }, 400, /^descriptor \(select\): "orders a\+b" at character 9: "\+" can only lead or trail/],
+				['a method dbt does not know', { manifest: manifestBytes, descriptor: 'exclude: ["wat:x"]\n' }, 400, /^descriptor \(exclude\): "wat:x" at character 1: unknown method "wat:"/]
 			])('%s', async (_name, fields, status, re) => {
 				const key = versionKey(ws, 'f/analytics/jaffle', firstHash);
 				const before = await dumpGraph(h.db, key);

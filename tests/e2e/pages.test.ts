@@ -168,7 +168,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		await box.press('Enter');
 		await shot(page, 'search-selector');
 		await box.fill('tag:nothing_like_this');
-		await expect.poll(() => page.getByTestId('search-status').textContent()).toContain('0 selected');
+		await expect.poll(() => page.getByTestId('search-status').textContent()).toContain('no match');
 		await box.fill('stg_payments');
 		await box.press('Enter');
 		await expect.poll(() => page.getByTestId('details-pane').getAttribute('data-path')).toBe('main/analytics/stg_payments');

@@ -7,6 +7,7 @@ import type { LevelInput, LevelLayout } from '$lib/lineage/canvas-sizes';
 import type { CanvasGraph, CanvasNode } from '$lib/lineage/canvas-model';
 import { composeCut, levelKey, levelsOf, type ComposedCut, type Placed } from '$lib/lineage/canvas-view';
 import { evaluateSelector, selectorGraph, type SelectorResult } from '$lib/lineage/selector';
+import type { ColumnSearch } from './column-search.svelte';
 
 export type LayoutFetcher = (levels: LevelInput[]) => Promise<Record<string, LevelLayout>>;
 
@@ -63,9 +64,13 @@ export class CanvasState {
 	/** The selected node (never a group: a group click opens it). */
 	selected = $state<string | null>(null);
 	query = $state('');
+	/** Where column selectors (`orders.amount`) read columns from; none: no column selectors. */
+	columnSearch: ColumnSearch | null = null;
 	#selGraph = $derived(selectorGraph(this.canvas.nodes, this.canvas.edges));
 	// An empty box never builds the selector's graph: nothing on the first paint needs it.
-	search: SelectorResult = $derived(this.query.trim() ? evaluateSelector(this.query, this.#selGraph) : { kind: 'empty' });
+	search: SelectorResult = $derived(
+		this.query.trim() ? evaluateSelector(this.query, this.#selGraph, this.columnSearch?.universe ?? null) : { kind: 'empty' }
+	);
 	/** Live run statuses by node id. */
 	status = $state.raw<ReadonlyMap<string, NodeStatus>>(new Map());
 	viewport = $state.raw<Viewport | null>(null);
@@ -169,7 +174,8 @@ export class CanvasState {
 
 	/** Cards lit by the current focus (selection lineage, else search matches); null = no focus. */
 	focusUnits: Set<string> | null = $derived.by(() => {
-		const ids = this.selected ? this.lineage : this.search.kind === 'selection' || this.search.kind === 'names' ? new Set(this.matches) : null;
+		// A search that matches nothing leaves the canvas as it was, rather than dimming it all.
+		const ids = this.selected ? this.lineage : this.matches.length ? new Set(this.matches) : null;
 		if (!ids) return null;
 		const units = new Set<string>();
 		for (const id of ids) units.add(this.unitOf(id));

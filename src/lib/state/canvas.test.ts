@@ -70,8 +70,13 @@ describe('CanvasState', () => {
 		expect(s.highlightCss).toContain('opacity:.22');
 		s.selected = null;
 		s.query = 'tag:none_such';
-		// A selector that matches nothing still dims: the answer is "nothing", not "no search".
-		expect(s.highlightCss).toContain('opacity:.22');
+		// A selector that matches nothing leaves the canvas as it was (issue 16: "no match, and
+		// the canvas unchanged"); the box says "no match".
+		expect(s.search).toMatchObject({ kind: 'selection', pending: [] });
+		expect(s.highlightCss).toBe('');
+		s.query = 'tag:';
+		expect(s.search.kind).toBe('error');
+		expect(s.highlightCss).toBe('');
 		s.query = '';
 		expect(s.highlightCss).toBe('');
 	});

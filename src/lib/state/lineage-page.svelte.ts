@@ -8,6 +8,7 @@ import type { DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-grap
 import { CanvasState, httpLayoutFetcher } from './canvas.svelte';
 import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
 import { DeepLinkState } from './deep-link.svelte';
+import { ColumnSearch } from './column-search.svelte';
 import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
 
 export interface LineagePageData {
@@ -44,6 +45,8 @@ export class LineagePage {
 	canvas: CanvasState;
 	details: RelationDetails;
 	trace: ColumnTraceView;
+	/** The search box's column selectors: their own fetches, under the page's pin. */
+	columnSearch: ColumnSearch;
 	/** `?select=&column=`: what the URL opens on, and the URL following the page. */
 	link: DeepLinkState;
 	#authored: boolean;
@@ -54,6 +57,8 @@ export class LineagePage {
 		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken));
 		this.trace = new ColumnTraceView(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin);
 		this.link = new DeepLinkState(this.canvas, this.trace);
+		this.columnSearch = new ColumnSearch(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin, !o.viewToken);
+		this.canvas.columnSearch = this.columnSearch;
 		this.#authored = !o.viewToken;
 		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
 		// The trace lists an asset's columns in the order its analyzed schema gives, when the
@@ -67,10 +72,12 @@ export class LineagePage {
 	load(data: LineagePageData): void {
 		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts });
 		this.trace.setProducers(data.producerLineage);
+		this.columnSearch.setProducers(data.producerLineage);
 	}
 
 	setPin(pin: LineagePin): void {
 		this.trace.setPin(pin);
+		this.columnSearch.setPin(pin);
 	}
 
 	/** Follow a selection: its details and its trace, both dropping stale answers. */

@@ -485,8 +485,22 @@ describeFixtures('parseManifest: selection (jaffle-shop 1.12)', () => {
 		expect(err.status).toBe(400);
 	});
 
-	it.each([['state:modified'], ['result:error'], ['source_status:fresher+'], ['wat:x']])('%s is refused as not evaluable', (sel) => {
+	it.each([['state:modified'], ['result:error'], ['source_status:fresher+']])('%s is refused as not evaluable', (sel) => {
 		expect(() => run([sel])).toThrow(/cannot be evaluated from a manifest alone/);
+	});
+
+	// dbt itself refuses an unknown method as not a method (not as unevaluable), and so does the
+	// shared parser, naming where the problem is.
+	it.each([
+		['wat:x', 'descriptor (select): "wat:x" at character 1: unknown method "wat:"'],
+		['tag:a +', 'descriptor (select): "tag:a +" at character 7: names nothing to select'],
+		['a+b', 'descriptor (select): "a+b" at character 2: "+" can only lead or trail a selector'],
+		['@+orders', 'descriptor (select): "@+orders" at character 1: "@" and a leading "+" cannot be combined'],
+		['orders --exclude x', 'descriptor (select): "orders --exclude x" at character 8: "--exclude" belongs in the exclude field, not in a select string']
+	])('%s is refused with its position', (sel, message) => {
+		const err = refusal(() => run([sel]));
+		expect(err.message.startsWith(message)).toBe(true);
+		expect(err.status).toBe(400);
 	});
 });
 

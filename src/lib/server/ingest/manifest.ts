@@ -1,6 +1,19 @@
 // manifest.json → the nodes and edges of one stored graph (DESIGN.md §4, §5). Pure: no database.
 // The caller (deploy, preview, recorded runs) stores what this returns, or nothing when it throws.
 import { nodeAssetPath, type WarehouseTarget } from '$lib/lineage/relation-path';
+import {
+	describeError,
+	evaluate,
+	globMatcher,
+	parseSelector,
+	SelectorEvalError,
+	type Atom,
+	type Evaluation,
+	type SelectableNode,
+	type SelectorAst,
+	type SelectorError,
+	type SelectorUniverse
+} from '$lib/lineage/selector';
 import { requireManifestNodes } from '../limits';
 import { IngestError } from './errors';
 
@@ -564,7 +577,8 @@ export function capRawCode(code: string, cap: number): { code: string; truncated
 }
 
 // ---------------------------------------------------------------------------------------------
-// Selection (dbt node selection syntax, evaluated over the manifest)
+// Selection (dbt node selection syntax, evaluated over the manifest by $lib/lineage/selector,
+// the same module the canvas search box reads its text with)
 
 interface SelectionContext {
 	doc: Json;
@@ -574,6 +588,7 @@ interface SelectionContext {
 	indirect: IndirectSelection;
 	file: string;
 	warnings: string[];
+	universe?: SelectorUniverse;
 }
 
 const UNSUPPORTED_METHODS: Record<string, string> = {
@@ -626,98 +641,85 @@ function restrictToNodes(ids: Set<string>, ctx: SelectionContext): Set<string> {
 	return out;
 }
 
+/** The manifest as the selector module sees it: every entry, and every id the graph relates. */
+function universeOf(ctx: SelectionContext): SelectorUniverse {
+	if (ctx.universe) return ctx.universe;
+	const nodes: SelectableNode[] = [...ctx.byId.values()].map((e) => {
+		const c = cfg(e.raw);
+		const tm = isObject(e.raw.test_metadata) ? e.raw.test_metadata : null;
+		const fqn = Array.isArray(e.raw.fqn) ? e.raw.fqn.filter((p): p is string => typeof p === 'string') : [e.name];
+		return {
+			id: e.id,
+			name: e.name,
+			resourceType: e.resourceType,
+			fqn,
+			version: e.resourceType === 'model' && e.raw.version != null ? String(e.raw.version) : null,
+			filePath: str(e.raw.original_file_path),
+			packageName: str(e.raw.package_name),
+			sourceName: str(e.raw.source_name),
+			tags: tagsOf(e.raw, c),
+			config: c,
+			testMetadata: tm && str(tm.name) ? { name: str(tm.name)!, namespace: str(tm.namespace) } : null,
+			group: str(e.raw.group) ?? str(c.group),
+			access: str(e.raw.access) ?? str(c.access)
+		};
+	});
+	ctx.universe = {
+		nodes,
+		parents: ctx.graph.parents,
+		children: ctx.graph.children,
+		projectName: ctx.projectName,
+		unsupported: UNSUPPORTED_METHODS,
+		extraMethod: (method, value) => {
+			if (!['exposure', 'metric', 'semantic_model', 'saved_query'].includes(method)) return undefined;
+			// Not graph nodes, but selecting one with `+` takes its ancestors, as in dbt.
+			const glob = globMatcher(value);
+			const out = new Set<string>();
+			const section = ctx.doc[method === 'exposure' ? 'exposures' : method === 'metric' ? 'metrics' : `${method}s`];
+			if (isObject(section)) {
+				for (const [id, raw] of Object.entries(section)) {
+					if (isObject(raw) && (glob(str(raw.name) ?? '') || glob(`${str(raw.package_name) ?? ''}.${str(raw.name) ?? ''}`))) out.add(id);
+				}
+			}
+			return out;
+		}
+	};
+	return ctx.universe;
+}
+
+function selectorRefusal(s: string, field: string, e: SelectorError): IngestError {
+	return new IngestError('descriptor', `${JSON.stringify(s)} ${describeError(e)}`, field);
+}
+
+function evalRefusal(e: SelectorEvalError, field: string): IngestError {
+	return new IngestError(
+		'descriptor',
+		`${JSON.stringify(e.atom.raw)} uses the selector method \`${e.method}\`, which cannot be evaluated from a manifest alone (${e.reason})`,
+		field
+	);
+}
+
 /** One CLI selector string: whitespace separates a union, commas an intersection. */
 function evalSelectorString(s: string, ctx: SelectionContext, field: string, unmatched: string[]): Set<string> {
+	const parsed = parseSelector(s);
+	if (!parsed.ok) throw selectorRefusal(s, field, parsed.error);
 	const out = new Set<string>();
-	for (const part of s.trim().split(/\s+/)) {
-		if (part === '') continue;
-		let acc: Set<string> | null = null;
-		for (const atom of part.split(',')) {
-			if (atom === '') continue;
-			const got = expandIndirect(evalAtom(atom, ctx, field), ctx);
-			acc = acc === null ? got : intersect(acc, got);
-		}
-		const got = restrictToNodes(acc ?? new Set(), ctx);
-		if (got.size === 0) unmatched.push(part);
+	// Term by term, so a member that selected only non-nodes (an exposure alone) is reported.
+	for (const term of parsed.ast.select) {
+		const got = restrictToNodes(evaluateIn(ctx, { select: [term], exclude: [] }, field).ids, ctx);
+		if (got.size === 0) unmatched.push(term.map((a) => a.raw).join(','));
 		for (const id of got) out.add(id);
 	}
 	return out;
 }
 
-interface Criterion {
-	method: string;
-	value: string;
-	parents: boolean;
-	parentsDepth: number;
-	children: boolean;
-	childrenDepth: number;
-	childrensParents: boolean;
-}
-
-function evalAtom(atom: string, ctx: SelectionContext, field: string): Set<string> {
-	let rest = atom;
-	const c: Criterion = { method: '', value: '', parents: false, parentsDepth: Infinity, children: false, childrenDepth: Infinity, childrensParents: false };
-	if (rest.startsWith('@')) {
-		c.childrensParents = true;
-		rest = rest.slice(1);
-	} else {
-		const lead = /^(\d*)\+/.exec(rest);
-		if (lead) {
-			c.parents = true;
-			if (lead[1]) c.parentsDepth = Number(lead[1]);
-			rest = rest.slice(lead[0].length);
-		}
+function evaluateIn(ctx: SelectionContext, ast: SelectorAst, field: string): Evaluation {
+	try {
+		return evaluate(ast, universeOf(ctx), { afterAtom: (ids) => expandIndirect(ids, ctx) });
+	} catch (e) {
+		if (e instanceof SelectorEvalError) throw evalRefusal(e, field);
+		throw e;
 	}
-	const trail = /\+(\d*)$/.exec(rest);
-	if (trail) {
-		c.children = true;
-		if (trail[1]) c.childrenDepth = Number(trail[1]);
-		rest = rest.slice(0, trail.index);
-	}
-	const colon = rest.indexOf(':');
-	if (colon > 0) {
-		c.method = rest.slice(0, colon);
-		c.value = rest.slice(colon + 1);
-	} else {
-		// dbt's default method: a path when it looks like one, a file name, else the fqn.
-		c.value = rest;
-		if (rest.includes('/')) c.method = 'path';
-		else if (/\.(sql|py|csv)$/i.test(rest)) c.method = 'file';
-		else c.method = 'fqn';
-	}
-	if (c.value === '') throw new IngestError('descriptor', `${JSON.stringify(atom)} names no value to select`, field);
-	return applyGraphOperators(matchMethod(c.method, c.value, ctx, field, atom), c, ctx);
-}
-
-function applyGraphOperators(base: Set<string>, c: Criterion, ctx: SelectionContext): Set<string> {
-	const out = new Set(base);
-	if (c.childrensParents) {
-		const down = walk(base, ctx.graph.children, Infinity);
-		for (const id of down) out.add(id);
-		for (const id of walk(new Set([...base, ...down]), ctx.graph.parents, Infinity)) out.add(id);
-		return out;
-	}
-	if (c.parents) for (const id of walk(base, ctx.graph.parents, c.parentsDepth)) out.add(id);
-	if (c.children) for (const id of walk(base, ctx.graph.children, c.childrenDepth)) out.add(id);
-	return out;
-}
-
-/** Everything reachable from `start` (excluded) along `next` within `depth` steps. */
-function walk(start: Set<string>, next: Map<string, string[]>, depth: number): Set<string> {
-	const seen = new Set<string>();
-	let frontier = [...start];
-	for (let d = 0; d < depth && frontier.length; d++) {
-		const following: string[] = [];
-		for (const id of frontier) {
-			for (const n of next.get(id) ?? []) {
-				if (seen.has(n) || start.has(n)) continue;
-				seen.add(n);
-				following.push(n);
-			}
-		}
-		frontier = following;
-	}
-	return seen;
 }
 
 /** dbt's indirect selection at the level of one criterion, so an exclude takes its tests with it. */
@@ -738,158 +740,6 @@ function addTests(selected: Set<string>, ctx: SelectionContext, rule: 'any' | 'a
 		const ok = rule === 'any' ? ps.some((p) => selected.has(p)) : ps.length > 0 && ps.every((p) => selected.has(p));
 		if (ok) selected.add(id);
 	}
-}
-
-function matchMethod(method: string, value: string, ctx: SelectionContext, field: string, atom: string): Set<string> {
-	const out = new Set<string>();
-	const each = (pred: (e: RawEntry) => boolean) => {
-		for (const e of ctx.byId.values()) if (pred(e)) out.add(e.id);
-		return out;
-	};
-	const glob = globMatcher(value);
-	if (method.startsWith('config.')) {
-		const keyPath = method.slice('config.'.length).split('.');
-		return each((e) => configMatches(cfg(e.raw), keyPath, value));
-	}
-	switch (method) {
-		case 'fqn':
-			// `*` is "the whole project"; otherwise, as in dbt, names select nodes, never sources.
-			if (value === '*') return each(() => true);
-			return each((e) => e.resourceType !== 'source' && fqnMatches(e, value));
-		case 'tag':
-			return each((e) => tagsOf(e.raw, cfg(e.raw)).some(glob));
-		case 'path':
-			return each((e) => pathMatches(str(e.raw.original_file_path), value));
-		case 'file':
-			return each((e) => fileMatches(str(e.raw.original_file_path), value));
-		case 'package': {
-			const wanted = value === 'this' && ctx.projectName ? ctx.projectName : value;
-			const g = globMatcher(wanted);
-			return each((e) => g(str(e.raw.package_name) ?? ''));
-		}
-		case 'resource_type':
-			return each((e) => e.resourceType === value);
-		case 'unique_id':
-			return each((e) => e.id === value);
-		case 'source':
-			return each((e) => e.resourceType === 'source' && sourceMatches(e, value));
-		case 'test_type':
-			return each((e) => testTypeMatches(e, value));
-		case 'test_name':
-			return each((e) => {
-				const tm = isObject(e.raw.test_metadata) ? e.raw.test_metadata : null;
-				const name = tm ? str(tm.name) : null;
-				if (e.resourceType !== 'test' || !name) return false;
-				const ns = tm ? str(tm.namespace) : null;
-				return glob(name) || (ns !== null && glob(`${ns}.${name}`));
-			});
-		case 'group':
-			return each((e) => glob(str(e.raw.group) ?? str(cfg(e.raw).group) ?? ''));
-		case 'access':
-			return each((e) => e.resourceType === 'model' && (str(e.raw.access) ?? str(cfg(e.raw).access) ?? '') === value);
-		case 'exposure':
-		case 'metric':
-		case 'semantic_model':
-		case 'saved_query': {
-			// Not graph nodes, but selecting one with `+` takes its ancestors, as in dbt.
-			const section = ctx.doc[method === 'exposure' ? 'exposures' : method === 'metric' ? 'metrics' : `${method}s`];
-			if (isObject(section)) {
-				for (const [id, raw] of Object.entries(section)) {
-					if (isObject(raw) && (glob(str(raw.name) ?? '') || glob(`${str(raw.package_name) ?? ''}.${str(raw.name) ?? ''}`))) out.add(id);
-				}
-			}
-			return out;
-		}
-		default: {
-			const why = UNSUPPORTED_METHODS[method] ?? 'this method is not one Tributary evaluates';
-			throw new IngestError(
-				'descriptor',
-				`${JSON.stringify(atom)} uses the selector method \`${method}\`, which cannot be evaluated from a manifest alone (${why})`,
-				field
-			);
-		}
-	}
-}
-
-/**
- * dbt's fqn method: the node's name, a versioned model's `name` or `name.vN`, or a dotted prefix
- * of its fqn (so a package or folder selects everything under it), each part a glob.
- */
-function fqnMatches(e: RawEntry, selector: string): boolean {
-	const fqn = Array.isArray(e.raw.fqn) ? e.raw.fqn.filter((p): p is string => typeof p === 'string') : [e.name];
-	if (fqn.length === 0) return false;
-	const versioned = e.raw.version != null && e.resourceType === 'model';
-	if (versioned && fqn.length >= 2) {
-		if (globMatcher(selector)(fqn[fqn.length - 2]) || selector === fqn.slice(-2).join('.')) return true;
-	}
-	if (globMatcher(selector)(fqn[fqn.length - 1])) return true;
-	const flat = fqn.flatMap((seg) => seg.split('.'));
-	const parts = selector.split('.');
-	if (parts.length > flat.length) return false;
-	for (let i = 0; i < parts.length; i++) {
-		if (parts[i] === '*') return true;
-		if (!globMatcher(parts[i])(flat[i])) return false;
-	}
-	return true;
-}
-
-function pathMatches(ofp: string | null, value: string): boolean {
-	if (!ofp) return false;
-	const path = normalizePath(ofp);
-	const wanted = normalizePath(value);
-	if (wanted === '' || wanted === '.') return true;
-	if (/[*?[]/.test(wanted)) return globMatcher(wanted)(path) || path.startsWith(`${wanted}/`) || globMatcher(`${wanted}/*`)(path);
-	return path === wanted || path.startsWith(`${wanted}/`);
-}
-
-function fileMatches(ofp: string | null, value: string): boolean {
-	if (!ofp) return false;
-	const base = normalizePath(ofp).split('/').pop() ?? '';
-	const stem = base.replace(/\.[^.]*$/, '');
-	const g = globMatcher(value);
-	return g(base) || g(stem);
-}
-
-function normalizePath(p: string): string {
-	return p.replace(/\\/g, '/').replace(/^\.\//, '').replace(/\/+$/, '');
-}
-
-function sourceMatches(e: RawEntry, value: string): boolean {
-	const parts = value.split('.');
-	const pkg = str(e.raw.package_name) ?? '';
-	const sourceName = str(e.raw.source_name) ?? '';
-	const table = e.name;
-	const m = (pattern: string | undefined, v: string) => pattern === undefined || globMatcher(pattern)(v);
-	if (parts.length === 1) return m(parts[0], sourceName);
-	if (parts.length === 2) return m(parts[0], sourceName) && m(parts[1], table);
-	if (parts.length === 3) return m(parts[0], pkg) && m(parts[1], sourceName) && m(parts[2], table);
-	return false;
-}
-
-function testTypeMatches(e: RawEntry, value: string): boolean {
-	const generic = e.resourceType === 'test' && isObject(e.raw.test_metadata);
-	switch (value) {
-		case 'generic':
-		case 'schema':
-			return generic;
-		case 'singular':
-		case 'data':
-			return e.resourceType === 'test' && !generic;
-		case 'unit':
-			return e.resourceType === 'unit_test';
-		default:
-			return false;
-	}
-}
-
-function configMatches(config: Json, keyPath: string[], value: string): boolean {
-	let v: unknown = config;
-	for (const k of keyPath) {
-		if (!isObject(v)) return false;
-		v = v[k];
-	}
-	const same = (x: unknown) => (typeof x === 'string' ? x === value : typeof x === 'number' || typeof x === 'boolean' ? String(x) === value : false);
-	return Array.isArray(v) ? v.some(same) : same(v);
 }
 
 // ---- selectors.yml definitions (the descriptor's `selector`)
@@ -927,17 +777,16 @@ function evalDefinition(def: unknown, ctx: SelectionContext, stack: string[]): S
 	if (!method || value === null) throw new IngestError('descriptor', `selector ${JSON.stringify(stack.at(-1))} has a criterion without method and value`, 'selector');
 	if (method === 'selector') return evalNamedSelector(value, ctx, stack);
 	const depth = (v: unknown) => (typeof v === 'number' && Number.isInteger(v) && v >= 0 ? v : Infinity);
-	const c: Criterion = {
+	const atom: Atom = {
+		raw: `${method}:${value}`,
+		start: 0,
 		method,
 		value,
-		parents: def.parents === true,
-		parentsDepth: depth(def.parents_depth),
-		children: def.children === true,
-		childrenDepth: depth(def.children_depth),
+		parents: def.parents === true ? depth(def.parents_depth) : 0,
+		children: def.children === true ? depth(def.children_depth) : 0,
 		childrensParents: def.childrens_parents === true
 	};
-	let got = applyGraphOperators(matchMethod(method, value, ctx, 'selector', `${method}:${value}`), c, ctx);
-	got = expandIndirect(got, ctx);
+	const got = evaluateIn(ctx, { select: [[atom]], exclude: [] }, 'selector').ids;
 	if (Array.isArray(def.exclude)) for (const x of def.exclude) for (const id of evalDefinition(x, ctx, stack)) got.delete(id);
 	return got;
 }
@@ -950,39 +799,6 @@ function defaultSelectorName(doc: Json): string | null {
 
 // ---------------------------------------------------------------------------------------------
 // Small helpers
-
-const globCache = new Map<string, (s: string) => boolean>();
-
-/** fnmatch-style: `*`, `?` and `[...]`; anything else literal. */
-function globMatcher(pattern: string): (s: string) => boolean {
-	const hit = globCache.get(pattern);
-	if (hit) return hit;
-	let fn: (s: string) => boolean;
-	if (!/[*?[]/.test(pattern)) fn = (s) => s === pattern;
-	else {
-		let re = '';
-		for (let i = 0; i < pattern.length; i++) {
-			const ch = pattern[i];
-			if (ch === '*') re += '.*';
-			else if (ch === '?') re += '.';
-			else if (ch === '[') {
-				const close = pattern.indexOf(']', i + 2);
-				if (close === -1) re += '\\[';
-				else {
-					let body = pattern.slice(i + 1, close);
-					if (body.startsWith('!')) body = `^${body.slice(1)}`;
-					re += `[${body.replace(/\\/g, '\\\\')}]`;
-					i = close;
-				}
-			} else re += ch.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
-		}
-		const rx = new RegExp(`^${re}$`, 's');
-		fn = (s) => rx.test(s);
-	}
-	if (globCache.size > 1000) globCache.clear();
-	globCache.set(pattern, fn);
-	return fn;
-}
 
 function intersect(a: Set<string>, b: Set<string>): Set<string> {
 	const out = new Set<string>();
