@@ -189,6 +189,12 @@ export function requireWorkspaceCreate(auth: AuthContext): void {
 	if (!authScopeAllows(auth, 'workspaces', 'write')) throw forbidden('this token lacks the scope workspaces:write');
 }
 
+/** The instance's stats (GET /api/admin/stats): an instance admin; a token of one also needs `instance:read`. */
+export function requireInstanceStats(auth: AuthContext): void {
+	if (!auth.instanceAdmin) throw forbidden('only an instance admin may read the instance stats');
+	if (!authScopeAllows(auth, 'instance', 'read')) throw forbidden('this token lacks the scope instance:read');
+}
+
 // ─── API tokens ────────────────────────────────────────────────────────────────────────────
 
 /** Listing one's own tokens: `tokens:read` when the caller is a token. */

@@ -90,6 +90,10 @@ export const operations: Op[] = [
 	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [401] },
 	{ method: 'get', path: '/api/whoami', summary: 'The caller and their workspaces', gate: 'signed in or token', ok: { status: 200, description: 'the caller', schema: ref('Whoami') }, errors: [401] },
 	{
+		method: 'get', path: '/api/admin/stats', summary: "This process's caches and memory, and the instance's queue depth, live workers and database connections", gate: 'instance admin (a token also needs instance:read)',
+		ok: { status: 200, description: 'stats: process, graph_cache, layout_cache, queue, workers, database' }, errors: [401, 403]
+	},
+	{
 		method: 'post', path: '/api/workspaces', summary: 'Create a workspace; the caller becomes its admin', gate: 'instance admin',
 		body: obj({ id: str, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
 	},

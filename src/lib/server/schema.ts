@@ -212,6 +212,18 @@ export const job = pgTable(
 	]
 );
 
+// Each worker process says it is alive here (upserted as it polls, deleted when it stops), so an
+// instance admin can see how many are alive even while the queue is empty (GET /api/admin/stats).
+export const workerPresence = pgTable('worker_presence', {
+	workerId: text('worker_id').primaryKey(),
+	host: text('host').notNull(),
+	pid: integer('pid').notNull(),
+	slots: integer('slots').notNull(),
+	running: integer('running').notNull(),
+	startedAt: ts('started_at').notNull().defaultNow(),
+	beatAt: ts('beat_at').notNull().defaultNow()
+});
+
 export const warehouse = pgTable(
 	'warehouse',
 	{

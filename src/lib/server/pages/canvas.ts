@@ -11,6 +11,9 @@ import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from 
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
 
+/** The per-component layout cache of this process, for the instance stats. */
+export const layoutCacheStats = () => ({ entries: componentCache.size, max_entries: componentCache.max });
+
 export interface CanvasPayload {
 	/** The canvas graph in its compact wire form (fromWire on the page). */
 	wire: CanvasWire;

@@ -6,6 +6,7 @@ import { readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Database } from '../db';
 import { claimNextJob, finishJob, heartbeat, reapStaleJobs, appendRunningLog, type ClaimedJob } from '../repo/queue';
+import { beatWorker, removeWorker } from '../repo/workers';
 import { runnerConfigFromEnv, SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
 import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
 import { JobLog } from './job-log';
@@ -53,6 +54,7 @@ export class Worker {
 	private loop: Promise<void> | null = null;
 	private wake: (() => void) | null = null;
 	private lastReap = 0;
+	private lastPresence = 0;
 
 	constructor(private readonly opts: WorkerOptions) {
 		this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
@@ -90,12 +92,14 @@ export class Worker {
 		for (const r of this.running.values()) r.abort.abort('worker-stopped' satisfies StopReason);
 		await Promise.allSettled([...this.running.values()].map((r) => r.done));
 		await this.loop;
+		await removeWorker(this.opts.h, this.id).catch(() => {});
 	}
 
 	private async run(): Promise<void> {
 		while (!this.stopping) {
 			let claimed = false;
 			try {
+				await this.sayAliveIfDue();
 				await this.reapIfDue();
 				while (!this.stopping && this.running.size < this.slots) {
 					const job = await claimNextJob(this.opts.h, this.id);
@@ -119,6 +123,14 @@ export class Worker {
 			});
 			this.wake = null;
 		}
+	}
+
+	/** Presence for the admin's stats: often enough that a live worker never looks stale. */
+	private async sayAliveIfDue(): Promise<void> {
+		const now = Date.now();
+		if (now - this.lastPresence < Math.min(this.staleS * 250, 5_000)) return;
+		this.lastPresence = now;
+		await beatWorker(this.opts.h, { workerId: this.id, host: hostname(), pid: process.pid, slots: this.slots, running: this.running.size });
 	}
 
 	private async reapIfDue(): Promise<void> {
