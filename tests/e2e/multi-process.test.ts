@@ -3,7 +3,8 @@
 // test's own round-robin proxy in front. What one web process writes the other serves at once;
 // a run queued through one is claimed by exactly one worker and followed through the other; a
 // share link minted on one opens on the other; a worker killed mid-run leaves its job to the
-// other; two deploys of one path through both at once leave the newest version owning.
+// other; two deploys of one path through both at once leave the newest version owning; a web
+// process killed in the middle of a deploy leaves the previous graph and no job behind.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../../src/lib/server/db';
+import { generateProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
 import { newestVersion } from '../../src/lib/server/repo/scripts';
 import { hashToHex, hexToHash } from '../../src/lib/types/script-hash';
@@ -378,5 +380,46 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 			expect(again.status, JSON.stringify(again.body)).toBe(201);
 			expect((await waitJob(webB, again.body.job_id)).status).toBe('success');
 		}, 120_000);
+
+		it('a web process killed during a deploy: the previous graph stays, and no deploy job is left behind', async () => {
+			const before = await newestVersion(h.db, WS, `f/${FOLDER}/fresh`);
+			expect(before).not.toBeNull();
+			const nodesBefore = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_node where workspace = ${WS} and script_hash = ${before!.hash}`);
+			const big = await generateProject({ models: 3000, columnEdges: 3000, seed: 5 });
+			const form = new FormData();
+			form.set('path', `f/${FOLDER}/fresh`);
+			form.set('manifest', new Blob([new TextEncoder().encode(JSON.stringify(big.manifest))]), 'manifest.json');
+			const victim = procs.find((p) => p.name === 'web B')!;
+			const pending = fetch(`${webB.base}/api/w/${WS}/scripts/dbt/deploy`, { method: 'POST', body: form, headers: { ...NO_KEEP_ALIVE, cookie: webB.cookie } }).then(
+				(r) => r.status,
+				() => 'connection lost'
+			);
+			// Killed once its transaction is writing the graph: nothing of it may survive.
+			await expect
+				.poll(
+					async () =>
+						(
+							await h.rows<{ n: number }>(
+								sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and xact_start is not null
+								     and pid <> pg_backend_pid() and query ilike '%dbt_%'`
+							)
+						)[0].n,
+					{ timeout: 60_000, interval: 20 }
+				)
+				.toBeGreaterThan(0);
+			victim.proc.kill('SIGKILL');
+			expect(await pending).toBe('connection lost');
+			const after = await newestVersion(h.db, WS, `f/${FOLDER}/fresh`);
+			expect(after!.hash).toBe(before!.hash);
+			const nodesAfter = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_node where workspace = ${WS} and script_hash = ${before!.hash}`);
+			expect(nodesAfter[0].n).toBe(nodesBefore[0].n);
+			const stuck = await h.rows<{ n: number }>(
+				sql`select count(*)::int as n from job where workspace = ${WS} and script_path = ${`f/${FOLDER}/fresh`} and status in ('queued', 'running')`
+			);
+			expect(stuck[0].n).toBe(0);
+			const graph = await webA.get(`/api/w/${WS}/assets/graph?folder=${FOLDER}`);
+			expect(graph.status).toBe(200);
+			expect(JSON.stringify(graph.body)).not.toContain('stg_reference__country_codes');
+		}, 180_000);
 	});
 });
