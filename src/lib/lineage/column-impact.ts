@@ -3,6 +3,7 @@
 // the copy/mod chain that reaches it and the producers on the way. Built on the column trace's
 // graph (column-trace.ts), so the list and the trace can never disagree about what is connected.
 import type { ColumnLineageEdge, ProducerColumnLineage } from '../types/asset-graph';
+import type { ColumnImpactEntry } from '../types/column-impact';
 import {
 	buildDbtColumnGraph,
 	buildProducerColumnGraph,
@@ -56,21 +57,8 @@ export function buildImpactGraph(dbtEdges: readonly ColumnLineageEdge[], produce
 	return { graph: mergeColumnGraphs(...parts), via: new Map([...via].map(([k, s]) => [k, [...s].sort()])) };
 }
 
-export interface ImpactEntry {
-	/** The asset kind (`dbt`, `ducklake`, …). */
-	kind: string;
-	asset_path: string;
-	column: string;
-	/** Edges from the start along the shortest path: 1 for a direct child (or parent). */
-	depth: number;
-	/**
-	 * The edge kinds along that path, in walking order: `copy`, `mod`, or `producer` for a
-	 * producer derivation whose kind its annotation did not say.
-	 */
-	kinds: EdgeStyle[];
-	/** Producer scripts whose derivations lie on that path, in walking order, each once. */
-	via: string[];
-}
+/** One listed column (the wire shape): kind, asset path, column, depth, the copy/mod chain, the producers on the way. */
+export type ImpactEntry = ColumnImpactEntry;
 
 export interface ImpactOptions {
 	limit?: number;

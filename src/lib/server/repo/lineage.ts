@@ -563,3 +563,123 @@ export async function componentEdges(
 		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
 	};
 }
+
+// ─── Scan edges (the scan lens) ────────────────────────────────────────────────────────────
+
+/**
+ * The `scan` edges touching these relations (a column of theirs read by a JOIN, WHERE or GROUP
+ * BY, or their columns reading one), at most `limit` in edge order. Stored with component NULL,
+ * so they are looked up by end (the child index; the version unique index leads with the
+ * parent), never through the component index the direct reads use.
+ */
+export async function scanEdgesOf(
+	h: Database,
+	key: GraphKey,
+	uniqueIds: readonly string[],
+	limit: number,
+	tx?: Tx
+): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
+	if (uniqueIds.length === 0 || limit <= 0) return { edges: [], assetPathOf: new Map() };
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string }>(
+		sql`select pu, pc, cu, cc from (
+		      select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc
+		        from dbt_column_edge e
+		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.child_unique_id = any(${textArray(uniqueIds)})
+		      union
+		      select e.parent_unique_id, e.parent_column, e.child_unique_id, e.child_column
+		        from dbt_column_edge e
+		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.parent_unique_id = any(${textArray(uniqueIds)})
+		    ) s
+		    order by pu, pc, cu, cc
+		    limit ${limit}`,
+		tx
+	);
+	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
+	const paths = ids.length
+		? await h.rows<{ u: string; p: string | null }>(
+				sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
+				tx
+			)
+		: [];
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: 'scan' })),
+		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+	};
+}
+
+// ─── Column impact ─────────────────────────────────────────────────────────────────────────
+
+const anyKey = (t: string, keys: readonly GraphKey[]) => sql.join(keys.map((k) => sql`(${keyOf(t, k)})`), sql` or `);
+
+/**
+ * The column lineage of every producer script the filter lets through (path access AND
+ * `scripts:read`), each at its newest live version: the producer half of an impact walk, the
+ * same rows the asset graph carries for a reader of the script.
+ */
+export async function readableProducerLineage(h: Database, ws: string, f: ScriptPathFilter, tx?: Tx): Promise<ProducerLineageRow[]> {
+	const rows = await h.rows<Record<string, string | null>>(
+		sql`with live as materialized (
+		      select distinct on (s.path) s.path, s.hash from script s
+		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and ${pathAllowed(sql`s.path`, f)}
+		       order by s.path, s.created_at desc, s.hash desc
+		    )
+		    select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
+		           p.input_asset_kind, p.input_asset_path, p.input_column, p.source, p.lineage_kind
+		      from producer_column_lineage p
+		      join live l on p.script_path = l.path and p.script_hash = l.hash
+		     where p.workspace = ${ws}
+		     order by p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
+		              p.input_asset_kind, p.input_asset_path, p.input_column, p.source`,
+		tx
+	);
+	return rows.map((r) => ({
+		scriptPath: r.script_path!,
+		outputAssetKind: r.output_asset_kind!,
+		outputAssetPath: r.output_asset_path!,
+		outputColumn: r.output_column!,
+		inputAssetKind: r.input_asset_kind!,
+		inputAssetPath: r.input_asset_path!,
+		inputColumn: r.input_column!,
+		source: r.source!,
+		lineageKind: r.lineage_kind ?? null
+	}));
+}
+
+/** The column names these graphs describe for one relation: its analyzed schema and its declared columns. */
+export async function describedColumns(h: Database, keys: readonly GraphKey[], assetPath: string, tx?: Tx): Promise<Set<string>> {
+	if (keys.length === 0) return new Set();
+	const rows = await h.rows<{ column_schema: unknown; columns: unknown }>(
+		sql`select n.column_schema, n.columns from dbt_node n where (${anyKey('n', keys)}) and n.asset_path = ${assetPath}`,
+		tx
+	);
+	const out = new Set<string>();
+	for (const r of rows) {
+		const schema = typeof r.column_schema === 'string' ? JSON.parse(r.column_schema) : r.column_schema;
+		const declared = typeof r.columns === 'string' ? JSON.parse(r.columns) : r.columns;
+		if (Array.isArray(schema)) for (const c of schema) if (c && typeof c.name === 'string') out.add(c.name);
+		if (declared && typeof declared === 'object' && !Array.isArray(declared)) for (const name of Object.keys(declared)) out.add(name);
+	}
+	return out;
+}
+
+export interface RelationTestRow {
+	assetPath: string;
+	kind: string | null;
+	column: string | null;
+	severity: string | null;
+}
+
+/** The dbt tests attached to these relations in these graphs, de-duplicated, sorted. */
+export async function relationTests(h: Database, keys: readonly GraphKey[], assetPaths: readonly string[], tx?: Tx): Promise<RelationTestRow[]> {
+	if (keys.length === 0 || assetPaths.length === 0) return [];
+	const rows = await h.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
+		sql`select distinct r.asset_path, t.test_kind, t.test_column, t.severity
+		      from dbt_node r
+		      join dbt_node t on t.workspace = r.workspace and t.job_id = r.job_id and t.script_path = r.script_path
+		       and (t.script_hash = r.script_hash or (t.script_hash is null and r.script_hash is null)) and t.attached_node = r.unique_id and t.resource_type = 'test'
+		     where (${anyKey('r', keys)}) and r.asset_path = any(${textArray(assetPaths)})
+		     order by 1, 2, 3, 4`,
+		tx
+	);
+	return rows.map((r) => ({ assetPath: r.asset_path, kind: r.test_kind, column: r.test_column, severity: r.severity }));
+}
