@@ -31,10 +31,10 @@ import type { Database } from './db';
 import { badRequest } from './http';
 import { groupProducerLineage, MAX_ASSET_PATHS, parseAssetPaths, parseScriptHash, pinnedColumnLineage, unpinnedColumnLineage } from './lineage-api';
 import {
-	describedColumns,
 	lineageOwners,
 	pinnedGraphOf,
 	readableProducerLineage,
+	relationHasColumn,
 	relationsIn,
 	relationTests,
 	type PinnedGraph,
@@ -196,7 +196,7 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 		opts
 	);
 	const keys = (await lineageOwners(h, p.workspace, walked.asked, filter, named)).map((o) => o.key);
-	if (q.kind === 'dbt' && !walked.startKnown && !(await describedColumns(h, keys, q.assetPath)).has(q.column)) throw unknownColumn(q);
+	if (q.kind === 'dbt' && !walked.startKnown && !(await relationHasColumn(h, keys, q.assetPath, q.column))) throw unknownColumn(q);
 	return { ...walked.answer, tests: await testsOf(h, keys, walked.answer.columns) };
 }
 
@@ -205,7 +205,7 @@ export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: Pinn
 	if (!pinnedAuthoredShown(a, pinned) || q.kind !== 'dbt') return noImpact();
 	if ((await relationsIn(h, pinned.key, [q.assetPath])).length === 0) return noImpact();
 	const walked = await walkAcross(q, [q.assetPath], [], (paths) => pinnedColumnLineage(h, a, pinned, paths), assetPathGate(a.principal), opts);
-	if (!walked.startKnown && !(await describedColumns(h, [pinned.key], q.assetPath)).has(q.column)) throw unknownColumn(q);
+	if (!walked.startKnown && !(await relationHasColumn(h, [pinned.key], q.assetPath, q.column))) throw unknownColumn(q);
 	return { ...walked.answer, tests: await testsOf(h, [pinned.key], walked.answer.columns) };
 }
 
@@ -224,7 +224,7 @@ const showTest = (t: ColumnImpactTest) => (t.column ? `${t.kind ?? 'test'}(${t.c
 
 /**
  * The answer as the route sends it: JSON, or CSV (a header row, one row per column; a row's
- * `tests` are the tests on that column and on its whole relation) with `truncated` and
+ * `tests` are the tests on its relation, `kind(column)`) with `truncated` and
  * `withheld` in headers, since a CSV body has no place for them.
  */
 export function impactResponse(answer: ColumnImpactAnswer, q: ImpactQuery): Response {
@@ -233,7 +233,7 @@ export function impactResponse(answer: ColumnImpactAnswer, q: ImpactQuery): Resp
 		return new Response(JSON.stringify(answer), { headers: { ...headers, 'content-type': 'application/json' } });
 	}
 	const csv = impactCsv(answer.columns, (e) =>
-		(answer.tests[e.asset_path] ?? []).filter((t) => e.kind === 'dbt' && (t.column === null || t.column === e.column)).map(showTest)
+		(e.kind === 'dbt' ? (answer.tests[e.asset_path] ?? []) : []).map(showTest)
 	);
 	const name = `impact-${q.direction}-${q.column}`.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 120);
 	return new Response(csv, {

@@ -645,21 +645,30 @@ export async function readableProducerLineage(h: Database, ws: string, f: Script
 	}));
 }
 
-/** The column names these graphs describe for one relation: its analyzed schema and its declared columns. */
-export async function describedColumns(h: Database, keys: readonly GraphKey[], assetPath: string, tx?: Tx): Promise<Set<string>> {
-	if (keys.length === 0) return new Set();
-	const rows = await h.rows<{ column_schema: unknown; columns: unknown }>(
-		sql`select n.column_schema, n.columns from dbt_node n where (${anyKey('n', keys)}) and n.asset_path = ${assetPath}`,
+/**
+ * Whether these graphs know `column` of the relation: its analyzed schema or declared columns
+ * name it, or a stored column edge of any kind (a `scan` too) has it at either end.
+ */
+export async function relationHasColumn(h: Database, keys: readonly GraphKey[], assetPath: string, column: string, tx?: Tx): Promise<boolean> {
+	if (keys.length === 0) return false;
+	const [r] = await h.rows<{ ok: boolean }>(
+		sql`select exists (
+		      select 1 from dbt_node n
+		       where (${anyKey('n', keys)}) and n.asset_path = ${assetPath}
+		         and (jsonb_path_exists(coalesce(n.column_schema, '[]'::jsonb), '$[*] ? (@.name == $c)', jsonb_build_object('c', ${column}::text))
+		              or coalesce(n.columns, '{}'::jsonb) ? ${column}::text
+		              or exists (select 1 from dbt_column_edge e
+		                          where e.workspace = n.workspace and e.job_id = n.job_id
+		                            and (e.script_hash = n.script_hash or (e.script_hash is null and n.script_hash is null))
+		                            and e.script_path = n.script_path and e.child_unique_id = n.unique_id and e.child_column = ${column})
+		              or exists (select 1 from dbt_column_edge e
+		                          where e.workspace = n.workspace and e.job_id = n.job_id
+		                            and (e.script_hash = n.script_hash or (e.script_hash is null and n.script_hash is null))
+		                            and e.script_path = n.script_path and e.parent_unique_id = n.unique_id and e.parent_column = ${column}))
+		    ) as ok`,
 		tx
 	);
-	const out = new Set<string>();
-	for (const r of rows) {
-		const schema = typeof r.column_schema === 'string' ? JSON.parse(r.column_schema) : r.column_schema;
-		const declared = typeof r.columns === 'string' ? JSON.parse(r.columns) : r.columns;
-		if (Array.isArray(schema)) for (const c of schema) if (c && typeof c.name === 'string') out.add(c.name);
-		if (declared && typeof declared === 'object' && !Array.isArray(declared)) for (const name of Object.keys(declared)) out.add(name);
-	}
-	return out;
+	return r?.ok === true || (r?.ok as unknown) === 't';
 }
 
 export interface RelationTestRow {
