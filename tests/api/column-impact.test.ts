@@ -114,6 +114,11 @@ describeFixtures('column impact', () => {
 				expect((await unpinned(await w.token('alice', ['scripts:read']), impactUrl(RAW, 'id'))).status).toBe(403);
 			});
 
+			it('crosses from one project into another where they share a relation, with no producer between', async () => {
+				const noProducer = await w.token('wsadmin', ['assets:read', 'scripts:read:f/analytics/shop', 'scripts:read:f/finance/*']);
+				expect(show(await answerOf(unpinned(noProducer, impactUrl(RAW, 'id'))))).toEqual([ORDERS, LEDGER]);
+			});
+
 			it("a relation outside the token's assets:read is withheld: counted, never named, not walked through", async () => {
 				const narrow = await w.token('wsadmin', ['assets:read:main/analytics/*', 'scripts:read']);
 				const a = await answerOf(unpinned(narrow, impactUrl(RAW, 'id')));

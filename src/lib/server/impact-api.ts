@@ -1,21 +1,20 @@
 // The column impact read (issue 16, item 7) between the routes and the repo: query parsing (400s
 // naming the parameter), the gates — exactly column lineage's, since an impact list is column
 // lineage walked one way — and the walk across dbt's lineage and the producers' lineage.
-import { assetColumns, columnId, connectedComponent, dbtRelationsOf } from '../lineage/column-trace';
+import { assetColumns, columnId } from '../lineage/column-trace';
 import {
+	bridgeRelationless,
 	buildImpactGraph,
 	COLUMN_IMPACT_LIMIT,
 	impactCsv,
-	impactIds,
 	impactRelations,
 	isImpactDirection,
-	producerTouchedRelations,
 	walkColumnImpact,
 	type ImpactDirection,
 	type ImpactEntry,
 	type ProducerLineageOf
 } from '../lineage/column-impact';
-import type { ColumnLineageAnswer } from '../types/asset-graph';
+import type { ColumnLineageEdge } from '../types/asset-graph';
 import type { ColumnImpactAnswer, ColumnImpactTest } from '../types/column-impact';
 import {
 	assetPathGate,
@@ -29,16 +28,19 @@ import {
 } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
-import { groupProducerLineage, MAX_ASSET_PATHS, parseAssetPaths, parseScriptHash, pinnedColumnLineage, unpinnedColumnLineage } from './lineage-api';
+import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
 import {
-	lineageOwners,
+	columnComponents,
+	edgesOfComponents,
 	pinnedGraphOf,
 	readableProducerLineage,
 	relationHasColumn,
-	relationsIn,
+	relationsInGraph,
+	relationsInOwners,
 	relationTests,
 	type PinnedGraph,
-	type RelationTestRow
+	type RelationInGraph,
+	type StoredColumnEdge
 } from './repo/lineage';
 import type { GraphKey } from './repo/graph';
 
@@ -103,62 +105,149 @@ export interface ImpactOptions {
 	limit?: number;
 }
 
-/** Walks with more of dbt's lineage at most this many times: each round follows producers one step further into dbt. */
-const MAX_ROUNDS = 8;
+/** Reads more of dbt's lineage at most this many times: each round follows the walk one step across projects or producers. */
+const MAX_ROUNDS = 16;
 
 const noImpact = (): ColumnImpactAnswer => ({ columns: [], truncated: false, withheld: 0, tests: {} });
 
 const unknownColumn = (q: ImpactQuery) => badRequest(`column: ${q.kind}://${q.assetPath} has no column ${JSON.stringify(q.column.slice(0, 80))}`);
 
-function testsByRelation(rows: readonly RelationTestRow[]): Record<string, ColumnImpactTest[]> {
-	const out: Record<string, ColumnImpactTest[]> = {};
-	for (const r of rows) (out[r.assetPath] ??= []).push({ kind: r.kind, column: r.column, severity: r.severity });
-	return out;
-}
+const keyId = (k: GraphKey) => `${k.scriptPath}\u0000${k.scriptHash ?? ''}\u0000${k.jobId}`;
+const colKey = (a: string, b: string) => `${a}\u0000${b}`;
 
-interface Walked {
-	answer: Omit<ColumnImpactAnswer, 'tests'>;
-	/** Whether the graph walked holds the start column (else it may still be a described column without lineage). */
-	startKnown: boolean;
-	/** The dbt relations whose lineage was read. */
-	asked: string[];
+interface HeldGraph {
+	key: GraphKey;
+	components: Set<number>;
+	edges: StoredColumnEdge[];
+	pathOf: Map<string, string | null>;
+	/** `unique_id NUL column` of every edge end held: its whole component is in hand. */
+	ends: Set<string>;
 }
 
 /**
- * Walks from the start over dbt's lineage of `asked` and the producers' lineage; where the walk
- * crosses a producer into a dbt relation not yet read, reads that relation's lineage too and
- * walks again, until nothing new is reached.
+ * dbt's lineage as an impact walk reads it: per graph, the components of the columns the walk
+ * has reached, each fetched once through the component index. A relation several projects
+ * describe is looked up in all of them (each under the caller's gate, in SQL), so a walk crosses
+ * from one project into another where they share a relation, as it crosses producers.
  */
-async function walkAcross(
-	q: ImpactQuery,
-	initial: readonly string[],
-	producers: readonly ProducerLineageOf[],
-	lineageOf: (paths: string[]) => Promise<ColumnLineageAnswer>,
-	visible: (path: string) => boolean,
-	opts: ImpactOptions
-): Promise<Walked> {
-	const asked = new Set(initial);
-	const start = { kind: q.kind, path: q.assetPath, column: q.column };
-	for (let round = 0; ; round++) {
-		const lineage = asked.size ? await lineageOf([...asked].sort()) : { edges: [], truncated: false };
-		const ig = buildImpactGraph(lineage.edges, producers);
-		const walk = walkColumnImpact(ig, start, q.direction, { limit: opts.limit ?? COLUMN_IMPACT_LIMIT, visible: (n) => visible(n.path) });
-		const more = producerTouchedRelations(ig, impactIds(walk.columns)).filter((r) => !asked.has(r));
-		const capped = asked.size + more.length > MAX_ASSET_PATHS || round + 1 >= MAX_ROUNDS;
-		if (more.length === 0 || capped) {
-			return {
-				answer: { ...walk, truncated: walk.truncated || lineage.truncated || more.length > 0 },
-				startKnown: ig.graph.nodes.has(columnId(start.kind, start.path, start.column)),
-				asked: [...asked].sort()
-			};
+class DbtLineageReader {
+	readonly graphs = new Map<string, HeldGraph>();
+	/** The graphs describing each looked-up relation. */
+	readonly ownersOf = new Map<string, GraphKey[]>();
+	#looked = new Set<string>();
+
+	constructor(
+		private h: Database,
+		private owners: (assetPaths: string[]) => Promise<RelationInGraph[]>
+	) {}
+
+	/** How many of these columns were never looked up. */
+	unlooked(columns: readonly { path: string; column: string }[]): number {
+		return columns.filter((c) => !this.#looked.has(colKey(c.path, c.column))).length;
+	}
+
+	/** Fetches the components of these columns not yet in hand; true when edges arrived. */
+	async add(columns: readonly { path: string; column: string }[]): Promise<boolean> {
+		const byPath = new Map<string, string[]>();
+		for (const c of columns) {
+			const k = colKey(c.path, c.column);
+			if (this.#looked.has(k)) continue;
+			this.#looked.add(k);
+			const list = byPath.get(c.path);
+			if (list) list.push(c.column);
+			else byPath.set(c.path, [c.column]);
 		}
-		for (const r of more) asked.add(r);
+		if (byPath.size === 0) return false;
+		const wanted = new Map<string, { key: GraphKey; pairs: { uniqueId: string; column: string }[] }>();
+		for (const r of await this.owners([...byPath.keys()])) {
+			const id = keyId(r.key);
+			const owners = this.ownersOf.get(r.assetPath) ?? [];
+			if (!owners.some((k) => keyId(k) === id)) this.ownersOf.set(r.assetPath, [...owners, r.key]);
+			const held = this.graphs.get(id);
+			for (const column of byPath.get(r.assetPath) ?? []) {
+				if (held?.ends.has(colKey(r.uniqueId, column))) continue;
+				let w = wanted.get(id);
+				if (!w) wanted.set(id, (w = { key: r.key, pairs: [] }));
+				w.pairs.push({ uniqueId: r.uniqueId, column });
+			}
+		}
+		let grew = false;
+		for (const [id, w] of wanted) {
+			let g = this.graphs.get(id);
+			const fresh = (await columnComponents(this.h, w.key, w.pairs)).filter((c) => !g?.components.has(c));
+			if (fresh.length === 0) continue;
+			if (!g) this.graphs.set(id, (g = { key: w.key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
+			const got = await edgesOfComponents(this.h, w.key, fresh);
+			for (const c of fresh) g.components.add(c);
+			for (const e of got.edges) {
+				g.edges.push(e);
+				g.ends.add(colKey(e.parentUniqueId, e.parentColumn));
+				g.ends.add(colKey(e.childUniqueId, e.childColumn));
+			}
+			for (const [u, p] of got.assetPathOf) g.pathOf.set(u, p);
+			grew = true;
+		}
+		return grew;
+	}
+
+	/** Every graph that describes a looked-up relation: where the tests are read from. */
+	keys(): GraphKey[] {
+		const out = new Map<string, GraphKey>();
+		for (const ks of this.ownersOf.values()) for (const k of ks) out.set(keyId(k), k);
+		return [...out.values()];
+	}
+
+	/** The held edges in asset terms, ephemeral models bridged (they have no place to list). */
+	wireEdges(): ColumnLineageEdge[] {
+		const out: ColumnLineageEdge[] = [];
+		for (const g of this.graphs.values()) {
+			for (const e of bridgeRelationless(g.edges, (u) => !!g.pathOf.get(u))) {
+				out.push({
+					from_asset_path: g.pathOf.get(e.parentUniqueId)!,
+					from_column: e.parentColumn,
+					to_asset_path: g.pathOf.get(e.childUniqueId)!,
+					to_column: e.childColumn,
+					kind: e.lineageKind
+				});
+			}
+		}
+		return out;
 	}
 }
 
-/** The tests on the listed dbt relations, from the graphs the lineage came from. */
+/**
+ * Walks from the start over the held dbt lineage and the producers' lineage; where the walk
+ * reaches dbt columns whose components are not yet held (in any project describing them),
+ * fetches those and walks again, until nothing new arrives.
+ */
+async function walkAcross(
+	q: ImpactQuery,
+	reader: DbtLineageReader,
+	producers: readonly ProducerLineageOf[],
+	visible: (path: string) => boolean,
+	opts: ImpactOptions
+): Promise<{ answer: Omit<ColumnImpactAnswer, 'tests'>; startKnown: boolean }> {
+	const start = { kind: q.kind, path: q.assetPath, column: q.column };
+	if (q.kind === 'dbt') await reader.add([{ path: q.assetPath, column: q.column }]);
+	for (let round = 1; ; round++) {
+		const ig = buildImpactGraph(reader.wireEdges(), producers);
+		const walk = walkColumnImpact(ig, start, q.direction, { limit: opts.limit ?? COLUMN_IMPACT_LIMIT, visible: (n) => visible(n.path) });
+		const reached = walk.columns.filter((c) => c.kind === 'dbt').map((c) => ({ path: c.asset_path, column: c.column }));
+		const last = round >= MAX_ROUNDS;
+		if (last || !(await reader.add(reached))) {
+			return {
+				answer: { ...walk, truncated: walk.truncated || (last && reader.unlooked(reached) > 0) },
+				startKnown: ig.graph.nodes.has(columnId(start.kind, start.path, start.column))
+			};
+		}
+	}
+}
+
+/** The tests on the listed dbt relations, from the graphs describing them. */
 async function testsOf(h: Database, keys: readonly GraphKey[], columns: readonly ImpactEntry[]): Promise<Record<string, ColumnImpactTest[]>> {
-	return testsByRelation(await relationTests(h, keys, impactRelations(columns)));
+	const out: Record<string, ColumnImpactTest[]> = {};
+	for (const r of await relationTests(h, keys, impactRelations(columns))) (out[r.assetPath] ??= []).push({ kind: r.kind, column: r.column, severity: r.severity });
+	return out;
 }
 
 /**
@@ -175,38 +264,37 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 	const filter = authoredPathFilter(p);
 	const grouped = groupProducerLineage(await readableProducerLineage(h, p.workspace, filter));
 	const producers = [...grouped].map(([path, column_lineage]) => ({ path, column_lineage }));
-	let initial: string[];
-	if (q.kind === 'dbt') {
-		const owners = await lineageOwners(h, p.workspace, [q.assetPath], filter, named);
-		if (owners.length === 0) return noImpact();
-		initial = [q.assetPath];
-	} else {
+	if (q.kind === 'ducklake') {
 		const pg = buildImpactGraph([], producers).graph;
-		const own = assetColumns(pg, 'ducklake', q.assetPath);
-		if (own.length === 0) return noImpact();
+		if (assetColumns(pg, 'ducklake', q.assetPath).length === 0) return noImpact();
 		if (!pg.nodes.has(columnId('ducklake', q.assetPath, q.column))) throw unknownColumn(q);
-		initial = dbtRelationsOf(connectedComponent(own, pg), pg);
 	}
-	const walked = await walkAcross(
-		q,
-		initial,
-		producers,
-		(paths) => unpinnedColumnLineage(h, p, paths, q.scriptHash),
-		assetPathGate(p),
-		opts
-	);
-	const keys = (await lineageOwners(h, p.workspace, walked.asked, filter, named)).map((o) => o.key);
-	if (q.kind === 'dbt' && !walked.startKnown && !(await relationHasColumn(h, keys, q.assetPath, q.column))) throw unknownColumn(q);
-	return { ...walked.answer, tests: await testsOf(h, keys, walked.answer.columns) };
+	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
+	return answer(h, q, reader, producers, assetPathGate(p), opts);
+}
+
+async function answer(
+	h: Database,
+	q: ImpactQuery,
+	reader: DbtLineageReader,
+	producers: readonly ProducerLineageOf[],
+	visible: (path: string) => boolean,
+	opts: ImpactOptions
+): Promise<ColumnImpactAnswer> {
+	const walked = await walkAcross(q, reader, producers, visible, opts);
+	if (q.kind === 'dbt') {
+		const owners = reader.ownersOf.get(q.assetPath) ?? [];
+		if (owners.length === 0) return noImpact();
+		if (!walked.startKnown && !(await relationHasColumn(h, owners, q.assetPath, q.column))) throw unknownColumn(q);
+	}
+	return { ...walked.answer, tests: await testsOf(h, reader.keys(), walked.answer.columns) };
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */
 export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	if (!pinnedAuthoredShown(a, pinned) || q.kind !== 'dbt') return noImpact();
-	if ((await relationsIn(h, pinned.key, [q.assetPath])).length === 0) return noImpact();
-	const walked = await walkAcross(q, [q.assetPath], [], (paths) => pinnedColumnLineage(h, a, pinned, paths), assetPathGate(a.principal), opts);
-	if (!walked.startKnown && !(await relationHasColumn(h, [pinned.key], q.assetPath, q.column))) throw unknownColumn(q);
-	return { ...walked.answer, tests: await testsOf(h, [pinned.key], walked.answer.columns) };
+	const reader = new DbtLineageReader(h, (paths) => relationsInGraph(h, pinned.key, paths));
+	return answer(h, q, reader, [], assetPathGate(a.principal), opts);
 }
 
 /** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */

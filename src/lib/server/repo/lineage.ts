@@ -692,3 +692,89 @@ export async function relationTests(h: Database, keys: readonly GraphKey[], asse
 	);
 	return rows.map((r) => ({ assetPath: r.asset_path, kind: r.test_kind, column: r.test_column, severity: r.severity }));
 }
+
+/** A dbt relation as one graph holds it: the graph, the node, its asset path. */
+export interface RelationInGraph {
+	key: GraphKey;
+	uniqueId: string;
+	assetPath: string;
+}
+
+/**
+ * Every node with one of these asset paths in the version graphs the filter lets through (the
+ * column-lineage gate, as lineageOwners applies it), each with its graph.
+ */
+export async function relationsInOwners(
+	h: Database,
+	ws: string,
+	assetPaths: readonly string[],
+	f: ScriptPathFilter,
+	named: VersionRef | null,
+	tx?: Tx
+): Promise<RelationInGraph[]> {
+	if (assetPaths.length === 0) return [];
+	const onlyNamed = named === null ? sql`true` : sql`c.path = ${named.path} and c.hash = ${hashText(named.hash)}`;
+	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string }>(
+		sql`with ${chosenVersionsCte(ws, f, named)}
+		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path
+		      from dbt_node n
+		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		     where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid and ${onlyNamed}
+		     order by n.script_path, n.unique_id`,
+		tx
+	);
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueId: r.unique_id,
+		assetPath: r.asset_path
+	}));
+}
+
+/** The nodes with these asset paths inside one (pinned) graph. */
+export async function relationsInGraph(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<RelationInGraph[]> {
+	if (assetPaths.length === 0) return [];
+	const rows = await h.rows<{ u: string; p: string }>(
+		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.asset_path = any(${textArray(assetPaths)}) order by 1`,
+		tx
+	);
+	return rows.map((r) => ({ key, uniqueId: r.u, assetPath: r.p }));
+}
+
+/** The direct components these (node, column) pairs sit in, in one graph: through the child index and the parent unique index. */
+export async function columnComponents(h: Database, key: GraphKey, pairs: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<number[]> {
+	if (pairs.length === 0) return [];
+	const uids = textArray(pairs.map((p) => p.uniqueId));
+	const cols = textArray(pairs.map((p) => p.column));
+	const rows = await h.rows<{ c: unknown }>(
+		sql`with asked(u, c) as (select * from unnest(${uids}, ${cols}))
+		    select e.component as c from dbt_column_edge e join asked a on e.child_unique_id = a.u and e.child_column = a.c
+		     where ${keyOf('e', key)} and e.component is not null
+		    union
+		    select e.component from dbt_column_edge e join asked a on e.parent_unique_id = a.u and e.parent_column = a.c
+		     where ${keyOf('e', key)} and e.component is not null`,
+		tx
+	);
+	return rows.map((r) => toNumber(r.c));
+}
+
+/** The direct edges of these components of one graph, and the asset path of every node they touch. */
+export async function edgesOfComponents(
+	h: Database,
+	key: GraphKey,
+	components: readonly number[],
+	tx?: Tx
+): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
+	if (components.length === 0) return { edges: [], assetPathOf: new Map() };
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(componentEdgesSql(key, components), tx);
+	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
+	const paths = ids.length
+		? await h.rows<{ u: string; p: string | null }>(
+				sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
+				tx
+			)
+		: [];
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k })),
+		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+	};
+}
