@@ -262,14 +262,15 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 	const named = await readableVersion(h, p, q.scriptHash);
 	if (named && !authoredShownOf(p, named.path)) return noImpact();
 	const filter = authoredPathFilter(p);
-	const grouped = groupProducerLineage(await readableProducerLineage(h, p.workspace, filter));
-	const producers = [...grouped].map(([path, column_lineage]) => ({ path, column_lineage }));
+	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
+	// The producers' rows and the start column's dbt lineage do not depend on each other.
+	const [rows] = await Promise.all([readableProducerLineage(h, p.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind === 'ducklake') {
 		const pg = buildImpactGraph([], producers).graph;
 		if (assetColumns(pg, 'ducklake', q.assetPath).length === 0) return noImpact();
 		if (!pg.nodes.has(columnId('ducklake', q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
 	return answer(h, q, reader, producers, assetPathGate(p), opts);
 }
 
