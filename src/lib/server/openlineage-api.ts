@@ -110,11 +110,13 @@ async function* modelEvents(
 	h: Database,
 	g: LoadedExportGraph,
 	view: ExportView,
-	nodes: readonly OlNode[],
+	all: readonly OlNode[],
 	frames: (n: OlNode) => EventFrame[]
 ): AsyncGenerator<RunEvent> {
 	const datasetAllowed = (_kind: string, path: string) => view.assetAllowed(path);
 	const nodeOf = (id: string) => g.nodes.get(id);
+	// A node is the job writing its relation: where the token does not reach the relation, the job is not named either.
+	const nodes = all.filter((n) => n.assetPath === null || view.assetAllowed(n.assetPath));
 	for (let i = 0; i < nodes.length; i += EDGE_BATCH) {
 		const batch = nodes.slice(i, i + EDGE_BATCH);
 		const edges = view.authored ? await incomingColumnEdges(h, g.key, batch.map((n) => n.uniqueId)) : [];
