@@ -137,6 +137,28 @@ describe('transformations', () => {
 	});
 });
 
+describe('whole-dataset lineage', () => {
+	const nodes = new Map<string, OlNode>([
+		['p', { uniqueId: 'p', resourceType: 'model', assetPath: 'main/analytics/p' }],
+		['c', { uniqueId: 'c', resourceType: 'model', assetPath: 'main/analytics/c', columnSchema: [{ name: 'a' }, { name: 'b' }] }]
+	]);
+	const edge = (pc: string, cc: string, k: string) => ({ parentUniqueId: 'p', parentColumn: pc, childUniqueId: 'c', childColumn: cc, lineageKind: k });
+	const facetOf = (edges: ReturnType<typeof edge>[]) =>
+		modelEvent(
+			{ workspace: 'acme', scriptPath: 'f/a/p', node: nodes.get('c')!, parents: [nodes.get('p')!], columnEdges: edges, nodeOf: (id) => nodes.get(id), authored: true, naming, datasetAllowed: all },
+			frame
+		).outputs[0].facets?.columnLineage;
+	it('a scan reaching every output column is written once under dataset; one reaching some stays under them', () => {
+		const f = facetOf([edge('a', 'a', 'copy'), edge('k', 'a', 'scan'), edge('k', 'b', 'scan'), edge('s', 'b', 'scan')]);
+		expect(f?.dataset?.map((i) => i.field)).toEqual(['k']);
+		expect(f?.fields.a.inputFields.map((i) => i.field)).toEqual(['a']);
+		expect(f?.fields.b.inputFields.map((i) => [i.field, i.transformations[0].type])).toEqual([['s', 'INDIRECT']]);
+	});
+	it('a relation without column edges has no facet', () => {
+		expect(facetOf([])).toBeUndefined();
+	});
+});
+
 describeFixtures('jaffle-shop SQL', () => {
 	const manifest = JSON.parse(readFileSync(fixture('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json'), 'utf8'));
 	it('customers: the aggregates of its summary CTE, the join key and the positional group-by key', () => {

@@ -118,6 +118,27 @@ export function transformationsOf(kind: string, parentColumn: string, childColum
 	return [{ type: 'INDIRECT' }];
 }
 
+/**
+ * The scanned input columns that reach EVERY output column (a join key or filter reads all rows):
+ * those are lineage of the whole dataset, written once in the facet's `dataset` list rather than
+ * under each field, as OpenLineage's own integrations do with dataset-level lineage enabled. A
+ * scan that reaches only some columns stays under them. Keys: parent unique_id NUL column.
+ */
+export function wholeDatasetScans(edges: readonly OlColumnEdge[], columns: ReadonlySet<string>): Set<string> {
+	if (columns.size === 0) return new Set();
+	const reach = new Map<string, Set<string>>();
+	for (const e of edges) {
+		if (e.lineageKind !== 'scan' || e.childColumn === '') continue;
+		const k = `${e.parentUniqueId}\u0000${e.parentColumn}`;
+		let s = reach.get(k);
+		if (!s) reach.set(k, (s = new Set()));
+		s.add(e.childColumn);
+	}
+	const out = new Set<string>();
+	for (const [k, s] of reach) if (s.size === columns.size && [...columns].every((c) => s.has(c))) out.add(k);
+	return out;
+}
+
 type FieldKey = string;
 
 class InputFieldSet {
@@ -136,13 +157,18 @@ class InputFieldSet {
 	values(): InputField[] {
 		return [...this.byKey.values()];
 	}
+	get size(): number {
+		return this.byKey.size;
+	}
 }
 
 function columnLineageFacet(fields: Map<string, InputFieldSet>, dataset: InputFieldSet): ColumnLineageFacet | undefined {
-	if (fields.size === 0 && dataset.values().length === 0) return undefined;
+	const whole = dataset.values();
+	// A column whose every input is whole-dataset lineage stays listed, with no inputs of its own;
+	// a relation without any column lineage gets no facet.
+	if (whole.length === 0 && [...fields.values()].every((f) => f.size === 0)) return undefined;
 	const out: ColumnLineageFacet = { ...facet('columnLineage'), fields: {} };
 	for (const [name, set] of fields) out.fields[name] = { inputFields: set.values() };
-	const whole = dataset.values();
 	if (whole.length > 0) out.dataset = whole;
 	return out;
 }
@@ -201,18 +227,20 @@ export function modelEvent(m: ModelEventInput, frame: EventFrame): RunEvent {
 			const uses = node.rawCode ? sqlColumnUses(node.rawCode) : null;
 			const fields = new Map<string, InputFieldSet>();
 			const dataset = new InputFieldSet();
+			const columns = new Set<string>((node.columnSchema ?? []).map((c) => c.name));
+			for (const e of m.columnEdges) if (e.childColumn !== '') columns.add(e.childColumn);
+			for (const c of columns) fields.set(c, new InputFieldSet());
+			const wholeDataset = wholeDatasetScans(m.columnEdges, columns);
 			for (const e of m.columnEdges) {
 				const parent = m.nodeOf(e.parentUniqueId);
 				if (!shown(parent)) continue;
 				const id = datasetId('dbt', parent.assetPath, naming);
 				const ts = transformationsOf(e.lineageKind, e.parentColumn, e.childColumn, uses);
-				if (e.childColumn === '') {
+				if (e.childColumn === '' || (e.lineageKind === 'scan' && wholeDataset.has(`${e.parentUniqueId}\u0000${e.parentColumn}`))) {
 					dataset.add(id, e.parentColumn, ts);
 					continue;
 				}
-				let set = fields.get(e.childColumn);
-				if (!set) fields.set(e.childColumn, (set = new InputFieldSet()));
-				set.add(id, e.parentColumn, ts);
+				fields.get(e.childColumn)!.add(id, e.parentColumn, ts);
 			}
 			const schema = schemaFacet(node.columnSchema);
 			const columnLineage = columnLineageFacet(fields, dataset);

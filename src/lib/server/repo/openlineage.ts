@@ -5,6 +5,7 @@ import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db';
 import { toBigInt } from '../db';
 import type { GraphKey } from './graph';
+import { jsonRows } from './lineage';
 
 const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 const hashText = (h: bigint) => sql`${h.toString()}::bigint`;
@@ -49,7 +50,8 @@ export async function incomingColumnEdges(h: Database, key: GraphKey, childIds: 
 			? sql`e.workspace = ${key.workspace} and e.job_id = ${key.jobId}::uuid and e.script_hash is null`
 			: sql`e.workspace = ${key.workspace} and e.job_id = ${key.jobId}::uuid and e.script_hash = ${hashText(key.scriptHash)}
 			      and e.script_path = ${key.scriptPath}`;
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
+	const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
+		h,
 		sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.lineage_kind as k
 		      from dbt_column_edge e
 		      join unnest(${textArray(childIds)}) as c(id) on e.child_unique_id = c.id
