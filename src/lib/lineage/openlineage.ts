@@ -37,6 +37,18 @@ export function jobNamespace(workspace: string): string {
 	return `tributary://${workspace}`;
 }
 
+const idCache = new WeakMap<DatasetNaming, Map<string, { namespace: string; name: string }>>();
+
+/** datasetId, remembered per naming (one export names each relation once, however many edges read it). */
+function cachedDatasetId(kind: string, assetPath: string, naming: DatasetNaming): { namespace: string; name: string } {
+	let cache = idCache.get(naming);
+	if (!cache) idCache.set(naming, (cache = new Map()));
+	const k = `${kind}\u0000${assetPath}`;
+	let id = cache.get(k);
+	if (!id) cache.set(k, (id = datasetId(kind, assetPath, naming)));
+	return id;
+}
+
 /** An asset (`dbt` + `main/analytics/orders`) as an OpenLineage dataset identity. */
 export function datasetId(kind: string, assetPath: string, naming: DatasetNaming): { namespace: string; name: string } {
 	const [root, ...rest] = assetPath.split('/');
@@ -198,6 +210,15 @@ function event(frame: EventFrame, workspace: string, job: OlJob, inputs: OlDatas
 	};
 }
 
+/**
+ * Another event of the same run as `ev` (its START, say): the same job and datasets, without
+ * the dataset facets, which the run's final event carries (backends merge a run's events).
+ */
+export function leanEvent(ev: RunEvent, frame: EventFrame, workspace: string): RunEvent {
+	const bare = (d: OlDataset): OlDataset => ({ namespace: d.namespace, name: d.name });
+	return event(frame, workspace, ev.job, ev.inputs.map(bare), ev.outputs.map(bare));
+}
+
 /** One dbt node's event: its parents as inputs, its relation as the output with schema and column lineage. */
 export function modelEvent(m: ModelEventInput, frame: EventFrame): RunEvent {
 	const { node, naming } = m;
@@ -214,7 +235,7 @@ export function modelEvent(m: ModelEventInput, frame: EventFrame): RunEvent {
 	for (const p of m.parents) {
 		if (!shown(p) || seen.has(p.assetPath)) continue;
 		seen.add(p.assetPath);
-		const ds: OlDataset = datasetId('dbt', p.assetPath, naming);
+		const ds: OlDataset = { ...cachedDatasetId('dbt', p.assetPath, naming) };
 		const schema = m.authored ? schemaFacet(p.columnSchema) : undefined;
 		if (schema) ds.facets = { schema };
 		inputs.push(ds);
@@ -222,7 +243,7 @@ export function modelEvent(m: ModelEventInput, frame: EventFrame): RunEvent {
 
 	const outputs: OlDataset[] = [];
 	if (shown(node)) {
-		const out: OlDataset = datasetId('dbt', node.assetPath, naming);
+		const out: OlDataset = { ...cachedDatasetId('dbt', node.assetPath, naming) };
 		if (m.authored) {
 			const uses = node.rawCode ? sqlColumnUses(node.rawCode) : null;
 			const fields = new Map<string, InputFieldSet>();
@@ -231,11 +252,15 @@ export function modelEvent(m: ModelEventInput, frame: EventFrame): RunEvent {
 			for (const e of m.columnEdges) if (e.childColumn !== '') columns.add(e.childColumn);
 			for (const c of columns) fields.set(c, new InputFieldSet());
 			const wholeDataset = wholeDatasetScans(m.columnEdges, columns);
+			// A scan's transformations depend on its input column, a mod's on its output column.
+			const memo = new Map<string, Transformation[]>();
 			for (const e of m.columnEdges) {
 				const parent = m.nodeOf(e.parentUniqueId);
 				if (!shown(parent)) continue;
-				const id = datasetId('dbt', parent.assetPath, naming);
-				const ts = transformationsOf(e.lineageKind, e.parentColumn, e.childColumn, uses);
+				const id = cachedDatasetId('dbt', parent.assetPath, naming);
+				const mk = `${e.lineageKind}\u0000${e.lineageKind === 'scan' ? e.parentColumn : e.childColumn}`;
+				let ts = memo.get(mk);
+				if (!ts) memo.set(mk, (ts = transformationsOf(e.lineageKind, e.parentColumn, e.childColumn, uses)));
 				if (e.childColumn === '' || (e.lineageKind === 'scan' && wholeDataset.has(`${e.parentUniqueId}\u0000${e.parentColumn}`))) {
 					dataset.add(id, e.parentColumn, ts);
 					continue;

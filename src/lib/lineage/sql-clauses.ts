@@ -24,6 +24,11 @@ const AGGREGATES = new Set([
 
 type Token = { kind: 'word'; text: string } | { kind: 'num'; text: string } | { kind: 'punct'; text: string };
 
+const isWordStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95;
+const isDigit = (c: number) => c >= 48 && c <= 57;
+const isWordPart = (c: number) => isWordStart(c) || isDigit(c) || c === 36;
+const isSpace = (c: number) => c === 32 || (c >= 9 && c <= 13);
+
 /** Lowercased words (quoted identifiers unquoted), numbers and punctuation; strings, comments and Jinja statements dropped. */
 export function sqlTokens(sql: string): Token[] {
 	const out: Token[] = [];
@@ -59,17 +64,17 @@ export function sqlTokens(sql: string): Token[] {
 				out.push({ kind: 'num', text: "''" });
 				i = e;
 			}
-		} else if (/[A-Za-z_]/.test(c)) {
+		} else if (isWordStart(sql.charCodeAt(i))) {
 			let j = i + 1;
-			while (j < n && /[A-Za-z0-9_$]/.test(sql[j])) j++;
+			while (j < n && isWordPart(sql.charCodeAt(j))) j++;
 			out.push({ kind: 'word', text: sql.slice(i, j).toLowerCase() });
 			i = j;
-		} else if (/[0-9]/.test(c)) {
+		} else if (isDigit(sql.charCodeAt(i))) {
 			let j = i + 1;
-			while (j < n && /[0-9.]/.test(sql[j])) j++;
+			while (j < n && (isDigit(sql.charCodeAt(j)) || sql.charCodeAt(j) === 46)) j++;
 			out.push({ kind: 'num', text: sql.slice(i, j) });
 			i = j;
-		} else if (/\s/.test(c)) i++;
+		} else if (isSpace(sql.charCodeAt(i))) i++;
 		else {
 			out.push({ kind: 'punct', text: c });
 			i++;

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import {
 	JOB_RESOURCE_TYPES,
 	jobNamespace,
+	leanEvent,
 	modelEvent,
 	OPENLINEAGE_PRODUCER,
 	OPENLINEAGE_SCHEMA_URL,
@@ -32,8 +33,8 @@ import type { Database } from './db';
 import { badRequest, notFound } from './http';
 import type { GraphKey } from './repo/graph';
 import { getJobPayloadWithoutLog, progressOf, type JobView } from './repo/jobs';
-import { loadGraph, pinnedGraphOf, producerLineage } from './repo/lineage';
-import { dbtVersionAt, graphStoredAt, incomingColumnEdges, producerUsage, warehouseDatabases } from './repo/openlineage';
+import { pinnedGraphOf, producerLineage } from './repo/lineage';
+import { dbtVersionAt, exportGraphRows, graphStoredAt, incomingColumnEdges, producerUsage, warehouseDatabases, type IncomingColumnEdge } from './repo/openlineage';
 import { ZERO_UUID } from './schema';
 
 /** Nodes whose column edges one statement reads: bounded memory per step of the stream. */
@@ -84,26 +85,21 @@ interface LoadedExportGraph {
 }
 
 async function loadExportGraph(h: Database, key: GraphKey, authored: boolean): Promise<LoadedExportGraph> {
-	const g = await loadGraph(h, key, { fields: authored ? 'full' : 'shape', authored });
-	const nodes = new Map<string, OlNode>();
-	for (const n of g.nodes) {
-		nodes.set(n.uniqueId, {
-			uniqueId: n.uniqueId,
-			resourceType: n.resourceType,
-			assetPath: n.assetPath,
-			rawCode: authored ? n.rawCode : null,
-			columnSchema: authored ? n.columnSchema : null
-		});
-	}
+	const g = await exportGraphRows(h, key, authored);
+	const nodes = new Map<string, OlNode>(g.nodes.map((n) => [n.uniqueId, n]));
 	const parents = new Map<string, string[]>();
 	for (const e of g.edges) {
 		const list = parents.get(e.child);
 		if (list) list.push(e.parent);
 		else parents.set(e.child, [e.parent]);
 	}
-	const jobNodes = [...nodes.values()].filter((n) => JOB_RESOURCE_TYPES.has(n.resourceType)).sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : 1));
+	const jobNodes = g.nodes.filter((n) => JOB_RESOURCE_TYPES.has(n.resourceType)).sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : 1));
 	return { key, nodes, parents, jobNodes, naming: { workspace: key.workspace, defaultDatabase: await warehouseDatabases(h, key.workspace) } };
 }
+
+const edgeOrder = (a: IncomingColumnEdge, b: IncomingColumnEdge) =>
+	cmp(a.childColumn, b.childColumn) || cmp(a.parentUniqueId, b.parentUniqueId) || cmp(a.parentColumn, b.parentColumn) || cmp(a.lineageKind, b.lineageKind);
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Model events of a loaded graph, a batch of column-edge reads at a time; `frames` gives each node's events. */
 async function* modelEvents(
@@ -126,6 +122,8 @@ async function* modelEvents(
 			if (list) list.push(e);
 			else byChild.set(e.childUniqueId, [e]);
 		}
+		// Read in no order (a sort of the whole project's edges costs the database more): ordered here, per node.
+		for (const list of byChild.values()) list.sort(edgeOrder);
 		for (const node of batch) {
 			const parents = (g.parents.get(node.uniqueId) ?? []).map(nodeOf).filter((n): n is OlNode => !!n);
 			const input = {
@@ -139,7 +137,11 @@ async function* modelEvents(
 				naming: g.naming,
 				datasetAllowed
 			};
-			for (const frame of frames(node)) yield modelEvent(input, frame);
+			// The last frame (a run's end, a version's only event) carries the facets; earlier ones are lean.
+			const fs = frames(node);
+			const full = modelEvent(input, fs[fs.length - 1]);
+			for (const frame of fs.slice(0, -1)) yield leanEvent(full, frame, g.key.workspace);
+			yield full;
 		}
 	}
 }
@@ -249,7 +251,7 @@ function resultNodes(result: unknown): RunNodeResult[] | null {
  * START at its start and COMPLETE/FAIL/ABORT once settled; each dbt node it ran is a child
  * run (ParentRunFacet) with START at the run's start and its end at the run's end (dbt reports
  * per node a duration, not a start): COMPLETE for success, warn and no-op, FAIL for errors,
- * ABORT for skipped. Tests are left out. While the run is going, the live progress says which
+ * ABORT for skipped; a node's START names its datasets, its end adds their facets. Tests are left out. While the run is going, the live progress says which
  * relations started and settled. A FAIL carries dbt's message only for a caller who may read it.
  */
 export async function runEvents(h: Database, job: JobView, state: RunState, view: ExportView & { messages: boolean }): Promise<RunEvent[]> {

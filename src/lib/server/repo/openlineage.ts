@@ -34,6 +34,43 @@ export async function graphStoredAt(h: Database, key: GraphKey, tx?: Tx): Promis
 	return r ? new Date(r.at) : null;
 }
 
+export interface ExportNodeRow {
+	uniqueId: string;
+	resourceType: string;
+	assetPath: string | null;
+	rawCode: string | null;
+	columnSchema: { name: string; type?: string }[] | null;
+}
+
+/**
+ * The relations of one stored graph (models, seeds, snapshots, sources: no tests) and the
+ * `ref()` edges between them. SQL and typed columns are read only when `authored`.
+ */
+export async function exportGraphRows(h: Database, key: GraphKey, authored: boolean, tx?: Tx): Promise<{ nodes: ExportNodeRow[]; edges: { parent: string; child: string }[] }> {
+	const keyed = (t: string) => {
+		const a = sql.raw(t);
+		return key.scriptHash === null
+			? sql`${a}.workspace = ${key.workspace} and ${a}.job_id = ${key.jobId}::uuid and ${a}.script_hash is null`
+			: sql`${a}.workspace = ${key.workspace} and ${a}.script_path = ${key.scriptPath} and ${a}.script_hash = ${hashText(key.scriptHash)} and ${a}.job_id = ${key.jobId}::uuid`;
+	};
+	const authoredCols = authored ? sql`n.raw_code as c, n.column_schema as s` : sql`null as c, null as s`;
+	const nodes = await jsonRows<{ u: string; r: string; p: string | null; c: string | null; s: ExportNodeRow['columnSchema'] }>(
+		h,
+		sql`select n.unique_id as u, n.resource_type as r, n.asset_path as p, ${authoredCols}
+		      from dbt_node n where ${keyed('n')} and n.resource_type in ('model', 'seed', 'snapshot', 'source')`,
+		tx
+	);
+	const edges = await jsonRows<{ p: string; c: string }>(
+		h,
+		sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e where ${keyed('e')} and not starts_with(e.child_unique_id, 'test.')`,
+		tx
+	);
+	return {
+		nodes: nodes.map((n) => ({ uniqueId: n.u, resourceType: n.r, assetPath: n.p, rawCode: n.c, columnSchema: n.s })),
+		edges: edges.map((e) => ({ parent: e.p, child: e.c }))
+	};
+}
+
 export interface IncomingColumnEdge {
 	parentUniqueId: string;
 	parentColumn: string;
@@ -42,7 +79,7 @@ export interface IncomingColumnEdge {
 	lineageKind: string;
 }
 
-/** Every stored column edge INTO these nodes, whatever its kind (the child index serves it). */
+/** Every stored column edge INTO these nodes, whatever its kind (the child index serves it), in no particular order. */
 export async function incomingColumnEdges(h: Database, key: GraphKey, childIds: readonly string[], tx?: Tx): Promise<IncomingColumnEdge[]> {
 	if (childIds.length === 0) return [];
 	const keyed =
@@ -55,8 +92,7 @@ export async function incomingColumnEdges(h: Database, key: GraphKey, childIds: 
 		sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.lineage_kind as k
 		      from dbt_column_edge e
 		      join unnest(${textArray(childIds)}) as c(id) on e.child_unique_id = c.id
-		     where ${keyed}
-		     order by e.child_unique_id, e.child_column, e.parent_unique_id, e.parent_column, e.lineage_kind`,
+		     where ${keyed}`,
 		tx
 	);
 	return rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k }));
