@@ -221,6 +221,9 @@ describeFixtures('OpenLineage export', () => {
 				expect([...new Set(children.map((e) => e.job.name))].sort()).toEqual(built);
 				for (const name of built) expect(children.filter((e) => e.job.name === name).map((e) => e.eventType)).toEqual(['START', 'COMPLETE']);
 				for (const e of children) expect(e.run.facets.parent).toMatchObject({ run: { runId }, job: { namespace: `tributary://${WS}`, name: JAFFLE } });
+				// START names the datasets; the end carries their facets.
+				const start = children.find((e) => e.job.name === modelName('model.jaffle_shop.customers') && e.eventType === 'START');
+				expect(start.outputs).toEqual([{ namespace: `dbt://${WS}/main`, name: 'jaffle_shop.main.customers' }]);
 				const customers = children.find((e) => e.job.name === modelName('model.jaffle_shop.customers') && e.eventType === 'COMPLETE');
 				expect(customers.outputs[0].facets.columnLineage.fields.lifetime_spend).toBeDefined();
 			});

@@ -199,6 +199,14 @@ describeFixtures('the events validate against the official OpenLineage schemas',
 		for (const ev of [...eventsOf(g), ...eventsOf(g, false)]) expect(v.errors(ev)).toEqual([]);
 	});
 
+	it("the OpenAPI document's example, which the mapping itself makes", async () => {
+		const { openapiDocument } = await import('../server/openapi');
+		const doc = openapiDocument() as any;
+		const example = doc.paths['/api/w/{ws}/dbt/openlineage'].get.responses[200].content['application/x-ndjson'].example;
+		expect(openLineageValidator().errors(example)).toEqual([]);
+		expect(example.outputs[0].facets.columnLineage.fields.total.inputFields.map((i: any) => i.transformations[0].subtype)).toEqual(['AGGREGATION', 'FILTER']);
+	});
+
 	it('a producer event with its column lineage', () => {
 		const v = openLineageValidator();
 		const ev = producerEvent(
