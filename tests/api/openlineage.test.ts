@@ -9,7 +9,8 @@ import type { Database } from '../../src/lib/server/db';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures, fixture } from '../support/fixtures';
-import { buildLineageWorld, hex, JAFFLE, LEDGER, REPORT, SECRET, SHOP, WS, type LineageWorld } from '../support/lineage-world';
+import { deleteGraph, versionKey } from '../../src/lib/server/repo/graph';
+import { buildLineageWorld, deployGraph, hex, JAFFLE, LEDGER, REPORT, SECRET, SHOP, shopV2, WS, type LineageWorld } from '../support/lineage-world';
 import { ndjsonEvents, openLineageValidator } from '../support/openlineage-schemas';
 
 const RUN_RESULTS = fixture('jaffle-shop-1.12-duckdb-docs-generate', 'run_results.json');
@@ -174,6 +175,15 @@ describeFixtures('OpenLineage export', () => {
 					await exportOf(w.c.alice, 'f/analytics/nothing-here')
 				];
 				for (const r of answers) expect([r.status, r.body]).toEqual([404, { error: 'no dbt project version at this path and ref' }]);
+			});
+
+			it('a version whose graph retention pruned: 410 naming the rule', async () => {
+				const hash = await deployGraph(h, 'f/analytics/pruned', shopV2(), 'alice');
+				await h.db.transaction((tx) => deleteGraph(tx, versionKey(WS, 'f/analytics/pruned', hash)));
+				const r = await exportOf(w.c.alice, 'f/analytics/pruned', hex(hash));
+				expect([r.status, r.body.error]).toEqual([410, 'the graph of this version was pruned: Tributary keeps the graphs of the newest 50 deploys of a path']);
+				// To a caller who may not read the path it is as absent as any other.
+				expect((await exportOf(w.c.carol, 'f/analytics/pruned', hex(hash))).status).toBe(404);
 			});
 
 			it('bad input is a 400 naming the parameter; no credentials a 401; a token without assets:read a 403', async () => {

@@ -243,7 +243,7 @@ export const operations: Op[] = [
 		gate: 'member + assets:read + read access to the path; SQL, schema and column lineage only to readers of the project (scripts:read), a producer only to readers of its path, datasets only within the assets:read scope',
 		query: { path: { description: 'the dbt project: f/<folder>/<name> or u/<user>/<name>', required: true }, ref: { description: 'a version hash (16 hex digits) or latest (the default)' } },
 		ok: { status: 200, description: 'NDJSON, streamed: one event per line; X-Script-Hash names the version', contentType: 'application/x-ndjson', schema: RUN_EVENT, example: openLineageExample() },
-		errors: [400, 401, 403, 404]
+		errors: [400, 401, 403, 404, 410]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/openlineage/{id}', summary: "A run's OpenLineage RunEvents: the run's START and COMPLETE/FAIL/ABORT, and per dbt node it ran START and COMPLETE/FAIL/ABORT as a child run (ParentRunFacet)",

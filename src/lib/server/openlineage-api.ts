@@ -23,14 +23,14 @@ import { hexToHash } from '../types/script-hash';
 import {
 	assetPathGate,
 	exportableVersion,
-	NO_EXPORTABLE_VERSION,
 	producerAuthoredShown,
 	producerShown,
 	type JobAccess,
 	type Principal
 } from './access';
 import type { Database } from './db';
-import { badRequest, notFound } from './http';
+import { ApiError, badRequest } from './http';
+import { RETENTION } from './repo/graph';
 import type { GraphKey } from './repo/graph';
 import { getJobPayloadWithoutLog, progressOf, type JobView } from './repo/jobs';
 import { pinnedGraphOf, producerLineage } from './repo/lineage';
@@ -318,11 +318,14 @@ export async function runEvents(h: Database, job: JobView, state: RunState, view
 
 // ─── The answers ───────────────────────────────────────────────────────────────────────────
 
+/** A version that exists but whose graph retention removed (a version's graph is stored at deploy). */
+export const PRUNED_VERSION = `the graph of this version was pruned: Tributary keeps the graphs of the newest ${RETENTION.versionsPerPath} deploys of a path`;
+
 /** `dbt/openlineage`: the gates (access.ts), then the version's events, built as they are sent. */
 export async function exportVersion(h: Database, p: Principal, path: string, ref: bigint | 'latest'): Promise<{ hash: bigint; events: AsyncIterable<RunEvent> }> {
 	const { hash, authored } = await exportableVersion(p, path, () => dbtVersionAt(h, p.workspace, path, ref));
 	const version = await versionGraphAt(h, p.workspace, path, hash);
-	if (!version) throw notFound(NO_EXPORTABLE_VERSION);
+	if (!version) throw new ApiError(410, PRUNED_VERSION);
 	const view: ExportView = {
 		authored,
 		assetAllowed: assetPathGate(p),
