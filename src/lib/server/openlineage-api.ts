@@ -254,7 +254,7 @@ function resultNodes(result: unknown): RunNodeResult[] | null {
  * ABORT for skipped; a node's START names its datasets, its end adds their facets. Tests are left out. While the run is going, the live progress says which
  * relations started and settled. A FAIL carries dbt's message only for a caller who may read it.
  */
-export async function runEvents(h: Database, job: JobView, state: RunState, view: ExportView & { messages: boolean }): Promise<RunEvent[]> {
+export async function* runEvents(h: Database, job: JobView, state: RunState, view: ExportView & { messages: boolean }): AsyncGenerator<RunEvent> {
 	const ws = job.workspace;
 	const started = (job.startedAt ?? job.createdAt).toISOString();
 	const ended = state.completedAt ? state.completedAt.toISOString() : null;
@@ -269,7 +269,7 @@ export async function runEvents(h: Database, job: JobView, state: RunState, view
 		inputs: [],
 		outputs: []
 	});
-	const out: RunEvent[] = [own('START', started)];
+	yield own('START', started);
 	const pinned = await pinnedGraphOf(h, job);
 	const g = pinned ? await loadExportGraph(h, pinned.key, view.authored) : null;
 	const parent = { runId: job.id, jobName };
@@ -310,10 +310,9 @@ export async function runEvents(h: Database, job: JobView, state: RunState, view
 		jobNodes: [],
 		naming: { workspace: ws, defaultDatabase: new Map() }
 	};
-	for await (const e of modelEvents(h, graph, g ? view : { ...view, authored: false }, nodesOf(ran), framesOf)) out.push(e);
+	yield* modelEvents(h, graph, g ? view : { ...view, authored: false }, nodesOf(ran), framesOf);
 	const end = END_OF_JOB[state.status];
-	if (end && ended) out.push(own(end, ended));
-	return out;
+	if (end && ended) yield own(end, ended);
 }
 
 // ─── The answers ───────────────────────────────────────────────────────────────────────────
@@ -336,7 +335,7 @@ export async function exportVersion(h: Database, p: Principal, path: string, ref
 }
 
 /** `jobs/openlineage/{id}`: a run's events for a caller jobAccess admitted; what its author wrote only for one who may read the project. */
-export async function exportRun(h: Database, a: JobAccess): Promise<RunEvent[]> {
+export async function exportRun(h: Database, a: JobAccess): Promise<AsyncIterable<RunEvent>> {
 	const payload = await getJobPayloadWithoutLog(h, a.job.workspace, a.job.id);
 	const view = {
 		authored: a.canReadScript,

@@ -3,6 +3,7 @@
 // stores the run's end, so what happened is written to the run's log. A push never changes
 // how the run ends: every failure (refused, unreachable, too slow) is a log line.
 import type { Database } from './db';
+import type { RunEvent } from '../types/openlineage';
 import type { JobView } from './repo/jobs';
 import { runEvents, type RunState } from './openlineage-api';
 
@@ -49,13 +50,9 @@ function shown(url: string): string {
 export async function pushRunEvents(h: Database, job: JobView, state: RunState, push: OpenLineagePush, say: (line: string) => void): Promise<void> {
 	const where = shown(push.url);
 	try {
-		const events = await runEvents(h, job, state, {
-			authored: true,
-			messages: true,
-			assetAllowed: () => true,
-			producerShown: () => false,
-			producerAuthored: () => false
-		});
+		const events: RunEvent[] = [];
+		const view = { authored: true, messages: true, assetAllowed: () => true, producerShown: () => false, producerAuthored: () => false };
+		for await (const e of runEvents(h, job, state, view)) events.push(e);
 		const signal = AbortSignal.timeout(push.timeoutMs);
 		const headers: Record<string, string> = { 'content-type': 'application/json' };
 		if (push.apiKey) headers.authorization = `Bearer ${push.apiKey}`;
