@@ -10,7 +10,8 @@ import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures, fixture } from '../support/fixtures';
 import { deleteGraph, versionKey } from '../../src/lib/server/repo/graph';
-import { buildLineageWorld, deployGraph, hex, JAFFLE, LEDGER, REPORT, SECRET, SHOP, shopV2, WS, type LineageWorld } from '../support/lineage-world';
+import { insertJob, upsertProgress } from '../../src/lib/server/repo/jobs';
+import { buildLineageWorld, deployGraph, hex, JAFFLE, jaffleAssetPaths, LEDGER, REPORT, SECRET, SHOP, shopV2, WS, type LineageWorld } from '../support/lineage-world';
 import { ndjsonEvents, openLineageValidator } from '../support/openlineage-schemas';
 
 const RUN_RESULTS = fixture('jaffle-shop-1.12-duckdb-docs-generate', 'run_results.json');
@@ -245,6 +246,26 @@ describeFixtures('OpenLineage export', () => {
 				expect(fail.run.facets.errorMessage).toMatchObject({ message: `Runtime Error ${SECRET}`, programmingLanguage: 'SQL' });
 				expect(events.at(-1)).toMatchObject({ eventType: 'FAIL', run: { runId: failedRunId } });
 				expect([...validator.checkedFacets].some((id) => id.includes('ErrorMessageRunFacet'))).toBe(true);
+			});
+
+			it('a run still going: its START, and per relation what the live progress says so far', async () => {
+				const id = await h.db.transaction((tx) =>
+					insertJob(tx, { workspace: WS, kind: 'run', scriptPath: JAFFLE, scriptHash: w.hashes.jaffle, createdBy: 'alice', permissionedAs: 'u/alice', status: 'running' })
+				);
+				const pathOf = jaffleAssetPaths(w.manifest);
+				await upsertProgress(h, WS, id, [
+					{ assetKind: 'dbt', assetPath: pathOf.get('model.jaffle_shop.stg_orders')!, status: 'materialized', rowCount: 61948 },
+					{ assetKind: 'dbt', assetPath: pathOf.get('model.jaffle_shop.orders')!, status: 'running' },
+					{ assetKind: 'dbt', assetPath: pathOf.get('model.jaffle_shop.customers')!, status: 'failed', error: 'Binder Error: no such column' }
+				]);
+				const events = await runEvents(w.c.alice, id);
+				const typesOf = (uid: string) => events.filter((e) => e.job.name === modelName(uid)).map((e) => e.eventType);
+				expect(events.filter((e) => e.run.runId === id).map((e) => e.eventType)).toEqual(['START']);
+				expect(typesOf('model.jaffle_shop.stg_orders')).toEqual(['START', 'COMPLETE']);
+				expect(typesOf('model.jaffle_shop.orders')).toEqual(['START']);
+				expect(typesOf('model.jaffle_shop.customers')).toEqual(['START', 'FAIL']);
+				expect(events.find((e) => e.eventType === 'FAIL').run.facets.errorMessage.message).toBe('Binder Error: no such column');
+				expect(events).toHaveLength(6);
 			});
 
 			it('a share-link viewer gets the outcome without SQL, lineage or messages', async () => {
