@@ -693,6 +693,39 @@ export async function pinnedAccess(event: Pick<RequestEvent, 'locals' | 'url' | 
 	}
 }
 
+// ─── OpenLineage export ────────────────────────────────────────────────────────────────────
+
+export const NO_EXPORTABLE_VERSION = 'no dbt project version at this path and ref';
+
+/**
+ * `dbt/openlineage?path=&ref=`: the graph reads' gate (`assets:read`), then the path must be
+ * readable and hold the version; one 404 for a path that is not yours, a missing version and a
+ * version of another path, so hashes cannot be probed. `authored` is the one predicate for that
+ * project: without it the events carry the shape (jobs, datasets) and no SQL, schema or column
+ * lineage.
+ */
+export async function exportableVersion(
+	p: Principal,
+	path: string,
+	find: () => Promise<bigint | null>
+): Promise<{ hash: bigint; authored: boolean }> {
+	requireScope(p, 'assets', 'read');
+	if (!canReadPath(p, path)) throw notFound(NO_EXPORTABLE_VERSION);
+	const hash = await find();
+	if (hash === null) throw notFound(NO_EXPORTABLE_VERSION);
+	return { hash, authored: authoredShownOf(p, path) };
+}
+
+/** Whether the OpenLineage events of a run may show its producers' authored lineage (the caller reads that script). */
+export function producerAuthoredShown(p: Principal | null, scriptPath: string): boolean {
+	return p !== null && mayReadPath(p, scriptPath, 'scripts');
+}
+
+/** Whether a producer appears at all in an export: the caller may see its path's shape. */
+export function producerShown(p: Principal | null, scriptPath: string): boolean {
+	return p !== null && canReadPath(p, scriptPath);
+}
+
 // ─── Canvas layout ─────────────────────────────────────────────────────────────────────────
 
 /**

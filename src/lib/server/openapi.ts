@@ -1,6 +1,8 @@
 // The OpenAPI document of every endpoint (GET /api/openapi.json). A test walks src/routes and
 // fails when an endpoint is missing here, so the document cannot drift from the code.
 
+import { modelEvent } from '../lineage/openlineage';
+
 type Schema = Record<string, unknown>;
 
 interface Op {
@@ -12,7 +14,7 @@ interface Op {
 	query?: Record<string, { description: string; required?: boolean; array?: boolean }>;
 	body?: Schema;
 	multipart?: Record<string, string>;
-	ok: { status: number; description: string; schema?: Schema; csv?: string };
+	ok: { status: number; description: string; schema?: Schema; csv?: string; contentType?: string; example?: unknown };
 	errors?: number[];
 }
 
@@ -110,6 +112,29 @@ const schemas: Record<string, Schema> = {
 		url: str
 	})
 };
+
+/** One line of an OpenLineage answer, made by the export's own mapping from a two-model project. */
+function openLineageExample(): unknown {
+	const orders = { uniqueId: 'model.shop.orders', resourceType: 'model', assetPath: 'main/analytics/orders', rawCode: "select id as order_id, sum(amount) as total from {{ ref('raw_orders') }} where status = 'placed' group by 1", columnSchema: [{ name: 'order_id', type: 'INTEGER' }, { name: 'total', type: 'DECIMAL(18,2)' }] };
+	const raw = { uniqueId: 'model.shop.raw_orders', resourceType: 'model', assetPath: 'main/analytics/raw_orders' };
+	const edge = (pc: string, cc: string, k: string) => ({ parentUniqueId: raw.uniqueId, parentColumn: pc, childUniqueId: orders.uniqueId, childColumn: cc, lineageKind: k });
+	return modelEvent(
+		{
+			workspace: 'acme',
+			scriptPath: 'f/analytics/shop',
+			node: orders,
+			parents: [raw],
+			columnEdges: [edge('id', 'order_id', 'copy'), edge('amount', 'total', 'mod'), edge('status', 'total', 'scan')],
+			nodeOf: (id) => (id === raw.uniqueId ? raw : undefined),
+			authored: true,
+			naming: { workspace: 'acme', defaultDatabase: new Map([['main', 'warehouse_db']]) },
+			datasetAllowed: () => true
+		},
+		{ eventType: 'COMPLETE', eventTime: '2026-08-10T07:03:40.079Z', runId: '5f0c9b2e-8d1a-5c3e-9f47-2b6a1d0e3c58' }
+	);
+}
+
+const RUN_EVENT = { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent', description: 'one OpenLineage RunEvent per line' };
 
 const WS = 'Workspace id ([a-z0-9-], at most 50 characters)';
 const uploadFields = {
@@ -268,6 +293,20 @@ export const operations: Op[] = [
 		multipart: { path: 'u/<user>/<name> or f/<folder>/<name>', run_results: 'file: run_results.json (required)', manifest: 'file: manifest.json (optional; a snapshot is stored when its graph differs)', log: 'file: the JSON event log (optional)' },
 		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404, 413]
 	},
+	{
+		method: 'get', path: '/api/w/{ws}/dbt/openlineage', summary: "A deployed version's lineage as OpenLineage RunEvents: one COMPLETE event per dbt model, seed and snapshot (inputs, output with schema and columnLineage facets), then one per producer script around the project",
+		gate: 'member + assets:read + read access to the path; SQL, schema and column lineage only to readers of the project (scripts:read), a producer only to readers of its path, datasets only within the assets:read scope',
+		query: { path: { description: 'the dbt project: f/<folder>/<name> or u/<user>/<name>', required: true }, ref: { description: 'a version hash (16 hex digits) or latest (the default)' } },
+		ok: { status: 200, description: 'NDJSON, streamed: one event per line; X-Script-Hash names the version', contentType: 'application/x-ndjson', schema: RUN_EVENT, example: openLineageExample() },
+		errors: [400, 401, 403, 404, 410]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/openlineage/{id}', summary: "A run's OpenLineage RunEvents: the run's START and COMPLETE/FAIL/ABORT, and per dbt node it ran START and COMPLETE/FAIL/ABORT as a child run (ParentRunFacet)",
+		gate: "job read access (creator, share link, path) + assets:read; SQL, column lineage and dbt's messages only to readers of the project",
+		query: { view_token: { description: 'share link token (or header X-View-Token)' } },
+		ok: { status: 200, description: 'NDJSON: one event per line', contentType: 'application/x-ndjson', schema: RUN_EVENT },
+		errors: [400, 401, 403, 404]
+	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];
 
@@ -285,7 +324,12 @@ export function openapiDocument(): Record<string, unknown> {
 			[op.ok.status]: {
 				description: op.ok.description,
 				...(op.ok.schema
-					? { content: { 'application/json': { schema: op.ok.schema }, ...(op.ok.csv ? { 'text/csv': { schema: { type: 'string', description: op.ok.csv } } } : {}) } }
+					? {
+							content: {
+								[op.ok.contentType ?? 'application/json']: { schema: op.ok.schema, ...(op.ok.example ? { example: op.ok.example } : {}) },
+								...(op.ok.csv ? { 'text/csv': { schema: { type: 'string', description: op.ok.csv } } } : {})
+							}
+						}
 					: {})
 			}
 		};

@@ -30,7 +30,7 @@ const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
  * arrays, so cast bigints to text in `inner` as the row reads do anyway. The inner ORDER BY
  * is kept (the answer is re-sorted where order matters).
  */
-async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]> {
+export async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]> {
 	if (h.kind !== 'pglite') return h.rows<T>(inner, tx);
 	const [r] = await h.rows<{ j: string | null }>(sql`select json_agg(t)::text as j from (${inner}) t`, tx);
 	return r?.j ? (JSON.parse(r.j) as T[]) : [];

@@ -1,5 +1,6 @@
 // The runner's settings, from the environment of the process that runs jobs (the in-process
 // worker of `npm start` or `npm run worker`). Read once per worker; tests pass their own.
+import { openLineagePushFromEnv, type OpenLineagePush } from '../openlineage-push';
 
 export interface RunnerConfig {
 	/** The dbt executable (DBT_BIN), looked up on PATH when it is a bare name. */
@@ -22,6 +23,8 @@ export interface RunnerConfig {
 	logFlushMs: number;
 	/** Address-space cap of a dbt process (TRIBUTARY_DBT_MEMORY_MB); null for none. */
 	memoryMb: number | null;
+	/** Where a settled run's OpenLineage events are posted (TRIBUTARY_OPENLINEAGE_URL); absent or null: nowhere. */
+	openLineage?: OpenLineagePush | null;
 }
 
 /** Said at worker start and in every job's log while the sandbox is off. */
@@ -48,6 +51,7 @@ export function runnerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Runne
 		sandboxReadOnly: (env.TRIBUTARY_SANDBOX_READ_ONLY ?? '').split(':').filter((p) => p.trim() !== ''),
 		consoleLogBytes: int(env.TRIBUTARY_JOB_LOG_MAX_BYTES, 2_000_000, 1000),
 		logFlushMs: int(env.TRIBUTARY_LOG_FLUSH_MS, 500, 10),
-		memoryMb: env.TRIBUTARY_DBT_MEMORY_MB ? int(env.TRIBUTARY_DBT_MEMORY_MB, 0, 64) || null : null
+		memoryMb: env.TRIBUTARY_DBT_MEMORY_MB ? int(env.TRIBUTARY_DBT_MEMORY_MB, 0, 64) || null : null,
+		openLineage: openLineagePushFromEnv(env)
 	};
 }

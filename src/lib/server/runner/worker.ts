@@ -5,7 +5,9 @@ import { randomBytes } from 'node:crypto';
 import { readdir, readFile, readlink, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { Database } from '../db';
+import type { JobKind, JobView } from '../repo/jobs';
 import { claimNextJob, finishJob, heartbeat, reapStaleJobs, appendRunningLog, type ClaimedJob } from '../repo/queue';
+import { pushRunEvents } from '../openlineage-push';
 import { beatWorker, removeWorker } from '../repo/workers';
 import { runnerConfigFromEnv, SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
 import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
@@ -176,6 +178,9 @@ export class Worker {
 		try {
 			const end = await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
 			clearInterval(beat);
+			if (this.config.openLineage && job.kind === 'run') {
+				await pushRunEvents(h, settledView(job, end.status), { status: end.status, result: end.result, completedAt: new Date() }, this.config.openLineage, (l) => log.say(l));
+			}
 			await log.settled();
 			const finished = await finishJob(h, job.id, this.id, { status: end.status, result: end.result, log: log.drain() });
 			if (!finished) this.log(`worker ${this.id}: job ${job.id} was no longer ours when it ended (reclaimed)`);
@@ -225,6 +230,24 @@ async function groupRunsIn(pgid: number, dir: string): Promise<boolean> {
 		if (cwd && (cwd === dir || cwd.startsWith(`${dir}/`))) return true;
 	}
 	return false;
+}
+
+/** A claimed job as it is about to be stored settled (what the OpenLineage push describes). */
+function settledView(job: ClaimedJob, status: 'success' | 'failure' | 'canceled'): JobView {
+	return {
+		id: job.id,
+		workspace: job.workspace,
+		kind: job.kind as JobKind,
+		status,
+		scriptPath: job.scriptPath,
+		scriptHash: job.scriptHash,
+		createdBy: job.createdBy,
+		permissionedAs: job.permissionedAs,
+		parentJob: null,
+		createdAt: job.startedAt,
+		startedAt: job.startedAt,
+		completedAt: new Date()
+	};
 }
 
 let inProcess: Worker | null = null;

@@ -1,0 +1,20 @@
+// GET dbt/openlineage?path=&ref=: a deployed version's lineage as OpenLineage RunEvents, streamed
+// as NDJSON (README "OpenLineage"). Gated like the graph reads; shape only for a caller who may
+// not read the project's authored parts.
+import { workspacePrincipal } from '$lib/server/access';
+import { getDatabase } from '$lib/server/db';
+import { badRequest, handleApi } from '$lib/server/http';
+import { exportVersion, ndjsonResponse, parseVersionRef } from '$lib/server/openlineage-api';
+import { requireScriptPath } from '$lib/server/paths';
+import { hashToHex } from '$lib/types/script-hash';
+import type { RequestHandler } from './$types';
+
+export const GET: RequestHandler = handleApi(async (event) => {
+	const q = event.url.searchParams;
+	if (q.getAll('path').length !== 1) throw badRequest('path is required once: the dbt project, f/<folder>/<name> or u/<user>/<name>');
+	const path = requireScriptPath(q.get('path'));
+	const ref = parseVersionRef(q);
+	const p = await workspacePrincipal(event, event.params.ws);
+	const { hash, events } = await exportVersion(await getDatabase(), p, path, ref);
+	return ndjsonResponse(events, { 'x-script-hash': hashToHex(hash) });
+});
