@@ -75,6 +75,11 @@ export function lineageTimeoutS(env: NodeJS.ProcessEnv = process.env): number {
 
 const NO_COMPILED_SQL = 'no compiled SQL in the manifest';
 
+/** TRIBUTARY_LINEAGE_INFERENCE=0: never infer column lineage (a deploy without an index then has none). */
+export function inferenceEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+	return env.TRIBUTARY_LINEAGE_INFERENCE !== '0';
+}
+
 /**
  * Whether and what to infer: only when no engine index was uploaded (its edges win) and some
  * model has compiled SQL. The manifest is parsed again here, as inference reads it whole.
@@ -87,6 +92,7 @@ function planInference(
 ): { plan: InferencePlan | null; lineage: DeployColumnLineage } {
 	const models = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
 	if (indexUploaded) return { plan: null, lineage: { source: 'engine', models } };
+	if (!inferenceEnabled()) return { plan: null, lineage: { source: null, models } };
 	const plan = inferencePlan(JSON.parse(decodeUtf8(req.manifest)), catalogJson);
 	const withSql = plan.models.filter((m) => m.sql !== null && m.skip === null).length;
 	const noSql = plan.models.filter((m) => m.sql === null && (m.skip ?? '').startsWith(NO_COMPILED_SQL)).length;
@@ -182,6 +188,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		log.push('no catalog.json uploaded (`dbt docs generate` writes it): no typed columns, and `select *` is expanded only from declared columns');
 	}
 	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
+	else if (columnEdges === null && !inferenceEnabled()) log.push('column lineage: not inferred (TRIBUTARY_LINEAGE_INFERENCE=0)');
 
 	const digest = graphDigest(content);
 	mark(p, 'digest');
