@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { graphCounts, versionKey } from '../../src/lib/server/repo/graph';
@@ -26,6 +26,9 @@ const INDEX = fixture('constructed-index', 'jaffle-shop-1.12');
 const OTHER_CATALOG = fixture('dbt-bouncer-1.11.2-build', 'catalog.json');
 const read = (p: string) => new Uint8Array(readFileSync(p));
 const WS = 'infer';
+// A lineage job starts its inference threads (through tsx under vitest): on a loaded 2-core
+// machine that alone can take longer than the default test timeout.
+vi.setConfig({ testTimeout: 180_000 });
 
 function form(fields: Record<string, string | Uint8Array | undefined>): FormData {
 	const names: Record<string, string> = {
@@ -109,7 +112,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		const deploy = (path: string, fields: Record<string, string | Uint8Array | undefined>, kind = 'deploy') =>
 			alice.call('POST', `/api/w/${WS}/scripts/dbt/${kind}`, { form: form({ path, ...fields }) });
 
-		async function waitJob(id: string, timeoutMs = 60_000): Promise<any> {
+		async function waitJob(id: string, timeoutMs = 150_000): Promise<any> {
 			const until = Date.now() + timeoutMs;
 			for (;;) {
 				const r = await alice.get(`/api/w/${WS}/jobs/get/${id}`);
@@ -260,6 +263,32 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(job.result.inferred).toBe(1);
 			const edges = await pinnedLineage(r.body.job_id);
 			expect(edges.every((e) => e.provenance === 'inferred')).toBe(true);
+		});
+
+		it('a lineage job past TRIBUTARY_LINEAGE_TIMEOUT_S ends failed; the version keeps its graph', async () => {
+			await stopWorker();
+			process.env.TRIBUTARY_LINEAGE_TIMEOUT_S = '77';
+			// Every model changed: nothing comes from the cache, so the job cannot end before its deadline.
+			const changed = structuredClone(manifest);
+			for (const n of Object.values(changed.nodes as Record<string, any>)) if (typeof n.compiled_code === 'string') n.compiled_code += '\n-- timeout';
+			const r = await deploy('f/analytics/slow', { manifest: new TextEncoder().encode(JSON.stringify(changed)), catalog: catalogBytes });
+			delete process.env.TRIBUTARY_LINEAGE_TIMEOUT_S;
+			expect(r.status).toBe(201);
+			const id = r.body.lineage_job_id as string;
+			const [row] = await h.rows<{ t: unknown }>(sql`select timeout_s as t from job where id = ${id}::uuid`);
+			expect(Number(row.t)).toBe(77);
+			// A deadline already passed when it is claimed (the column is whole seconds).
+			await h.rows(sql`update job set timeout_s = 0 where id = ${id}::uuid`);
+			startWorker();
+			const job = await waitJob(id);
+			expect(job.status).toBe('failure');
+			expect(job.result.error).toMatch(/deadline passed \(TRIBUTARY_LINEAGE_TIMEOUT_S\)/);
+			const counts = await graphCounts(h.db, versionKey(WS, 'f/analytics/slow', hexToHash(r.body.hash)!));
+			expect(counts.nodes).toBe(r.body.nodes);
+			expect(counts.columnEdges).toBe(0);
+			const d = await relation(assetOf.get('model.jaffle_shop.orders')!, r.body.job_id);
+			expect(d.column_lineage).toMatchObject({ source: 'inferred', outcome: null, job: { id, status: 'failure' } });
+			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
 		});
 
 		it('a lineage job whose worker dies is reaped as failed; the version keeps its graph and says why', async () => {
