@@ -1,9 +1,9 @@
 // Column lineage inferred from compiled SQL and the catalog (issue 15). Pure: no database, no routes.
 import type { InferResult, InferredEdge } from './types';
 
-export { inferModel, MAX_SQL_CHARS } from './infer';
+export { inferModel, MAX_SQL_CHARS, DEFAULT_BUDGET_MS } from './infer';
 export { dialectOf } from './dialect';
-export { manifestInferenceInputs, type InferenceInputs, type ModelToInfer } from './manifest';
+export { inferencePlan, resolverOf, type InferencePlan, type PlannedModel, type PlannedRelation, type Resolver } from './manifest';
 export type * from './types';
 
 /**

@@ -5,7 +5,28 @@
 export type InferredKind = 'copy' | 'mod' | 'scan';
 
 /** The SQL dialects inference parses; an adapter outside them falls back to `generic`. */
-export type InferDialect = 'duckdb' | 'postgres' | 'redshift' | 'snowflake' | 'bigquery' | 'databricks' | 'spark' | 'generic';
+export type InferDialect =
+	| 'duckdb'
+	| 'postgres'
+	| 'redshift'
+	| 'snowflake'
+	| 'bigquery'
+	| 'databricks'
+	| 'spark'
+	| 'trino'
+	| 'athena'
+	| 'tsql'
+	| 'fabric'
+	| 'mysql'
+	| 'clickhouse'
+	| 'oracle'
+	| 'sqlite'
+	| 'teradata'
+	| 'hive'
+	| 'materialize'
+	| 'dremio'
+	| 'exasol'
+	| 'generic';
 
 /** A relation the SQL reads that is a manifest node. */
 export interface ParentRelation {
@@ -26,6 +47,8 @@ export interface InferInput {
 	resolve: RelationLookup;
 	/** The model's own columns in catalog order: output names take their spelling (and, for unnamed expressions, their name by position). */
 	outputColumns?: string[] | null;
+	/** Evaluation budget after parsing, in ms (the parse itself cannot be interrupted; the pool bounds it). */
+	budgetMs?: number;
 }
 
 export interface InputColumn {
