@@ -14,14 +14,12 @@
 // is reported untraced with the reason. A missing edge is visible; a wrong one is not.
 import { parse } from '@polyglot-sql/sdk';
 import { POLYGLOT_DIALECT, quoteIdentifier } from './dialect';
-import type { InferInput, InferResult, InputColumn, OutputColumn, ParentRelation, Untraced } from './types';
+import { DEFAULT_BUDGET_MS, type InferInput, type InferResult, type InferredEdge, type InputColumn, type OutputColumn, type ParentRelation, type Untraced } from './types';
 
 /** Past this size a model is not analysed: parse time and memory grow with it, and no real model is near it. */
 export const MAX_SQL_CHARS = 1_000_000;
 /** Nesting deeper than this (parentheses, subqueries) is "too complex to analyse". */
 const MAX_DEPTH = 400;
-/** Per-model evaluation budget, in ms, after parsing, unless the input says otherwise. */
-export const DEFAULT_BUDGET_MS = 2_000;
 
 type Ast = any;
 
@@ -749,4 +747,16 @@ function finish(rel: Rel, catalogColumns: string[] | null, warnings: string[]): 
 	}
 	if (untraced.length) return { outcome: 'partial', columns, scanned, untraced, warnings };
 	return { outcome: 'analyzed', columns, scanned, warnings };
+}
+
+/**
+ * A model's edges in the engine's row form: its copy/mod inputs, and every scanned column as a
+ * `scan` into every output column (the engine keeps a copy and a scan of the same pair as two rows).
+ */
+export function modelEdges(result: InferResult): InferredEdge[] {
+	if (result.outcome === 'failed') return [];
+	const out: InferredEdge[] = [];
+	for (const c of result.columns) for (const i of c.inputs) out.push({ fromNode: i.node, fromColumn: i.column, toColumn: c.name, kind: i.kind });
+	for (const c of result.columns) for (const s of result.scanned) out.push({ fromNode: s.node, fromColumn: s.column, toColumn: c.name, kind: 'scan' });
+	return out;
 }

@@ -8,8 +8,9 @@
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
-import { DEFAULT_BUDGET_MS, inferModel, modelEdges, resolverOf } from '../../lineage/infer/index';
-import type { InferDialect, InferredEdge, InferencePlan, PlannedModel, PlannedRelation, Untraced } from '../../lineage/infer/index';
+import type * as Infer from '../../lineage/infer/infer';
+import { resolverOf, type InferencePlan, type PlannedModel, type PlannedRelation } from '../../lineage/infer/manifest';
+import { DEFAULT_BUDGET_MS, type InferDialect, type InferredEdge, type InferResult, type RelationLookup, type Untraced } from '../../lineage/infer/types';
 
 const THREAD_TAG = 'tributary-lineage-inference';
 /** Changes whenever what inference answers for the same input may change: old cache entries then miss. */
@@ -33,6 +34,8 @@ export interface ModelLineage {
 	cacheKey: string | null;
 	/** Things that did not stop the columns from being traced (e.g. a filter on an unknown column). */
 	warnings: string[];
+	/** How long the inference took on its thread, parse included, when it ran (a cache hit keeps the time of the run that computed it). */
+	ms: number | null;
 }
 
 export interface InferCache {
@@ -86,44 +89,49 @@ interface Task {
 type ThreadAnswer = { ready: true } | { id: number; lineage: Omit<ModelLineage, 'node' | 'cacheKey'> };
 
 /** The columns a result says the model has, when it knows all of them by name. */
-function knownColumns(result: ReturnType<typeof inferModel>, untraced: Untraced[]): string[] | null {
+function knownColumns(result: InferResult, untraced: Untraced[]): string[] | null {
 	if (result.outcome === 'failed') return null;
 	// `*` untraced: the list is not all of them; an unnamed expression: its name is the warehouse's.
 	if (untraced.some((u) => u.column === '*' || (u.reason.startsWith('an expression without a name') && /^_col\d+$/.test(u.column)))) return null;
 	return result.columns.map((c) => c.name);
 }
 
-function lineageOf(task: Omit<Task, 'id' | 'parents'>, lookup: Parameters<typeof inferModel>[0]['resolve'], dialect: InferDialect): Omit<ModelLineage, 'node' | 'cacheKey'> {
-	const result = inferModel({ sql: task.sql, dialect, resolve: lookup, outputColumns: task.outputColumns, budgetMs: task.budgetMs });
+function lineageOf(infer: typeof Infer, task: Omit<Task, 'id' | 'parents'>, lookup: RelationLookup, dialect: InferDialect): Omit<ModelLineage, 'node' | 'cacheKey'> {
+	const started = performance.now();
+	const result = infer.inferModel({ sql: task.sql, dialect, resolve: lookup, outputColumns: task.outputColumns, budgetMs: task.budgetMs });
+	const ms = performance.now() - started;
 	if (result.outcome === 'failed')
-		return { outcome: 'failed', edges: [], untraced: [], message: result.message, line: result.line, column: result.column, outputColumns: task.outputColumns, warnings: [] };
+		return { outcome: 'failed', edges: [], untraced: [], message: result.message, line: result.line, column: result.column, outputColumns: task.outputColumns, warnings: [], ms };
 	const untraced = result.outcome === 'partial' ? result.untraced : [];
 	return {
 		outcome: result.outcome,
-		edges: modelEdges(result),
+		edges: infer.modelEdges(result),
 		untraced,
 		message: null,
 		line: null,
 		column: null,
 		outputColumns: knownColumns(result, untraced),
-		warnings: result.warnings
+		warnings: result.warnings,
+		ms
 	};
 }
 
-function runThread(input: ThreadInput): void {
+// The parser (WASM, a hundred MB an isolate) is loaded by the threads only, never by the caller's.
+async function runThread(input: ThreadInput): Promise<void> {
+	const infer = await import('../../lineage/infer/infer');
 	const inferred = new Map<string, string[]>();
 	const resolver = resolverOf({ relations: input.relations }, inferred);
 	parentPort!.on('message', (task: Task) => {
 		for (const [node, columns] of task.parents) inferred.set(node, columns);
-		const lineage = lineageOf(task, resolver.forModel(task), input.dialect);
+		const lineage = lineageOf(infer, task, resolver.forModel(task), input.dialect);
 		parentPort!.postMessage({ id: task.id, lineage } satisfies ThreadAnswer);
 	});
 	// The WASM's first parse pays for compiling it: not the first model's budget.
-	inferModel({ sql: 'select 1 as warm_up', dialect: input.dialect, resolve: () => null });
+	infer.inferModel({ sql: 'select 1 as warm_up', dialect: input.dialect, resolve: () => null });
 	parentPort!.postMessage({ ready: true } satisfies ThreadAnswer);
 }
 
-if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) runThread(workerData as ThreadInput);
+if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) void runThread(workerData as ThreadInput);
 
 // Under vitest and tsx this module is TypeScript, which a thread cannot load by itself: it is then
 // loaded through tsx (a dev dependency; the built app's module is plain JS and loads directly).
@@ -211,7 +219,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 	let ready: PlannedModel[] = [];
 	for (const m of plan.models) {
 		if (m.sql === null) {
-			results.set(m.node, { node: m.node, outcome: 'skipped', edges: [], untraced: [], message: m.skip, line: null, column: null, outputColumns: m.outputColumns, cacheKey: null, warnings: [] });
+			results.set(m.node, { node: m.node, outcome: 'skipped', edges: [], untraced: [], message: m.skip, line: null, column: null, outputColumns: m.outputColumns, cacheKey: null, warnings: [], ms: null });
 			done++;
 			continue;
 		}
@@ -276,7 +284,8 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 		budgetMs
 	});
 
-	const failModel = (task: Task, message: string, cacheable: boolean) =>
+	// A timeout or a crash says as much about the machine as about the SQL: not cached.
+	const failModel = (task: Task, message: string) =>
 		complete({
 			node: task.node,
 			outcome: 'failed',
@@ -286,8 +295,9 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			line: null,
 			column: null,
 			outputColumns: task.outputColumns,
-			cacheKey: cacheable ? (keys.get(task.node) ?? null) : null,
-			warnings: []
+			cacheKey: null,
+			warnings: [],
+			ms: null
 		});
 
 	const input: ThreadInput = { tag: THREAD_TAG, relations: plan.relations, dialect: plan.dialect };
@@ -324,7 +334,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			const task = slot.task;
 			const wasReady = slot.ready;
 			retire(slot);
-			if (task) failModel(task, why, false);
+			if (task) failModel(task, why);
 			else if (!wasReady) failure ??= new Error(`the column lineage thread could not start: ${why}`);
 			dispatch();
 			poke();
@@ -349,7 +359,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 				if (slot.gone || slot.task !== task) return;
 				// A WASM parse cannot be interrupted: the thread goes, a fresh one takes its place.
 				retire(slot);
-				failModel(task, `too complex to analyse: over the ${budgetMs} ms budget`, false);
+				failModel(task, `too complex to analyse: over the ${budgetMs} ms budget`);
 				dispatch();
 				poke();
 			}, budgetMs);
