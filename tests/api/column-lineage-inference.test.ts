@@ -11,7 +11,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
-import { graphCounts, versionKey } from '../../src/lib/server/repo/graph';
+import { graphCounts, readMarker, versionKey } from '../../src/lib/server/repo/graph';
 import { claimNextJob } from '../../src/lib/server/repo/queue';
 import { Worker } from '../../src/lib/server/runner/worker';
 import type { ColumnLineageEdge, DbtProvenance } from '../../src/lib/types/asset-graph';
@@ -165,6 +165,8 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		});
 
 		it('runs the lineage job on the worker and scores against the hand-built index', async () => {
+			const key = versionKey(WS, 'f/analytics/jaffle', hexToHash(inferred.hash)!);
+			const before = await readMarker(h.db, key);
 			startWorker();
 			const job = await waitJob(inferred.lineageJobId);
 			expect(job.status).toBe('success');
@@ -198,8 +200,12 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			const d = await relation(assetOf.get('model.jaffle_shop.orders')!);
 			expect(d.column_lineage).toMatchObject({ source: 'inferred', job: { id: inferred.lineageJobId, status: 'success' } });
 			expect(['analyzed', 'partial']).toContain(d.column_lineage!.outcome);
-			const stored = await graphCounts(h.db, versionKey(WS, 'f/analytics/jaffle', hexToHash(inferred.hash)!));
+			const stored = await graphCounts(h.db, key);
 			expect(stored.columnEdges).toBeGreaterThanOrEqual(got.size);
+			// The marker moved: every cache keyed on it (graph-cache.ts) misses.
+			const after = await readMarker(h.db, key);
+			expect(after!.digest).not.toBe(before!.digest);
+			expect(after!.ingestedAt.getTime()).toBeGreaterThan(before!.ingestedAt.getTime());
 		});
 
 		it('serves the engine index when both an index and compiled SQL are present (no lineage job)', async () => {
@@ -239,6 +245,10 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(r.body.lineage_job_id).not.toBeNull();
 			const job = await waitJob(r.body.lineage_job_id);
 			expect(job.status).toBe('success');
+			// A preview's own graph (NULL hash, keyed by its job) got the inferred edges.
+			const edges = await pinnedLineage(r.body.job_id);
+			expect(edges.length).toBeGreaterThan(0);
+			expect(edges.every((e) => e.provenance === 'inferred')).toBe(true);
 		});
 
 		it('warns that a manifest without compiled SQL (dbt parse) needs dbt compile, run or build', async () => {
