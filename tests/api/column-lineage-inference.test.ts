@@ -237,8 +237,24 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(await h.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`)).toEqual(versions);
 		});
 
-		it("warns about a catalog of another project, counting what it lacks, and still infers", async () => {
+		it('refuses a bad catalog the same way when the manifest is parsed on its thread', async () => {
+			process.env.TRIBUTARY_MANIFEST_THREAD_MB = '0';
+			try {
+				const before = await jobRows();
+				const r = await deploy('f/analytics/bad_catalog', { manifest: manifestBytes, catalog: new TextEncoder().encode('not json') });
+				expect(r.status).toBe(400);
+				expect(r.body.error).toMatch(/^catalog\.json: is not valid JSON/);
+				expect(await jobRows()).toBe(before);
+			} finally {
+				delete process.env.TRIBUTARY_MANIFEST_THREAD_MB;
+			}
+		});
+
+		it("warns about a catalog of another project, counting what it lacks, and still infers (planned on the manifest's thread)", async () => {
+			// The plan and the catalog are read where the manifest is: here on its thread.
+			process.env.TRIBUTARY_MANIFEST_THREAD_MB = '0';
 			const r = await deploy('f/analytics/other_catalog', { manifest: manifestBytes, catalog: read(OTHER_CATALOG) }, 'preview');
+			delete process.env.TRIBUTARY_MANIFEST_THREAD_MB;
 			expect(r.status).toBe(201);
 			const w = r.body.warnings.find((x: string) => /catalog/.test(x));
 			expect(w).toMatch(/none of the manifest's \d+ relations|another project/);
