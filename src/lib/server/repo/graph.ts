@@ -397,9 +397,11 @@ export async function dumpGraph(tx: Tx, key: GraphKey) {
 	// Surrogate ids and ingest times differ between two stores of the same graph.
 	return {
 		marker: marker && { digest: marker.digest, permissionedAs: marker.permissionedAs },
-		nodes: nodes.map(({ id: _id, ingestedAt: _t, ...rest }) => rest),
+		nodes: nodes.map(({ id: _id, ingestedAt: _t, columnLineage: _o, ...rest }) => rest),
 		edges,
-		columnEdges
+		columnEdges,
+		// What a lineage job stored per model (none for a graph as the ingest writes it).
+		outcomes: Object.fromEntries(nodes.filter((n) => n.columnLineage !== null).map((n) => [n.uniqueId, n.columnLineage]))
 	};
 }
 
