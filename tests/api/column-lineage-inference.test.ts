@@ -68,7 +68,8 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		const expected = new Map<string, string>();
 
 		const startWorker = (opts: { staleS?: number } = {}) => {
-			worker = new Worker({ h, slots: 1, pollMs: 30, heartbeatMs: 100, staleS: opts.staleS ?? 30 }).start();
+			// No run slot at all: lineage jobs have slots of their own.
+			worker = new Worker({ h, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 100, staleS: opts.staleS ?? 30 }).start();
 			return worker;
 		};
 		const stopWorker = async () => {
