@@ -67,6 +67,32 @@ describe('inferProject', () => {
 		expect(r.models[449].edges).toContainEqual({ fromNode: SOURCE.node, fromColumn: 'amount', toColumn: 'amount', kind: 'mod' });
 	});
 
+	it('waits through an ephemeral parent for the model it reads, whose columns the catalog lacks', async () => {
+		const plan = planOf(
+			[SOURCE, rel('model.p.a', ['db', 'main', 'a'], null)],
+			[
+				model('model.p.c', 'with __dbt__cte__eph as (select * from db.main.a) select * from __dbt__cte__eph', ['model.p.eph']),
+				model('model.p.eph', null, ['model.p.a'], null, 'ephemeral'),
+				model('model.p.a', 'select id, amount from db.raw.orders', [SOURCE.node])
+			]
+		);
+		const c = byNode((await inferProject(plan, { threads: 1 })).models).get('model.p.c')!;
+		expect(c.outcome).toBe('analyzed');
+		expect(c.edges).toEqual([
+			{ fromNode: 'model.p.a', fromColumn: 'id', toColumn: 'id', kind: 'copy' },
+			{ fromNode: 'model.p.a', fromColumn: 'amount', toColumn: 'amount', kind: 'copy' }
+		]);
+	});
+
+	it('a depends_on cycle does not hang: its models run with what is known', async () => {
+		const plan = planOf(
+			[SOURCE, rel('model.p.x', ['db', 'main', 'x'], null), rel('model.p.y', ['db', 'main', 'y'], null)],
+			[model('model.p.x', 'select * from db.main.y', ['model.p.y']), model('model.p.y', 'select * from db.main.x', ['model.p.x']), model('model.p.z', 'select id from db.raw.orders', [])]
+		);
+		const r = await inferProject(plan, { threads: 1 });
+		expect(r.models.map((m) => m.outcome)).toEqual(['partial', 'partial', 'analyzed']);
+	});
+
 	it('passes the plan warnings through', async () => {
 		const plan = { ...chainPlan(), dialectWarning: 'dialect w', catalogWarning: 'catalog w' };
 		expect((await inferProject(plan, { threads: 1 })).warnings).toEqual(['dialect w', 'catalog w']);
