@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { graphCounts, readMarker, versionKey } from '../../src/lib/server/repo/graph';
+import { INFER_CACHE_DAYS } from '../../src/lib/server/repo/inference';
 import { claimNextJob } from '../../src/lib/server/repo/queue';
 import { Worker } from '../../src/lib/server/runner/worker';
 import type { ColumnLineageEdge, DbtProvenance } from '../../src/lib/types/asset-graph';
@@ -290,6 +291,18 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(job.result.inferred).toBe(1);
 			const edges = await pinnedLineage(r.body.job_id);
 			expect(edges.every((e) => e.provenance === 'inferred')).toBe(true);
+		});
+
+		it("the retention sweep drops cache entries unused for INFER_CACHE_DAYS, keeping the others", async () => {
+			await h.rows(
+				sql`insert into infer_cache (workspace, cache_key, data, used_at)
+				    values (${WS}, 'stale-entry', '{}'::jsonb, now() - make_interval(days => ${INFER_CACHE_DAYS + 1})),
+				           (${WS}, 'recent-entry', '{}'::jsonb, now() - make_interval(days => ${INFER_CACHE_DAYS - 1}))`
+			);
+			const r = await deploy('f/analytics/sweep', { manifest: manifestBytes, catalog: catalogBytes }, 'preview');
+			expect(r.status).toBe(201);
+			const left = await h.rows<{ k: string }>(sql`select cache_key as k from infer_cache where workspace = ${WS} and cache_key like '%-entry'`);
+			expect(left.map((x) => x.k)).toEqual(['recent-entry']);
 		});
 
 		it('a lineage job past TRIBUTARY_LINEAGE_TIMEOUT_S ends failed; the version keeps its graph', async () => {
