@@ -57,3 +57,15 @@ it('inferencePlan of something that is not a manifest plans nothing, and does no
 		expect(plan.dialect).toBe('generic');
 	}
 });
+
+describeFixtures('inferencePlan relations', () => {
+	it('carry the catalog’s columns in its order with their types', () => {
+		const plan = inferencePlan(read(JAFFLE, 'manifest.json'), read(JAFFLE, 'catalog.json'));
+		const stg = plan.relations.find((r) => r.node === 'model.jaffle_shop.stg_locations')!;
+		const entry = read(JAFFLE, 'catalog.json').nodes['model.jaffle_shop.stg_locations'];
+		const byIndex = (Object.values(entry.columns) as { name: string; type: string; index: number }[]).sort((a, b) => a.index - b.index);
+		expect(stg.columns).toEqual(byIndex.map((c) => c.name));
+		expect(stg.types).toEqual(byIndex.map((c) => c.type));
+		expect(stg.parts).toEqual(['jaffle_shop', 'main', 'stg_locations']);
+	});
+});

@@ -17,6 +17,8 @@ export interface PlannedRelation {
 	parts: string[];
 	/** Its columns in catalog order; null when the catalog does not list it. */
 	columns: string[] | null;
+	/** The catalog's type of each of `columns` (same order; null where the catalog gives none). */
+	types?: (string | null)[] | null;
 	/** With no catalog columns: the manifest's declared (YAML) columns, maybe not all of them. */
 	declared: string[] | null;
 }
@@ -47,12 +49,13 @@ export interface InferencePlan {
 
 const RELATION_TYPES = new Set(['model', 'seed', 'snapshot', 'source']);
 
-function catalogColumns(entry: Json): string[] | null {
+function catalogEntryColumns(entry: Json): Json[] | null {
 	if (!entry || typeof entry.columns !== 'object' || entry.columns === null) return null;
-	return (Object.values(entry.columns) as Json[])
-		.filter((c) => typeof c?.name === 'string')
-		.sort((a, b) => (Number(a.index) || 0) - (Number(b.index) || 0))
-		.map((c) => c.name as string);
+	return (Object.values(entry.columns) as Json[]).filter((c) => typeof c?.name === 'string').sort((a, b) => (Number(a.index) || 0) - (Number(b.index) || 0));
+}
+
+function catalogColumns(entry: Json): string[] | null {
+	return catalogEntryColumns(entry)?.map((c) => c.name as string) ?? null;
 }
 
 function declaredColumns(node: Json): string[] | null {
@@ -102,9 +105,11 @@ export function inferencePlan(manifest: unknown, catalog: unknown | null): Infer
 		if (n.resource_type === 'model' && n.config?.materialized === 'ephemeral') continue;
 		const parts = relationParts(n);
 		if (!parts) continue;
-		const columns = catalogColumns((n.resource_type === 'source' ? cat?.sources : cat?.nodes)?.[n.unique_id]);
+		const entry = catalogEntryColumns((n.resource_type === 'source' ? cat?.sources : cat?.nodes)?.[n.unique_id]);
+		const columns = entry?.map((c) => c.name as string) ?? null;
 		if (!columns) notInCatalog.push(n.unique_id);
-		relations.push({ node: n.unique_id, parts, columns, declared: columns ? null : declaredColumns(n) });
+		const types = entry?.map((c) => (typeof c.type === 'string' ? c.type : null)) ?? null;
+		relations.push({ node: n.unique_id, parts, columns, types, declared: columns ? null : declaredColumns(n) });
 	}
 	const models: PlannedModel[] = [];
 	for (const n of Object.values((m?.nodes ?? {}) as Record<string, Json>)) {
