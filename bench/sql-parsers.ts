@@ -1,5 +1,5 @@
 // Which SQL parser infers dbt column lineage (issue 15, item 4), measured on every real fixture with
-// compiled SQL, and the coverage of src/lib/lineage/infer/ on the same fixtures (item 9).
+// compiled SQL, and the coverage of the inference (inferProject) on the same fixtures (item 9).
 //
 //   npx tsx bench/sql-parsers.ts
 //
