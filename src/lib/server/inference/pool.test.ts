@@ -1,6 +1,8 @@
 // inferProject: worker threads, DAG order, a per-model budget, crashes contained, the cache.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_SQL_CHARS, type InferencePlan, type PlannedModel, type PlannedRelation } from '../../lineage/infer/index';
+import type { InferencePlan, PlannedModel, PlannedRelation } from '../../lineage/infer/index';
+import { MAX_SQL_CHARS } from '../../lineage/infer/infer';
 import { inferProject, type InferCache, type ModelLineage } from './pool';
 
 const rel = (node: string, parts: string[], columns: string[] | null, declared: string[] | null = null): PlannedRelation => ({ node, parts, columns, declared });
@@ -225,5 +227,20 @@ describe('inferProject with a cache', () => {
 		expect(r2.cacheHits).toBe(20);
 		const m3 = byNode(r2.models).get('model.p.m3_4')!;
 		expect(m3.outputColumns).toEqual(['id', 'customer_id', 'amount', 'status', 'added']);
+	});
+});
+
+describe('the parser stays off the caller’s thread', () => {
+	// polyglot-sql costs ~120 MB per isolate: only the threads may load it (through a dynamic import).
+	const staticImports = (file: string) =>
+		[...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/^(?:import|export)(?! type)[^;]*? from '([^']+)';/gms)].map((m) => m[1]);
+	it.each([
+		['./pool.ts', '../../lineage/infer/manifest'],
+		['../../lineage/infer/index.ts', './manifest'],
+		['../../lineage/infer/manifest.ts', './dialect']
+	])('%s imports neither the walker nor the parser (it does import %s)', (file, expected) => {
+		const imports = staticImports(file);
+		expect(imports).toContain(expected);
+		expect(imports.filter((i) => i.endsWith('/infer') || i === './infer' || i.includes('polyglot'))).toEqual([]);
 	});
 });
