@@ -212,7 +212,7 @@ async function main() {
 	const skipNotes: string[] = [];
 	for (const f of fixtures) {
 		const plan = inferencePlan(f.manifest, f.catalog);
-		const rounds = [];
+		const rounds: Awaited<ReturnType<typeof inferProject>>['models'][] = [];
 		for (let round = 0; round < ROUNDS; round++) rounds.push((await inferProject(plan, { budgetMs: 20_000 })).models);
 		const models = rounds[0];
 		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0 };
