@@ -69,3 +69,19 @@ describeFixtures('inferencePlan relations', () => {
 		expect(stg.parts).toEqual(['jaffle_shop', 'main', 'stg_locations']);
 	});
 });
+
+describeFixtures('inferencePlan on a manifest without compiled SQL', () => {
+	it('a manifest from dbt parse: every model skipped, a warning naming the commands that compile', () => {
+		const manifest = read(JAFFLE, 'manifest.json');
+		for (const n of Object.values(manifest.nodes) as { compiled_code?: string }[]) delete n.compiled_code;
+		const plan = inferencePlan(manifest, read(JAFFLE, 'catalog.json'));
+		expect(plan.models.every((m) => m.sql === null && m.skip?.includes('dbt compile'))).toBe(true);
+		expect(plan.compiledWarning).toMatch(/^no model has compiled SQL \(a manifest from `dbt parse`\).*`dbt compile`/);
+	});
+
+	it('some models without it are counted', () => {
+		const plan = inferencePlan(read('dbt-bouncer-1.11.2-build', 'manifest.json'), read('dbt-bouncer-1.11.2-build', 'catalog.json'));
+		expect(plan.compiledWarning).toMatch(/^20 models of 29 have no compiled SQL/);
+		expect(inferencePlan(read(JAFFLE, 'manifest.json'), read(JAFFLE, 'catalog.json')).compiledWarning).toBeNull();
+	});
+});

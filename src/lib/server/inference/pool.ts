@@ -193,7 +193,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 	const signal = opts.signal;
 	if (signal?.aborted) throw new AbortedError(signal.reason);
 
-	const warnings = [plan.dialectWarning, plan.catalogWarning].filter((w): w is string => w !== null);
+	const warnings = [plan.dialectWarning, plan.catalogWarning, plan.compiledWarning ?? null].filter((w): w is string => w !== null);
 	const total = plan.models.length;
 	const results = new Map<string, ModelLineage>();
 	const inferred = new Map<string, string[]>();
