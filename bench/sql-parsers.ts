@@ -1,5 +1,5 @@
 // Which SQL parser infers dbt column lineage (issue 15, item 4), measured on every real fixture with
-// compiled SQL, and the coverage of src/lib/lineage/infer/ on the same fixtures (item 9).
+// compiled SQL, and the coverage of the inference (inferProject) on the same fixtures (item 9).
 //
 //   npx tsx bench/sql-parsers.ts
 //
@@ -212,7 +212,7 @@ async function main() {
 	const skipNotes: string[] = [];
 	for (const f of fixtures) {
 		const plan = inferencePlan(f.manifest, f.catalog);
-		const rounds = [];
+		const rounds: Awaited<ReturnType<typeof inferProject>>['models'][] = [];
 		for (let round = 0; round < ROUNDS; round++) rounds.push((await inferProject(plan, { budgetMs: 20_000 })).models);
 		const models = rounds[0];
 		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0 };

@@ -4,8 +4,9 @@
 // parsing the manifest is the deploy's cost, measured by the ingest benchmark.
 //
 //   --plan P [--threads N]             a cold inference (no cache)
-//   --plan P --redeploy P2             a cold inference into an in-memory cache, then plan P2 (the
-//                                      same project with 10 models changed) with the cache warm
+//   --plan P --redeploy P2             the same into an in-memory cache (the cold figures are taken
+//                                      before going on), then plan P2 (the same project with 10
+//                                      models changed) with the cache warm
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
@@ -49,7 +50,8 @@ async function main() {
 	const failures = cold.models.filter((m) => m.outcome === 'failed').map((m) => `${m.node}: ${m.message}`);
 	const partials = cold.models.filter((m) => m.outcome === 'partial').slice(0, 5).map((m) => `${m.node}: ${m.untraced[0]?.column}: ${m.untraced[0]?.reason}`);
 	const edges = cold.models.reduce((n, m) => n + m.edges.length, 0);
-	if (!values.redeploy) return out({ coldSeconds, coldCpuSeconds, perModelMs, peakRssMb: peakRss(), mainThread: process.memoryUsage(), baselineRssMb, outcomes: counts(cold.models), edges, failures, partials });
+	const coldFigures = { coldSeconds, coldCpuSeconds, perModelMs, peakRssMb: peakRss(), mainThread: process.memoryUsage(), baselineRssMb, outcomes: counts(cold.models), edges, failures, partials };
+	if (!values.redeploy) return out(coldFigures);
 
 	const t1 = performance.now();
 	const cpu1 = process.cpuUsage();
@@ -58,7 +60,7 @@ async function main() {
 	const cpuAgain = process.cpuUsage(cpu1);
 	const redeployCpuSeconds = (cpuAgain.user + cpuAgain.system) / 1e6;
 	const inferredAgain = again.models.filter((m) => m.outcome !== 'skipped').length - again.cacheHits;
-	out({ coldSeconds, redeploySeconds, redeployCpuSeconds, reinferred: inferredAgain, cacheHits: again.cacheHits, peakRssMb: peakRss(), outcomes: counts(again.models), failures });
+	out({ ...coldFigures, redeploySeconds, redeployCpuSeconds, reinferred: inferredAgain, cacheHits: again.cacheHits, redeployOutcomes: counts(again.models) });
 }
 
 if (isMainThread) await main();

@@ -1,7 +1,7 @@
 // Column lineage of a whole dbt project (issue 15), inferred on worker threads: a parse of
-// compiled SQL is WASM that cannot be interrupted, so a model over its time budget is failed and
-// its thread is terminated and replaced; a thread that crashes or runs out of memory fails only
-// the model it held. Models go in DAG order where it matters: a model reading a relation the
+// compiled SQL is WASM that cannot be interrupted, so a model over its time budget has its thread
+// terminated and replaced (and is failed when it runs over again); a thread that crashes or runs
+// out of memory fails only the model it held. Models go in DAG order where it matters: a model reading a relation the
 // catalog lacks waits for that relation's model, whose inferred output columns then expand its
 // `select *`. The thread runs this same module, loaded with the tag in its workerData (as the
 // manifest thread does, src/lib/server/ingest/manifest-thread.ts).
@@ -193,7 +193,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 	const signal = opts.signal;
 	if (signal?.aborted) throw new AbortedError(signal.reason);
 
-	const warnings = [plan.dialectWarning, plan.catalogWarning].filter((w): w is string => w !== null);
+	const warnings = [plan.dialectWarning, plan.catalogWarning, plan.compiledWarning ?? null].filter((w): w is string => w !== null);
 	const total = plan.models.length;
 	const results = new Map<string, ModelLineage>();
 	const inferred = new Map<string, string[]>();
