@@ -240,6 +240,19 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(await h.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`)).toEqual(versions);
 		});
 
+		it('refuses a catalog over the size limit with a 413 naming the file and the variable', async () => {
+			// A real catalog padded past a limit the manifest stays under (whitespace keeps it valid JSON).
+			const padded = new TextEncoder().encode(new TextDecoder().decode(catalogBytes) + ' '.repeat(2 * manifestBytes.length));
+			process.env.TRIBUTARY_MAX_MANIFEST_MB = String((manifestBytes.length * 1.5) / 1024 / 1024);
+			try {
+				const r = await deploy('f/analytics/bad_catalog', { manifest: manifestBytes, catalog: padded });
+				expect(r.status).toBe(413);
+				expect(r.body.error).toMatch(/^catalog\.json: .* over the catalog size limit .*TRIBUTARY_MAX_MANIFEST_MB/);
+			} finally {
+				delete process.env.TRIBUTARY_MAX_MANIFEST_MB;
+			}
+		});
+
 		it('refuses a bad catalog the same way when the manifest is parsed on its thread', async () => {
 			process.env.TRIBUTARY_MANIFEST_THREAD_MB = '0';
 			try {
