@@ -115,6 +115,8 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			alice.call('POST', `/api/w/${WS}/scripts/dbt/${kind}`, { form: form({ path, ...fields }) });
 
 		async function waitJob(id: string, timeoutMs = 150_000): Promise<any> {
+			// Each test may run alone (-t): a worker is there whenever a job is waited for.
+			if (!worker) startWorker();
 			const until = Date.now() + timeoutMs;
 			for (;;) {
 				const r = await alice.get(`/api/w/${WS}/jobs/get/${id}`);
@@ -291,6 +293,24 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(r.body.warnings.join('\n')).toMatch(/no compiled SQL.*dbt parse.*`dbt compile`, `dbt run` or `dbt build`/s);
 			expect(r.body.lineage_job_id).toBeNull();
 			expect(r.body.column_lineage.source).toBeNull();
+		});
+
+		it('a model whose SQL does not parse is failed with the parser message in the log and its description; the others are unaffected', async () => {
+			const broken = structuredClone(manifest);
+			broken.nodes['model.jaffle_shop.customers'].compiled_code = 'select id,\n  from where ((( order';
+			const r = await deploy('f/analytics/broken', { manifest: new TextEncoder().encode(JSON.stringify(broken)), catalog: catalogBytes });
+			expect(r.status).toBe(201);
+			const job = await waitJob(r.body.lineage_job_id);
+			expect(job.status).toBe('success');
+			expect(job.result.models.failed).toBe(1);
+			expect(job.result.models.analyzed + job.result.models.partial).toBe(sqlModels.length - 1);
+			expect(job.logs).toMatch(/^failed: model\.jaffle_shop\.customers: .+/m);
+			const d = await relation(assetOf.get('model.jaffle_shop.customers')!, r.body.job_id);
+			expect(d.script_path).toBe('f/analytics/broken');
+			expect(d.column_lineage).toMatchObject({ source: 'inferred', outcome: 'failed', job: { status: 'success' } });
+			expect(d.column_lineage!.message).toBeTruthy();
+			const ok = await relation(assetOf.get('model.jaffle_shop.orders')!, r.body.job_id);
+			expect(ok.column_lineage!.outcome).toBe('analyzed');
 		});
 
 		it('re-infers only the changed model on a redeploy (the rest are cache hits)', async () => {
