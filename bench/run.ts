@@ -19,7 +19,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	graph: () => import('./graph'),
 	polling: () => import('./polling'),
 	canvas: () => import('./canvas'),
-	openlineage: () => import('./openlineage')
+	openlineage: () => import('./openlineage'),
+	infer: () => import('./infer')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -64,9 +64,9 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 
 	it('counts the workers alive and the jobs queued', async () => {
 		expect((await stats()).workers.alive).toBe(0);
-		const worker = new Worker({ h, pollMs: 30, heartbeatMs: 100, staleS: 5, slots: 3 }).start();
+		const worker = new Worker({ h, pollMs: 30, heartbeatMs: 100, staleS: 5, slots: 3, lineageSlots: 1 }).start();
 		try {
-			await expect.poll(async () => (await stats()).workers, { timeout: 10_000 }).toMatchObject({ alive: 1, slots: 3 });
+			await expect.poll(async () => (await stats()).workers, { timeout: 10_000 }).toMatchObject({ alive: 1, slots: 4 });
 		} finally {
 			await worker.stop();
 		}

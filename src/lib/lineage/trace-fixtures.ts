@@ -18,7 +18,7 @@ export function col(ref: string): { kind: string; path: string; column: string }
 export function edge(from: string, to: string, kind = 'copy'): ColumnLineageEdge {
 	const a = col(from);
 	const b = col(to);
-	return { from_asset_path: a.path, from_column: a.column, to_asset_path: b.path, to_column: b.column, kind };
+	return { from_asset_path: a.path, from_column: a.column, to_asset_path: b.path, to_column: b.column, kind, provenance: 'engine' };
 }
 
 /** A producer script writing `out` from `inputs` (each `asset.column`); `kind` as the producer's SQL analysis said. */

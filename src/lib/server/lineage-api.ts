@@ -441,12 +441,12 @@ async function rankedEdges(h: Database, key: GraphRef, uniqueIds: string[]): Pro
 
 const wireKey = (e: ColumnLineageEdge) => [e.from_asset_path, e.from_column, e.to_asset_path, e.to_column, e.kind].join('\u0000');
 
-function toWireEdge(edge: { parentUniqueId: string; parentColumn: string; childUniqueId: string; childColumn: string; lineageKind: string }, assetPathOf: Map<string, string | null>): ColumnLineageEdge | null {
+function toWireEdge(edge: StoredColumnEdge, assetPathOf: Map<string, string | null>): ColumnLineageEdge | null {
 	const from = assetPathOf.get(edge.parentUniqueId);
 	const to = assetPathOf.get(edge.childUniqueId);
 	// A relation-less node (an ephemeral model) has no place on the canvas.
 	if (!from || !to) return null;
-	return { from_asset_path: from, from_column: edge.parentColumn, to_asset_path: to, to_column: edge.childColumn, kind: edge.lineageKind };
+	return { from_asset_path: from, from_column: edge.parentColumn, to_asset_path: to, to_column: edge.childColumn, kind: edge.lineageKind, provenance: edge.provenance };
 }
 
 /** The scan edges of these graphs' asked relations, merged, de-duplicated, sorted and capped. */

@@ -1,5 +1,6 @@
 // Wire shapes of the read API (DESIGN.md §6): the asset graph and column lineage. Shared by the
 // server (which builds them from plain rows, never Drizzle objects) and the browser.
+import type { JobStatus } from './jobs';
 
 export const ASSET_KINDS = ['dbt', 'ducklake'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
@@ -44,6 +45,28 @@ export interface DbtProvenance {
 	freshness?: unknown;
 	raw_code?: string | null;
 	original_file_path?: string | null;
+	/**
+	 * How this relation's column lineage came about (the relation endpoints fill it; absent in the
+	 * asset graph). Only for a caller shown the authored fields: messages quote the compiled SQL.
+	 */
+	column_lineage?: ModelColumnLineage | null;
+}
+
+export type ModelOutcomeKind = 'analyzed' | 'partial' | 'failed' | 'skipped';
+
+export interface ModelColumnLineage {
+	/** null: this graph has no column lineage at all. */
+	source: 'engine' | 'inferred' | null;
+	/** The lineage job, for inferred graphs. */
+	job: { id: string; status: JobStatus; done: number | null; total: number | null } | null;
+	/** null while the job is queued or running, when it failed, for engine lineage, and for a relation the job did not analyse (a source, a seed). */
+	outcome: ModelOutcomeKind | null;
+	/** failed: the parser's message (with line and column in the compiled SQL); skipped: the reason; a failed job: why. */
+	message: string | null;
+	line: number | null;
+	column: number | null;
+	/** partial: the output columns that could not be traced, and why. */
+	untraced: { column: string; reason: string }[];
 }
 
 export interface GraphAsset {
@@ -112,6 +135,8 @@ export interface ColumnLineageEdge {
 	to_asset_path: string;
 	to_column: string;
 	kind: string;
+	/** engine: from the uploaded index; inferred: from the compiled SQL by a lineage job. */
+	provenance: 'engine' | 'inferred';
 }
 
 export interface ColumnLineageAnswer {

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dialectOf, inferModel, modelEdges, type InferDialect, type ParentRelation } from './index';
+import { dialectOf, type InferDialect, type ParentRelation } from './index';
+import { inferModel, modelEdges } from './infer';
 
 // Relations the cases read, as a manifest + catalog would give them.
 const RELATIONS: Record<string, ParentRelation> = {
@@ -243,7 +244,11 @@ describe('dialectOf', () => {
 		['bigquery', 'bigquery', false],
 		['databricks', 'databricks', false],
 		['spark', 'spark', false],
-		['trino', 'generic', true],
+		['Snowflake', 'snowflake', false],
+		['trino', 'trino', false],
+		['sqlserver', 'tsql', false],
+		['materialize', 'materialize', false],
+		['some_new_warehouse', 'generic', true],
 		[null, 'generic', true]
 	])('%s → %s', (adapter, dialect, warns) => {
 		const d = dialectOf(adapter);

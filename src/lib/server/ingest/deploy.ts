@@ -5,11 +5,14 @@ import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
 import { analyzeGraphTables, graphDigest, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
+import { processWorker } from '../runner/worker';
+import { planInference, type PlannedInference } from './inference-plan';
 import { parseDescriptor } from './descriptor';
-import { buildGraphContent, type UploadedFile } from './graph-content';
+import { buildGraphContent, decodeUtf8, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
 import { mark, type IngestProfile } from './profile';
@@ -23,6 +26,8 @@ export interface UploadRequest {
 	username: string;
 	descriptor?: string;
 	manifest: UploadedFile;
+	/** catalog.json (`dbt docs generate`): typed columns, and the column order inference expands `*` with. */
+	catalog?: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
 	runResults?: UploadedFile;
@@ -49,6 +54,59 @@ export interface DeployAnswer {
 	default_database: string | null;
 	has_project_files: boolean;
 	url: string;
+	/** The queued job inferring column lineage from the compiled SQL; null when none runs. */
+	lineage_job_id: string | null;
+	column_lineage: DeployColumnLineage;
+}
+
+export interface DeployColumnLineage {
+	/** engine: the uploaded index; inferred: the lineage job infers it; null: none. */
+	source: 'engine' | 'inferred' | null;
+	/** Models by outcome; `pending` wait for the lineage job (all of them, at deploy). */
+	models: { analyzed: number; partial: number; failed: number; skipped: number; pending: number };
+}
+
+/** TRIBUTARY_LINEAGE_TIMEOUT_S: a lineage job running longer ends failed (the graph stays). */
+export function lineageTimeoutS(env: NodeJS.ProcessEnv = process.env): number {
+	const v = Number(env.TRIBUTARY_LINEAGE_TIMEOUT_S);
+	return env.TRIBUTARY_LINEAGE_TIMEOUT_S && Number.isFinite(v) && v > 0 ? Math.ceil(v) : 600;
+}
+
+/** TRIBUTARY_LINEAGE_INFERENCE=0: never infer column lineage (a deploy without an index then has none). */
+export function inferenceEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+	return env.TRIBUTARY_LINEAGE_INFERENCE !== '0';
+}
+
+/**
+ * Whether the lineage job runs, from the plan made where the manifest was parsed: only when no
+ * engine index was stored (its edges win) and some model has compiled SQL. An index uploaded but
+ * unreadable was not foreseen there: that rare deploy plans here, on the request thread.
+ */
+function inferenceOf(
+	req: UploadRequest,
+	planned: PlannedInference | null,
+	indexStored: boolean,
+	warn: (w: string) => void
+): { plan: PlannedInference | null; lineage: DeployColumnLineage } {
+	const models = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
+	if (indexStored) return { plan: null, lineage: { source: 'engine', models } };
+	if (!inferenceEnabled()) return { plan: null, lineage: { source: null, models } };
+	const plan = planned ?? planInference(JSON.parse(decodeUtf8(req.manifest)), req.catalog ? JSON.parse(decodeUtf8(req.catalog)) : null);
+	if (plan.noSql > 0) {
+		warn(
+			plan.withSql === 0
+				? `${req.manifest.name} has no compiled SQL (a manifest from \`dbt parse\`?): column lineage cannot be inferred. ` +
+						"Deploy the target/ of `dbt compile`, `dbt run` or `dbt build`, which write each model's compiled_code"
+				: `${req.manifest.name}: ${fmt(plan.noSql)} models have no compiled SQL and get no column lineage ` +
+						'(`dbt compile`, `dbt run` or `dbt build` write it for every selected model)'
+		);
+	}
+	if (plan.withSql === 0) return { plan: null, lineage: { source: null, models } };
+	if (plan.dialectWarning) warn(plan.dialectWarning);
+	if (plan.catalogWarning) warn(plan.catalogWarning);
+	models.pending = plan.withSql;
+	models.skipped = plan.models - plan.withSql;
+	return { plan, lineage: { source: 'inferred', models } };
 }
 
 /** Rows stored by one ingest from which table statistics are refreshed right away. */
@@ -92,6 +150,9 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		manifest: req.manifest,
 		columnLineage: req.columnLineage,
 		nodeColumns: req.nodeColumns,
+		catalog: req.catalog,
+		// Planned where the manifest is parsed (off the request thread when big); an index wins.
+		planInference: inferenceEnabled() && !req.columnLineage,
 		warehouse: descriptor.warehouse,
 		defaultDatabase: wh.defaultDatabase,
 		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector },
@@ -111,6 +172,19 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	}
 	log.push(...built.indexLog);
 	warnings.push(...built.warnings);
+	const { plan, lineage } = inferenceOf(req, built.inference, columnEdges !== null, warn);
+	if (!plan && built.catalogMissing) {
+		const { missing, relations } = built.catalogMissing;
+		warn(
+			`${req.catalog!.name}: ${fmt(missing)} of ${fmt(relations)} relations of the manifest are not in the catalog ` +
+				`(${missing === relations ? 'a catalog of another project?' : 'older than the manifest?'}); they have no typed columns`
+		);
+	}
+	if (!req.catalog && columnEdges === null && !req.nodeColumns) {
+		log.push('no catalog.json uploaded (`dbt docs generate` writes it): no typed columns, and `select *` is expanded only from declared columns');
+	}
+	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
+	else if (columnEdges === null && !inferenceEnabled()) log.push('column lineage: not inferred (TRIBUTARY_LINEAGE_INFERENCE=0)');
 
 	const digest = graphDigest(content);
 	mark(p, 'digest');
@@ -122,10 +196,11 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		typed_nodes: typedNodes,
 		dropped,
 		dbt_version: parsed.dbtVersion,
-		has_project_files: !!req.project
+		has_project_files: !!req.project,
+		column_lineage: lineage
 	};
 
-	const jobId = await h.db.transaction(async (tx) => {
+	const { jobId, lineageJobId } = await h.db.transaction(async (tx) => {
 		if (hash !== null) {
 			await insertScriptVersion(tx, {
 				workspace: req.workspace,
@@ -150,8 +225,27 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 			logs: ''
 		});
 		const key: GraphKey = { workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID };
+		let lineageJobId: string | null = null;
+		if (plan) {
+			lineageJobId = await insertJob(tx, {
+				workspace: req.workspace,
+				kind: 'lineage',
+				scriptPath: req.path,
+				scriptHash: hash,
+				createdBy: req.username,
+				permissionedAs: `u/${req.username}`,
+				parentJob: id,
+				status: 'queued',
+				timeoutS: lineageTimeoutS(),
+				args: { graph_job_id: key.jobId },
+				result: { progress: { done: 0, total: lineage.models.pending } },
+				logs: ''
+			});
+			await storeLineagePlan(tx, req.workspace, lineageJobId, plan.gz);
+			log.push(`lineage job ${lineageJobId} queued`);
+		}
 		mark(p, 'store: version, archive, job');
-		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats }, { profile: p });
+		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats, lineageJobId }, { profile: p });
 		if (hash !== null) {
 			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, assetUses(parsed.nodes));
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
@@ -164,9 +258,10 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		// The log is written last, inside the same transaction, so it describes what committed.
 		await appendJobLog(tx, id, log.join('\n') + '\n');
 		mark(p, 'prune + job log');
-		return id;
+		return { jobId: id, lineageJobId };
 	});
 	mark(p, 'commit');
+	if (lineageJobId) processWorker()?.kick();
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, measured 4× slower on a
 	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
@@ -185,6 +280,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		warehouse: descriptor.warehouse,
 		default_database: wh.defaultDatabase,
 		has_project_files: !!req.project,
-		url: `/w/${req.workspace}/run/${jobId}`
+		url: `/w/${req.workspace}/run/${jobId}`,
+		lineage_job_id: lineageJobId,
+		column_lineage: lineage
 	};
 }

@@ -525,7 +525,7 @@ export function componentIdsSql(key: GraphKey, uniqueIds: readonly string[]): SQ
 /** Every direct edge of these components, through the component index: cost follows the component, not the project. */
 export function componentEdgesSql(key: GraphKey, components: readonly number[]): SQL {
 	return sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc,
-	                  e.lineage_kind as k
+	                  e.lineage_kind as k, e.provenance as pv
 	             from dbt_column_edge e
 	            where ${keyOf('e', key)} and e.component = any(${sql.param([...components])}::int[])
 	              and e.lineage_kind in ('copy', 'mod')`;
@@ -537,6 +537,7 @@ export interface StoredColumnEdge {
 	childUniqueId: string;
 	childColumn: string;
 	lineageKind: string;
+	provenance: 'engine' | 'inferred';
 }
 
 /**
@@ -551,17 +552,17 @@ export async function componentEdges(
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
 	const comps = (await h.rows<{ c: unknown }>(componentIdsSql(key, uniqueIds), tx)).map((r) => toNumber(r.c));
-	if (comps.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(componentEdgesSql(key, comps), tx);
-	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
-	const paths = await h.rows<{ u: string; p: string | null }>(
+	return edgesOfComponents(h, key, comps, tx);
+}
+
+/** The asset path of each of these nodes of one graph (null for a relation-less one). */
+async function assetPathsOf(h: Database, key: GraphKey, ids: readonly string[], tx?: Tx): Promise<Map<string, string | null>> {
+	if (ids.length === 0) return new Map();
+	const rows = await h.rows<{ u: string; p: string | null }>(
 		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
 		tx
 	);
-	return {
-		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k })),
-		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
-	};
+	return new Map(rows.map((r) => [r.u, r.p]));
 }
 
 // ─── Scan edges (the scan lens) ────────────────────────────────────────────────────────────
@@ -580,13 +581,13 @@ export async function scanEdgesOf(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0 || limit <= 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string }>(
-		sql`select pu, pc, cu, cc from (
-		      select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; pv: 'engine' | 'inferred' }>(
+		sql`select pu, pc, cu, cc, pv from (
+		      select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.provenance as pv
 		        from dbt_column_edge e
 		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.child_unique_id = any(${textArray(uniqueIds)})
 		      union
-		      select e.parent_unique_id, e.parent_column, e.child_unique_id, e.child_column
+		      select e.parent_unique_id, e.parent_column, e.child_unique_id, e.child_column, e.provenance
 		        from dbt_column_edge e
 		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.parent_unique_id = any(${textArray(uniqueIds)})
 		    ) s
@@ -594,16 +595,9 @@ export async function scanEdgesOf(
 		    limit ${limit}`,
 		tx
 	);
-	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
-	const paths = ids.length
-		? await h.rows<{ u: string; p: string | null }>(
-				sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
-				tx
-			)
-		: [];
 	return {
-		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: 'scan' })),
-		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: 'scan', provenance: r.pv })),
+		assetPathOf: await assetPathsOf(h, key, [...new Set(rows.flatMap((r) => [r.pu, r.cu]))], tx)
 	};
 }
 
@@ -765,17 +759,10 @@ export async function edgesOfComponents(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (components.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(componentEdgesSql(key, components), tx);
-	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
-	const paths = ids.length
-		? await h.rows<{ u: string; p: string | null }>(
-				sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
-				tx
-			)
-		: [];
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred' }>(componentEdgesSql(key, components), tx);
 	return {
-		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k })),
-		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })),
+		assetPathOf: await assetPathsOf(h, key, [...new Set(rows.flatMap((r) => [r.pu, r.cu]))], tx)
 	};
 }
 

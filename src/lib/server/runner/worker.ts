@@ -1,4 +1,4 @@
-// The job worker: claims queued runs, runs each under a heartbeat that also carries cancellation,
+// The job worker: claims queued runs and lineage jobs, runs each under a heartbeat that also carries cancellation,
 // and reclaims the jobs of workers that stopped beating. Any number of these may poll one
 // Postgres; the in-process one of `npm start` is the same code on the embedded database.
 import { randomBytes } from 'node:crypto';
@@ -10,16 +10,23 @@ import { claimNextJob, finishJob, heartbeat, reapStaleJobs, appendRunningLog, ty
 import { pushRunEvents } from '../openlineage-push';
 import { beatWorker, removeWorker } from '../repo/workers';
 import { runnerConfigFromEnv, SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
+import { deleteLineagePlan } from '../repo/inference';
 import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
 import { JobLog } from './job-log';
+import { executeLineageJob } from './lineage-job';
 import { jobDirs } from './workdir';
 
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
 
 export interface WorkerOptions {
 	h: Database;
-	/** Jobs run at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
+	/** Runs at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
 	slots?: number;
+	/**
+	 * Lineage jobs at once (TRIBUTARY_WORKER_LINEAGE_SLOTS, default 1), apart from the run slots:
+	 * a long inference never keeps a run waiting for a slot, nor a run an inference.
+	 */
+	lineageSlots?: number;
 	/** Idle wait between claims (TRIBUTARY_WORKER_POLL_MS). */
 	pollMs?: number;
 	/** TRIBUTARY_WORKER_HEARTBEAT_MS: also how quickly a cancel is noticed. */
@@ -46,6 +53,7 @@ interface Running {
 export class Worker {
 	readonly id: string;
 	private readonly slots: number;
+	private readonly lineageSlots: number;
 	private readonly pollMs: number;
 	private readonly heartbeatMs: number;
 	private readonly staleS: number;
@@ -61,6 +69,7 @@ export class Worker {
 	constructor(private readonly opts: WorkerOptions) {
 		this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 		this.slots = opts.slots ?? int(process.env.TRIBUTARY_WORKER_SLOTS, 1);
+		this.lineageSlots = opts.lineageSlots ?? int(process.env.TRIBUTARY_WORKER_LINEAGE_SLOTS, 1);
 		this.pollMs = opts.pollMs ?? int(process.env.TRIBUTARY_WORKER_POLL_MS, 1000);
 		this.heartbeatMs = opts.heartbeatMs ?? int(process.env.TRIBUTARY_WORKER_HEARTBEAT_MS, 1000);
 		this.staleS = opts.staleS ?? int(process.env.TRIBUTARY_WORKER_STALE_S, 30);
@@ -103,8 +112,10 @@ export class Worker {
 			try {
 				await this.sayAliveIfDue();
 				await this.reapIfDue();
-				while (!this.stopping && this.running.size < this.slots) {
-					const job = await claimNextJob(this.opts.h, this.id);
+				for (;;) {
+					const kinds = this.freeKinds();
+					if (this.stopping || kinds.length === 0) break;
+					const job = await claimNextJob(this.opts.h, this.id, kinds);
 					if (!job) break;
 					claimed = true;
 					this.begin(job);
@@ -115,7 +126,7 @@ export class Worker {
 			}
 			if (this.stopping) break;
 			// A job just claimed may leave a free slot: look again at once.
-			if (claimed && this.running.size < this.slots) continue;
+			if (claimed && this.freeKinds().length > 0) continue;
 			await new Promise<void>((resolve) => {
 				const t = setTimeout(resolve, this.pollMs);
 				this.wake = () => {
@@ -132,7 +143,21 @@ export class Worker {
 		const now = Date.now();
 		if (now - this.lastPresence < Math.min(this.staleS * 250, 5_000)) return;
 		this.lastPresence = now;
-		await beatWorker(this.opts.h, { workerId: this.id, host: hostname(), pid: process.pid, slots: this.slots, running: this.running.size });
+		await beatWorker(this.opts.h, { workerId: this.id, host: hostname(), pid: process.pid, slots: this.slots + this.lineageSlots, running: this.running.size });
+	}
+
+	/** The kinds of job this worker has a free slot for. */
+	private freeKinds(): ('run' | 'lineage')[] {
+		let runs = 0;
+		let lineage = 0;
+		for (const r of this.running.values()) {
+			if (r.job.kind === 'lineage') lineage++;
+			else runs++;
+		}
+		const out: ('run' | 'lineage')[] = [];
+		if (runs < this.slots) out.push('run');
+		if (lineage < this.lineageSlots) out.push('lineage');
+		return out;
 	}
 
 	private async reapIfDue(): Promise<void> {
@@ -142,6 +167,8 @@ export class Worker {
 		const reaped = await reapStaleJobs(this.opts.h, this.staleS, WORKER_STOPPED_MESSAGE, UNREPORTED_MESSAGE);
 		for (const r of reaped) {
 			this.log(`worker ${this.id}: reclaimed job ${r.id} from ${r.workerId ?? 'an unknown worker'}, which stopped beating; marked failed`);
+			// A lineage job's plan goes with it (a run has none): its graph keeps what the deploy stored.
+			await deleteLineagePlan(this.opts.h, r.id);
 			await killStrayGroup(r.id);
 		}
 	}
@@ -176,7 +203,10 @@ export class Worker {
 			);
 		}, this.heartbeatMs);
 		try {
-			const end = await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
+			const end =
+				job.kind === 'lineage'
+					? await executeLineageJob({ h, job, workerId: this.id, signal: abort.signal, deadline, log })
+					: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
 			clearInterval(beat);
 			if (this.config.openLineage && job.kind === 'run') {
 				await pushRunEvents(h, settledView(job, end.status), { status: end.status, result: end.result, completedAt: new Date() }, this.config.openLineage, (l) => log.say(l));
