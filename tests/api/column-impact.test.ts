@@ -336,8 +336,8 @@ describeFixtures('column impact', () => {
 		});
 
 		describe('include=scan on the column-lineage reads', () => {
-			const ORDERS_COPY = { from_asset_path: RAW, from_column: 'id', to_asset_path: O, to_column: 'order_id', kind: 'copy' };
-			const ORDERS_SCAN = { from_asset_path: RAW, from_column: 'status', to_asset_path: O, to_column: 'order_id', kind: 'scan' };
+			const ORDERS_COPY = { from_asset_path: RAW, from_column: 'id', to_asset_path: O, to_column: 'order_id', kind: 'copy', provenance: 'engine' };
+			const ORDERS_SCAN = { from_asset_path: RAW, from_column: 'status', to_asset_path: O, to_column: 'order_id', kind: 'scan', provenance: 'engine' };
 			const lineage = (c: ApiClient, path: string, extra = '') => c.get(`/api/w/${WS}/assets/column_lineage?asset_path=${encodeURIComponent(path)}${extra}`);
 
 			it('serves the scan edges in their own list only when asked; the answer is unchanged without it', async () => {

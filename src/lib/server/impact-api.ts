@@ -196,13 +196,16 @@ class DbtLineageReader {
 	wireEdges(): ColumnLineageEdge[] {
 		const out: ColumnLineageEdge[] = [];
 		for (const g of this.graphs.values()) {
+			// One graph's edges share one provenance: an index was uploaded, or they were inferred.
+			const provenance = g.edges[0]?.provenance ?? 'engine';
 			for (const e of bridgeRelationless(g.edges, (u) => !!g.pathOf.get(u))) {
 				out.push({
 					from_asset_path: g.pathOf.get(e.parentUniqueId)!,
 					from_column: e.parentColumn,
 					to_asset_path: g.pathOf.get(e.childUniqueId)!,
 					to_column: e.childColumn,
-					kind: e.lineageKind
+					kind: e.lineageKind,
+					provenance
 				});
 			}
 		}

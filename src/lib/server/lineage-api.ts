@@ -50,6 +50,7 @@ import {
 	type NodeFields,
 	type PinnedGraph,
 	type ProducerLineageRow,
+	type StoredColumnEdge,
 	type VersionRef
 } from './repo/lineage';
 import { graphInputsStamp } from './repo/graph-read';
