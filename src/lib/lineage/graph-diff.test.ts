@@ -33,11 +33,11 @@ const edge = (p: string, pc: string, c: string, cc: string, kind = 'copy'): Colu
 // Who reads what in the `from` graph: customers.email feeds two mart columns and a producer.
 const READERS: Record<string, ImpactEntry[]> = {
 	'main/analytics/customers\u0000email': [
-		{ kind: 'dbt', asset_path: 'main/analytics/mart_contacts', column: 'email', depth: 1 },
-		{ kind: 'dbt', asset_path: 'main/analytics/mart_mail', column: 'address', depth: 2 },
-		{ kind: 'ducklake', asset_path: 'lake/crm/export', column: 'email', depth: 2, script_path: 'f/lake/crm_export' }
+		{ kind: 'dbt', asset_path: 'main/analytics/mart_contacts', column: 'email', depth: 1, kinds: ['copy'], via: [] },
+		{ kind: 'ducklake', asset_path: 'lake/crm/export', column: 'email', depth: 1, kinds: ['producer'], via: ['f/lake/crm_export'] },
+		{ kind: 'ducklake', asset_path: 'lake/crm/export_mail', column: 'email', depth: 2, kinds: ['producer', 'producer'], via: ['f/lake/crm_export'] }
 	],
-	'main/analytics/customers\u0000id': [{ kind: 'dbt', asset_path: 'main/analytics/orders', column: 'customer_id', depth: 1 }]
+	'main/analytics/customers\u0000id': [{ kind: 'dbt', asset_path: 'main/analytics/orders', column: 'customer_id', depth: 1, kinds: ['copy'], via: [] }]
 };
 
 const base = model('customers', { id: 'integer', email: 'varchar', name: 'varchar' });
@@ -82,7 +82,7 @@ const cases: Case[] = [
 					unique_id: 'model.shop.customers',
 					changes: ['sql', 'columns'],
 					classification: 'breaking',
-					reason: /removes `customers\.email`, which 2 downstream columns and the producer `f\/lake\/crm_export` read/
+					reason: /removes `customers\.email`, which 3 downstream columns and the producer `f\/lake\/crm_export` read/
 				}
 			],
 			columnsRemoved: [{ column: 'email', impact: 3 }],

@@ -103,8 +103,8 @@ const sameSet = (a: ReadonlySet<string> | undefined, b: ReadonlySet<string> | un
 
 /** "3 downstream columns and the producer `f/lake/crm_export`": who an impact list reaches. */
 export function describeImpact(impact: readonly ImpactEntry[]): string {
-	const producers = [...new Set(impact.filter((i) => i.script_path).map((i) => i.script_path!))].sort();
-	const columns = impact.filter((i) => !i.script_path).length;
+	const producers = [...new Set(impact.flatMap((i) => i.via))].sort();
+	const columns = impact.length;
 	const parts: string[] = [];
 	if (columns > 0) parts.push(`${columns} downstream column${columns === 1 ? '' : 's'}`);
 	if (producers.length === 1) parts.push(`the producer \`${producers[0]}\``);

@@ -140,7 +140,7 @@ const toDescribed = (g: LoadedGraph, authored: boolean, ownsAssets = false): Des
 
 export const emptyGraph = (): AssetGraph => ({ assets: [], runnables: [], edges: [], dbt_edges: [], hidden: 0 });
 
-function groupProducerLineage(rows: Awaited<ReturnType<typeof producerLineage>>): Map<string, ProducerColumnLineage[]> {
+export function groupProducerLineage(rows: Awaited<ReturnType<typeof producerLineage>>): Map<string, ProducerColumnLineage[]> {
 	const byScript = new Map<string, Map<string, ProducerColumnLineage>>();
 	for (const r of rows) {
 		let outs = byScript.get(r.scriptPath);

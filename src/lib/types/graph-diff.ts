@@ -5,14 +5,17 @@ export type DiffClassification = 'breaking' | 'partial' | 'non_breaking' | 'unkn
 
 export type ModelChange = 'sql' | 'materialized' | 'tests' | 'columns' | 'column_types' | 'column_lineage' | 'description' | 'tags' | 'resource_type';
 
-/** One column that reads a changed column, downstream: a dbt model, a producer, a lake table. */
+/** One column downstream of a changed column (a dbt model's, a lake table's): the column-impact walk's entry. */
 export interface ImpactEntry {
 	kind: string;
 	asset_path: string;
 	column: string;
+	/** Edges from the changed column along the shortest path: 1 for a direct reader. */
 	depth: number;
-	/** The producer script whose lineage carries the column there, when it is a producer's. */
-	script_path?: string;
+	/** The edge kinds along that path (`copy`, `mod`, `producer`). */
+	kinds: string[];
+	/** Producer scripts whose derivations lie on that path. */
+	via: string[];
 }
 
 export interface ModifiedModel {

@@ -30,7 +30,7 @@ const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
  * arrays, so cast bigints to text in `inner` as the row reads do anyway. The inner ORDER BY
  * is kept (the answer is re-sorted where order matters).
  */
-async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]> {
+export async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]> {
 	if (h.kind !== 'pglite') return h.rows<T>(inner, tx);
 	const [r] = await h.rows<{ j: string | null }>(sql`select json_agg(t)::text as j from (${inner}) t`, tx);
 	return r?.j ? (JSON.parse(r.j) as T[]) : [];
@@ -51,7 +51,7 @@ function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
 const hashText = (h: bigint) => sql`${h.toString()}::bigint`;
 
 /** The rows of one stored graph in table alias `t`: the two exact predicates of the partial unique indexes. */
-function keyOf(t: string, key: GraphKey): SQL {
+export function keyOf(t: string, key: GraphKey): SQL {
 	const a = sql.raw(t);
 	return key.scriptHash === null
 		? sql`${a}.workspace = ${key.workspace} and ${a}.job_id = ${key.jobId}::uuid and ${a}.script_hash is null`
