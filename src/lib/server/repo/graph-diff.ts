@@ -2,7 +2,8 @@
 // (per-node digests compared in the database, so only changed rows leave it), the rows of those
 // nodes, the ref() edges that differ, the column edges touching changed nodes, and the refs a
 // diff names (versions, jobs, markers). Cost follows the changed nodes: the full joins run over
-// one index range per graph and return only differences.
+// one index range per graph and return only differences. (No result column may be named `t`:
+// jsonRows aggregates the rows as `t`.)
 import { sql } from 'drizzle-orm';
 import type { ColumnEdgeLike } from '../../lineage/components';
 import type { DiffNode } from '../../lineage/graph-diff';
@@ -35,16 +36,16 @@ export interface ChangedNodeRow {
 export async function changedNodes(h: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<ChangedNodeRow[]> {
 	const side = (key: GraphKey) =>
 		sql`select n.unique_id, n.resource_type, n.attached_node, ${NODE_DIGEST} as d from dbt_node n where ${keyOf('n', key)}`;
-	const rows = await jsonRows<{ u: string; rt: string; a: string | null; f: boolean; t: boolean }>(
+	const rows = await jsonRows<{ u: string; rt: string; att: string | null; in_from: boolean; in_to: boolean }>(
 		h,
 		sql`select coalesce(a.unique_id, b.unique_id) as u, coalesce(b.resource_type, a.resource_type) as rt,
-		           coalesce(b.attached_node, a.attached_node) as a, a.d is not null as f, b.d is not null as t
+		           coalesce(b.attached_node, a.attached_node) as att, a.d is not null as in_from, b.d is not null as in_to
 		      from (${side(from)}) a full join (${side(to)}) b on a.unique_id = b.unique_id
 		     where a.d is distinct from b.d
 		     order by 1`,
 		tx
 	);
-	return rows.map((r) => ({ uniqueId: r.u, resourceType: r.rt, inFrom: r.f, inTo: r.t, attachedNode: r.a }));
+	return rows.map((r) => ({ uniqueId: r.u, resourceType: r.rt, inFrom: r.in_from, inTo: r.in_to, attachedNode: r.att }));
 }
 
 interface DiffNodeDbRow {
