@@ -337,6 +337,16 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 				expect(JSON.stringify(d)).not.toContain('customer_name');
 			});
 
+			it("a token without assets:read is refused for its scope before any ref is looked up", async () => {
+				const t = await alice.post(`/api/w/${WS}/tokens`, { label: 'write-only', scopes: ['scripts:write:f/analytics/*'] });
+				expect(t.status, JSON.stringify(t.body)).toBe(201);
+				for (const to of [previews.dropped_column, '00000000-0000-4000-8000-000000000000']) {
+					const r = await diff(alice.withBearer(t.body.token), `to=${to}`);
+					expect(r.status).toBe(403);
+					expect(r.body.error).toMatch(/assets:read/);
+				}
+			});
+
 			it('a share link opens its own preview (shape only), never the project it came from', async () => {
 				const link = await alice.get(`/api/w/${WS}/jobs/share/${previews.dropped_column}?kind=member`);
 				expect(link.status, JSON.stringify(link.body)).toBe(200);

@@ -142,12 +142,14 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 	const colsRemoved: RemovedColumn[] = [];
 	const colsRetyped: RetypedColumn[] = [];
 	const seen = new Set<string>();
+	const assetPaths: Record<string, string | null> = {};
 
 	const incomingFrom = incomingByColumn(input.columnEdges.from);
 	const incomingTo = incomingByColumn(input.columnEdges.to);
 
 	for (const c of input.changed) {
 		seen.add(c.uniqueId);
+		assetPaths[c.uniqueId] = c.to?.assetPath ?? c.from?.assetPath ?? null;
 		if (c.from === null && c.to !== null) {
 			added.push(c.uniqueId);
 			if (c.to.assetPath) for (const col of c.to.columnSchema ?? []) colsAdded.push({ asset_path: c.to.assetPath, column: col.name, type: col.type ?? null });
@@ -196,6 +198,7 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 	for (const t of input.testsChangedOf) {
 		if (seen.has(t.uniqueId)) continue;
 		seen.add(t.uniqueId);
+		assetPaths[t.uniqueId] = t.assetPath;
 		modified.push({ unique_id: t.uniqueId, asset_path: t.assetPath, changes: ['tests'], classification: 'non_breaking', reason: 'only its tests changed' });
 	}
 
@@ -212,6 +215,7 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 	return {
 		...sides,
 		models: { added: added.sort(), removed: removed.sort(), renamed, modified: sortBy(modified, (m) => m.unique_id) },
+		asset_paths: Object.fromEntries([...added, ...removed, ...modified.map((m) => m.unique_id)].sort().map((u) => [u, assetPaths[u] ?? null])),
 		columns: {
 			added: sortBy(colsAdded, (c) => columnKey(c.asset_path, c.column)),
 			removed: sortBy(colsRemoved, (c) => columnKey(c.asset_path, c.column)),
@@ -315,6 +319,7 @@ export function emptyDiff(sides: Pick<GraphDiff, 'from' | 'to'>): GraphDiff {
 	return {
 		...sides,
 		models: { added: [], removed: [], renamed: [], modified: [] },
+		asset_paths: {},
 		columns: { added: [], removed: [], retyped: [] },
 		ref_edges: { added: [], removed: [] },
 		column_edges: { added: 0, removed: 0 },

@@ -770,13 +770,28 @@ export async function diffRefAccess(
 	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
 	if (!event.locals.auth && viewTokenOf(event) === null) throw unauthorized();
 	const refused = () => notFound(NO_SUCH_DIFF_REF);
+	// A member's token scopes are checked before any ref is looked up, so a refusal for scope
+	// says nothing about the ref.
+	let p: Principal | null = null;
+	if (event.locals.auth) {
+		try {
+			p = await workspacePrincipal(event, ws);
+		} catch (e) {
+			if (!(e instanceof ApiError && e.status === 404)) throw e;
+			if (!isJobId(ref.toLowerCase())) throw refused();
+		}
+		if (p) requireScope(p, 'assets', 'read');
+	}
 	if (isJobId(ref.toLowerCase())) {
 		let access: JobAccess;
 		try {
 			access = await jobAccess(event, ws, ref);
-			if (access.principal) requireScope(access.principal, 'assets', 'read');
 		} catch (e) {
-			if (e instanceof ApiError && (e.status === 403 || e.status === 404)) throw refused();
+			// Not found, not yours (ask for a link) and outside the token's jobs:read paths all
+			// say the job exists somewhere: the one 404 instead.
+			if (e instanceof ApiError && (e.status === 404 || (e.status === 403 && (e.message === ASK_FOR_SHARE_LINK || e.message.includes("this job's path"))))) {
+				throw refused();
+			}
 			throw e;
 		}
 		const job = access.job;
@@ -795,15 +810,7 @@ export async function diffRefAccess(
 			principal: access.principal
 		};
 	}
-	if (!event.locals.auth) throw refused();
-	let p: Principal;
-	try {
-		p = await workspacePrincipal(event, ws);
-	} catch (e) {
-		if (e instanceof ApiError && e.status === 404) throw refused();
-		throw e;
-	}
-	requireScope(p, 'assets', 'read');
+	if (!p) throw refused();
 	if (!canReadPath(p, path)) throw refused();
 	let hash: bigint | null;
 	if (ref === 'latest') {

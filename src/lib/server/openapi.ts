@@ -81,11 +81,12 @@ const schemas: Record<string, Schema> = {
 				retyped: { type: 'array', items: obj({ asset_path: str, column: str, from_type: { type: ['string', 'null'] }, to_type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') } }) }
 			}
 		},
+		asset_paths: { type: 'object', additionalProperties: { type: ['string', 'null'] }, description: 'the relation of every unique_id listed under models' },
 		ref_edges: obj({ added: { type: 'array', items: ref('RefEdgeChange') }, removed: { type: 'array', items: ref('RefEdgeChange') } }),
 		column_edges: { type: ['object', 'null'], properties: { added: int, removed: int }, description: 'over the edges touching a changed model; null without column lineage on a side (or for a shape-only caller)' },
 		classification: { type: ['string', 'null'], enum: ['breaking', 'partial', 'non_breaking', 'unknown', null], description: 'the worst of the changes; null when nothing changed' },
 		authored: bool
-	}, ['from', 'to', 'models', 'ref_edges', 'column_edges', 'classification', 'authored']),
+	}, ['from', 'to', 'models', 'asset_paths', 'ref_edges', 'column_edges', 'classification', 'authored']),
 	ImpactEntry: obj({ kind: { type: 'string', description: 'dbt, ducklake, ...' }, asset_path: str, column: str, depth: int, kinds: strs, via: { type: 'array', items: str, description: 'producer scripts on the way' } }, ['kind', 'asset_path', 'column', 'depth']),
 	RefEdgeChange: obj({ from_unique_id: str, to_unique_id: str, from_asset_path: { type: ['string', 'null'] }, to_asset_path: { type: ['string', 'null'] } }),
 	DeployAnswer: obj({

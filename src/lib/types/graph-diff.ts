@@ -70,6 +70,8 @@ export interface GraphDiff {
 		renamed: { from: string; to: string }[];
 		modified: ModifiedModel[];
 	};
+	/** The relation of every unique_id listed under models (null for a relation-less node): where the canvas colours it. */
+	asset_paths: Record<string, string | null>;
 	/** Absent for a caller who may see only the shape (column names are authored). */
 	columns?: {
 		added: DiffColumn[];
