@@ -4,9 +4,6 @@
 // reader, shape-only token, share link), the one 404, the empty diff and the 410 of a pruned
 // preview. Expected changes are the mutations the test made, never read back from the code.
 import { readFileSync } from 'node:fs';
-import { parquetReadObjects } from 'hyparquet';
-import { compressors } from 'hyparquet-compressors';
-import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
@@ -16,39 +13,15 @@ import type { GraphDiff } from '../../src/lib/types/graph-diff';
 import { ApiClient, login, useInstanceAdmin } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures, fixture } from '../support/fixtures';
+import { indexRows, writeColumns, writeLineage, type IndexRow } from '../support/index-parquet';
 
-type Row = Record<string, unknown>;
+type Row = IndexRow;
 const WS = 'shop';
 const PATH = 'f/analytics/jaffle';
 const M = 'model.jaffle_shop.';
 const REL = 'main/main/';
 
-async function parquetRows(path: string): Promise<Row[]> {
-	const buf = readFileSync(path);
-	return parquetReadObjects({ file: buf.buffer.slice(buf.byteOffset, buf.byteOffset + buf.byteLength), compressors });
-}
-
-/** The index rows written back as parquet, with the fixture's column names. */
-function writeLineage(rows: Row[]): Uint8Array {
-	const col = (name: string) => ({ name, data: rows.map((r) => r[name] as string), type: 'STRING' as const });
-	return new Uint8Array(parquetWriteBuffer({ columnData: ['from_node_unique_id', 'from_column_name', 'to_node_unique_id', 'to_column_name', 'lineage_kind'].map(col) }));
-}
-function writeColumns(rows: Row[]): Uint8Array {
-	const str = (name: string) => ({ name, data: rows.map((r) => (r[name] ?? null) as string | null), type: 'STRING' as const });
-	return new Uint8Array(
-		parquetWriteBuffer({
-			columnData: [
-				str('unique_id'),
-				str('column_name'),
-				{ name: 'column_index', data: rows.map((r) => BigInt(r.column_index as bigint)), type: 'INT64' },
-				str('declared_type'),
-				str('inferred_type'),
-				str('catalog_type'),
-				str('data_type')
-			]
-		})
-	);
-}
+const parquetRows = (path: string) => indexRows(new Uint8Array(readFileSync(path)));
 
 interface Artifacts {
 	manifest: any;

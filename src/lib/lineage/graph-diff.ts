@@ -269,7 +269,9 @@ function classify(
 		return { classification: 'partial', reason: `the lineage of ${cols} changed; ${n} downstream column${n === 1 ? '' : 's'} read${n === 1 ? 's' : ''} them, the rest are unaffected` };
 	}
 	if (removed.length + retyped.length > 0) {
-		return { classification: 'non_breaking', reason: `it removes or retypes ${[...removed, ...retyped].map((c) => `\`${c.column}\``).join(', ')}, which nothing downstream reads` };
+		const list = (cs: readonly { column: string }[]) => cs.map((c) => `\`${c.column}\``).join(', ');
+		const what = [removed.length ? `removes ${list(removed)}` : '', retyped.length ? `retypes ${list(retyped)}` : ''].filter(Boolean).join(' and ');
+		return { classification: 'non_breaking', reason: `it ${what}, which nothing downstream reads` };
 	}
 	return { classification: 'non_breaking', reason: 'no column is removed or retyped, and no column read downstream changed its lineage' };
 }
