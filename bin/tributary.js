@@ -26,7 +26,7 @@ const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/u
   change classified breaking, partial, non_breaking or unknown. --fail-on LEVEL exits 1 when a
   change is at that level or worse (breaking > partial > unknown > non_breaking; default never);
   --format markdown prints it as a pull-request comment. The diff needs the token's assets:read
-  and jobs:read scopes besides scripts:write.
+  and jobs:read scopes besides scripts:write, and scripts:read for its columns and reasons.
   deploy-sql stores a producer script (DuckDB SQL) and prints what it reads and writes, its
   column lineage (annotated and inferred) and the warnings.`;
 
@@ -213,6 +213,11 @@ async function previewDiff(headers, workspace, preview) {
 		process.stdout.write(format === 'markdown' ? `No deployed version of \`${values.path}\` to compare with yet. [Preview](${page})\n` : 'diff: no deployed version of this path to compare with yet\n');
 		return;
 	}
+	// Without a gate to apply, a diff the token may not read is a note, not a failed preview.
+	if (res.status === 403 && failOn === 'never') {
+		process.stdout.write(`diff: not shown: ${await errorText(res)}\n`);
+		return;
+	}
 	if (!res.ok) fail(`diff failed (${res.status}): ${await errorText(res)}`);
 	const d = await res.json();
 	process.stdout.write(format === 'markdown' ? diffMarkdown(d, from, page) : diffText(d, from));
@@ -222,6 +227,7 @@ async function previewDiff(headers, workspace, preview) {
 	}
 }
 
+const SHAPE_ONLY = 'shape only: columns and reasons are left out (the token needs scripts:read on this path)';
 const label = (c) => (c ?? 'no change').replace('_', '-');
 const readers = (impact) => {
 	if (impact === null) return 'unknown (no column lineage)';
@@ -238,6 +244,7 @@ function diffText(d, from) {
 	for (const id of m.removed) out.push(`    - ${id}`);
 	for (const r of m.renamed) out.push(`    ${r.from} -> ${r.to} (renamed?)`);
 	for (const x of m.modified) out.push(`    ~ ${x.unique_id} [${x.changes.join(', ')}] ${label(x.classification)}${x.reason ? `: ${x.reason}` : ''}`);
+	if (!d.authored) out.push(`  ${SHAPE_ONLY}`);
 	if (d.columns) {
 		const c = d.columns;
 		out.push(`  columns: ${c.added.length} added, ${c.removed.length} removed, ${c.retyped.length} retyped`);
@@ -275,6 +282,7 @@ function diffMarkdown(d, from, page) {
 		for (const x of c.retyped) out.push(`| ${code(`${x.asset_path}.${x.column}`)} | ${cell(x.from_type)} → ${cell(x.to_type)} | ${readers(x.impact)} |`);
 		out.push('');
 	}
+	if (!d.authored) out.push(`_${SHAPE_ONLY}_`, '');
 	const edges = [`ref() edges +${d.ref_edges.added.length} −${d.ref_edges.removed.length}`];
 	if (d.column_edges) edges.push(`column edges +${d.column_edges.added} −${d.column_edges.removed}`);
 	if (c) edges.push(`columns +${c.added.length}`);
