@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { NO_SUCH_DIFF_REF } from '../../src/lib/server/access';
-import { RETENTION } from '../../src/lib/server/repo/graph';
+import { deleteGraph, RETENTION, versionKey } from '../../src/lib/server/repo/graph';
+import { hexToHash } from '../../src/lib/types/script-hash';
 import type { GraphDiff } from '../../src/lib/types/graph-diff';
 import { ApiClient, login, useInstanceAdmin } from '../support/api';
 import { testBackends } from '../support/db';
@@ -331,6 +332,15 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 				expect(against.status).toBe(404);
 				expect(against.body.error).toBe(NO_SUCH_DIFF_REF);
 			});
+		});
+
+		it("a version whose graph is gone (as the sweep of versions beyond the newest 50 leaves it) answers 410 naming the rule", async () => {
+			const old = (await upload(alice, 'deploy', real, 'f/analytics/jaffle_old')).hash!;
+			await upload(alice, 'deploy', real, 'f/analytics/jaffle_old');
+			await h.db.transaction((tx) => deleteGraph(tx, versionKey(WS, 'f/analytics/jaffle_old', hexToHash(old)!)));
+			const r = await alice.get(`/api/w/${WS}/dbt/diff?path=f/analytics/jaffle_old&from=${old}&to=latest`);
+			expect(r.status, JSON.stringify(r.body)).toBe(410);
+			expect(r.body.error).toContain(`only the newest ${RETENTION.versionsPerPath} deploys of a path keep their graph`);
 		});
 
 		it('a preview pruned by retention answers 410 naming the rule', async () => {

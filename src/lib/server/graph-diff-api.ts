@@ -1,7 +1,7 @@
 // The lineage diff between two refs of one project (GET dbt/diff), once both refs passed their
 // gates (access.ts diffRefAccess): reads only what differs (repo/graph-diff.ts), walks the
 // impact of removed and retyped columns over the `from` graph and the workspace's producers
-// (lineage/column-impact.ts), and leaves the authored parts out unless both refs show them.
+// (lineage/column-impact.ts) over only the changed columns' downstream edges, and leaves the authored parts out unless both refs show them.
 import { buildImpactGraph, walkColumnImpact, type ImpactGraph } from '../lineage/column-impact';
 import { diffGraphs, emptyDiff, redactDiff, type ChangedNode } from '../lineage/graph-diff';
 import type { ColumnLineageEdge } from '../types/asset-graph';
@@ -10,17 +10,22 @@ import { assetPathGate, mayReadPath, type DiffRefGrant, type Principal } from '.
 import type { Database } from './db';
 import { groupProducerLineage } from './lineage-api';
 import type { GraphKey } from './repo/graph';
-import { assetPathsOf, changedNodes, columnEdgesTouching, diffNodesOf, graphState, liveProducerVersions, refEdgeChanges } from './repo/graph-diff';
-import { componentEdges, producerLineage } from './repo/lineage';
+import { assetPathsOf, changedNodes, columnEdgesTouching, diffNodesOf, downstreamColumnEdges, graphState, liveProducerVersions, refEdgeChanges } from './repo/graph-diff';
+import { producerLineage } from './repo/lineage';
 
 const TEST_TYPES = new Set(['test', 'unit_test']);
 
 const sameKey = (a: GraphKey, b: GraphKey) =>
 	a.workspace === b.workspace && a.scriptPath === b.scriptPath && a.scriptHash === b.scriptHash && a.jobId === b.jobId;
 
-/** The `from` graph's column lineage around these nodes, plus every producer the caller may read: what the impact walk runs on. */
-async function impactGraphOf(h: Database, key: GraphKey, uniqueIds: string[], principal: Principal | null): Promise<ImpactGraph> {
-	const { edges, assetPathOf } = await componentEdges(h, key, uniqueIds);
+/**
+ * What the impact walk runs on: the `from` graph's direct column edges downstream of the changed
+ * columns (read level by level, never their whole components), plus every producer the caller
+ * may read.
+ */
+async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: string; column: string }[], principal: Principal | null): Promise<ImpactGraph> {
+	const edges = await downstreamColumnEdges(h, key, starts);
+	const assetPathOf = await assetPathsOf(h, key, [...new Set(edges.flatMap((e) => [e.parentUniqueId, e.childUniqueId]))]);
 	const dbtEdges: ColumnLineageEdge[] = [];
 	for (const e of edges) {
 		const from = assetPathOf.get(e.parentUniqueId);
@@ -64,7 +69,28 @@ export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGr
 		? { from: await columnEdgesTouching(h, from.key, ids), to: await columnEdgesTouching(h, to.key, ids) }
 		: { from: [], to: [] };
 	const principal = to.principal ?? from.principal;
-	const ig = fromState.columnLineage ? await impactGraphOf(h, from.key, nodes.filter((r) => r.inFrom).map((r) => r.uniqueId), principal) : null;
+	const input = {
+		changed,
+		testsChangedOf: testModels.map((uid) => ({ uniqueId: uid, assetPath: toPaths.get(uid) ?? fromPaths.get(uid) ?? null })),
+		refEdges: { added: edges.filter((e) => e.added).map((e) => refEdge(e, toPaths)), removed: edges.filter((e) => !e.added).map((e) => refEdge(e, fromPaths)) },
+		columnEdges,
+		hasColumnLineage: { from: fromState.columnLineage, to: toState.columnLineage }
+	};
+	// A first pass names the columns whose impact the diff asks for; only their downstream is read.
+	const asked = new Map<string, { uniqueId: string; column: string }>();
+	const uidOfPath = new Map([...fromNodes.values()].filter((n) => n.assetPath).map((n) => [n.assetPath!, n.uniqueId]));
+	diffGraphs(
+		{
+			...input,
+			impactOf: (path, column) => {
+				const uid = uidOfPath.get(path);
+				if (uid) asked.set(`${uid}\u0000${column}`, { uniqueId: uid, column });
+				return [];
+			}
+		},
+		sides
+	);
+	const ig = fromState.columnLineage && asked.size > 0 ? await impactGraphOf(h, from.key, [...asked.values()], principal) : null;
 	const visible = assetPathGate(principal);
 	const impactOf = (path: string, column: string): ImpactEntry[] =>
 		ig === null
@@ -77,17 +103,6 @@ export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGr
 					kinds: c.kinds,
 					via: c.via
 				}));
-
-	const diff = diffGraphs(
-		{
-			changed,
-			testsChangedOf: testModels.map((uid) => ({ uniqueId: uid, assetPath: toPaths.get(uid) ?? fromPaths.get(uid) ?? null })),
-			refEdges: { added: edges.filter((e) => e.added).map((e) => refEdge(e, toPaths)), removed: edges.filter((e) => !e.added).map((e) => refEdge(e, fromPaths)) },
-			columnEdges,
-			hasColumnLineage: { from: fromState.columnLineage, to: toState.columnLineage },
-			impactOf
-		},
-		sides
-	);
+	const diff = diffGraphs({ ...input, impactOf }, sides);
 	return authored ? diff : redactDiff(diff);
 }

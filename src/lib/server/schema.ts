@@ -266,6 +266,9 @@ export const dbtNode = pgTable(
 		freshness: jsonb('freshness'),
 		rawCode: text('raw_code'),
 		originalFilePath: text('original_file_path'),
+		// SHA-256 of the node's stored fields, written with it: the lineage diff compares these
+		// instead of the fields. NULL for rows stored before it existed.
+		digest: text('digest'),
 		ingestedAt: ts('ingested_at').notNull().defaultNow()
 	},
 	(t) => [

@@ -16,10 +16,10 @@ import { jsonRows, keyOf } from './lineage';
 const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 
 /**
- * A node's digest: every stored field the diff can report (ingest time and surrogate id are not
- * fields). A row value's text form is unambiguous about NULLs and separators.
+ * A node's digest for rows stored before dbt_node.digest existed: every stored field the diff can
+ * report, as a row value (its text form is unambiguous about NULLs and separators).
  */
-const NODE_DIGEST = sql.raw(`md5(row(n.resource_type, n.name, n.asset_path, n.materialized, n.materialize_strategy, n.unique_key,
+const LEGACY_DIGEST = sql.raw(`md5(row(n.resource_type, n.name, n.asset_path, n.materialized, n.materialize_strategy, n.unique_key,
 	n.tags, n.description, n.test_kind, n.test_column, n.test_args, n.severity, n.attached_node, n.columns, n.column_schema,
 	n.freshness, n.raw_code, n.original_file_path)::text)`);
 
@@ -32,10 +32,18 @@ export interface ChangedNodeRow {
 	attachedNode: string | null;
 }
 
-/** The nodes whose digest differs between two graphs, or that only one of them holds. */
+/**
+ * The nodes whose digest differs between two graphs, or that only one of them holds: the stored
+ * digests, or (when either graph holds a row stored without one) the legacy digest on both sides.
+ */
 export async function changedNodes(h: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<ChangedNodeRow[]> {
-	const side = (key: GraphKey) =>
-		sql`select n.unique_id, n.resource_type, n.attached_node, ${NODE_DIGEST} as d from dbt_node n where ${keyOf('n', key)}`;
+	const [l] = await h.rows<{ legacy: boolean }>(
+		sql`select exists (select 1 from dbt_node n where ${keyOf('n', from)} and n.digest is null)
+		        or exists (select 1 from dbt_node n where ${keyOf('n', to)} and n.digest is null) as legacy`,
+		tx
+	);
+	const digest = l?.legacy ? LEGACY_DIGEST : sql`n.digest`;
+	const side = (key: GraphKey) => sql`select n.unique_id, n.resource_type, n.attached_node, ${digest} as d from dbt_node n where ${keyOf('n', key)}`;
 	const rows = await jsonRows<{ u: string; rt: string; att: string | null; in_from: boolean; in_to: boolean }>(
 		h,
 		sql`select coalesce(a.unique_id, b.unique_id) as u, coalesce(b.resource_type, a.resource_type) as rt,
@@ -136,18 +144,56 @@ export async function columnEdgesTouching(h: Database, key: GraphKey, uniqueIds:
 /**
  * Whether a stored graph exists (its marker) and has column lineage: the deploy's stats say so
  * (`column_edges` null when no index was uploaded); a marker without them (a run snapshot) has
- * lineage when it holds an edge.
+ * lineage when it holds an edge (asked only then: without statistics that probe may scan).
  */
 export async function graphState(h: Database, key: GraphKey, tx?: Tx): Promise<{ exists: boolean; columnLineage: boolean }> {
-	const [r] = await h.rows<{ ce: unknown; any_edge: boolean }>(
-		sql`select g.stats -> 'column_edges' as ce,
-		           exists (select 1 from dbt_column_edge e where ${keyOf('e', key)}) as any_edge
-		      from dbt_graph_snapshot g where ${keyOf('g', key)}`,
+	const [r] = await h.rows<{ ce: unknown; has: boolean }>(
+		sql`select g.stats -> 'column_edges' as ce, (g.stats -> 'column_edges') is not null as has from dbt_graph_snapshot g where ${keyOf('g', key)}`,
 		tx
 	);
 	if (!r) return { exists: false, columnLineage: false };
-	const ce = typeof r.ce === 'string' ? JSON.parse(r.ce) : r.ce;
-	return { exists: true, columnLineage: ce === undefined ? r.any_edge === true : ce !== null };
+	if (r.has) {
+		const ce = typeof r.ce === 'string' ? JSON.parse(r.ce) : r.ce;
+		return { exists: true, columnLineage: ce !== null };
+	}
+	const [e] = await h.rows<{ one: number }>(sql`select 1 as one from dbt_column_edge e where ${keyOf('e', key)} limit 1`, tx);
+	return { exists: true, columnLineage: e !== undefined };
+}
+
+/**
+ * The direct (copy, mod) column edges downstream of these columns in one graph, level by level
+ * through the parent end of the unique index: what the impact of a changed column walks, read
+ * without reading the rest of its component.
+ */
+export async function downstreamColumnEdges(h: Database, key: GraphKey, starts: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<ColumnEdgeLike[]> {
+	const col = (u: string, c: string) => `${u}\u0000${c}`;
+	const seen = new Set(starts.map((s) => col(s.uniqueId, s.column)));
+	const out: ColumnEdgeLike[] = [];
+	let frontier = new Set(starts.map((s) => s.uniqueId));
+	let wanted = new Set(seen);
+	while (frontier.size > 0) {
+		const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
+			h,
+			sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.lineage_kind as k
+			      from dbt_column_edge e
+			     where ${keyOf('e', key)} and e.parent_unique_id = any(${textArray([...frontier])}) and e.lineage_kind in ('copy', 'mod')`,
+			tx
+		);
+		const nextModels = new Set<string>();
+		const nextWanted = new Set<string>();
+		for (const r of rows) {
+			if (!wanted.has(col(r.pu, r.pc))) continue;
+			out.push({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k });
+			const c = col(r.cu, r.cc);
+			if (seen.has(c)) continue;
+			seen.add(c);
+			nextWanted.add(c);
+			nextModels.add(r.cu);
+		}
+		frontier = nextModels;
+		wanted = nextWanted;
+	}
+	return out;
 }
 
 /** A stored graph's marker exists. */
