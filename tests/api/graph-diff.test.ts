@@ -334,6 +334,15 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 			});
 		});
 
+		it('a graph stored before node digests existed is compared by its fields, with the same answer', async () => {
+			const before = await ok(alice, `to=${previews.dropped_column}`);
+			const { sql } = await import('drizzle-orm');
+			await h.rows(sql`update dbt_node set digest = null where workspace = ${WS} and script_path = ${PATH} and script_hash is not null`);
+			const after = await ok(alice, `to=${previews.dropped_column}`);
+			expect(after).toEqual(before);
+			expect(after.models.modified.map((m) => m.unique_id)).toContain(`${M}stg_customers`);
+		});
+
 		it("a version whose graph is gone (as the sweep of versions beyond the newest 50 leaves it) answers 410 naming the rule", async () => {
 			const old = (await upload(alice, 'deploy', real, 'f/analytics/jaffle_old')).hash!;
 			await upload(alice, 'deploy', real, 'f/analytics/jaffle_old');

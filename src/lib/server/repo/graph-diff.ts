@@ -37,9 +37,10 @@ export interface ChangedNodeRow {
  * digests, or (when either graph holds a row stored without one) the legacy digest on both sides.
  */
 export async function changedNodes(h: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<ChangedNodeRow[]> {
+	// One store writes a whole graph, so one row tells whether its nodes carry digests.
 	const [l] = await h.rows<{ legacy: boolean }>(
-		sql`select exists (select 1 from dbt_node n where ${keyOf('n', from)} and n.digest is null)
-		        or exists (select 1 from dbt_node n where ${keyOf('n', to)} and n.digest is null) as legacy`,
+		sql`select coalesce((select n.digest is null from dbt_node n where ${keyOf('n', from)} limit 1), false)
+		        or coalesce((select n.digest is null from dbt_node n where ${keyOf('n', to)} limit 1), false) as legacy`,
 		tx
 	);
 	const digest = l?.legacy ? LEGACY_DIGEST : sql`n.digest`;
