@@ -1,16 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnLineageEdge, GraphRunnable } from '../types/asset-graph';
 import {
+	bridgeRelationless,
 	buildImpactGraph,
 	csvField,
 	impactCsv,
 	impactRelations,
-	producerTouchedRelations,
 	walkColumnImpact,
 	type ImpactDirection,
 	type ImpactEntry
 } from './column-impact';
 import { columnId, downstreamOf, upstreamOf } from './column-trace';
+import type { ColumnEdgeLike } from './components';
 import { col, edge, producer, storageGraphsAsAnswers, traceFixtures } from './trace-fixtures';
 
 /** Back to the fixtures' `asset.column` spelling. */
@@ -133,11 +134,6 @@ describe('across producers and lake tables', () => {
 		expect(got.columns.map((c) => c.kind)).toEqual(['dbt', 'ducklake', 'ducklake', 'dbt', 'dbt']);
 	});
 
-	it('says which dbt relations a producer edge reaches, so the server fetches their lineage too', () => {
-		const reached = walkColumnImpact(ig, col('stg.amount'), 'downstream').columns.map((c) => columnId(c.kind, c.asset_path, c.column));
-		expect(producerTouchedRelations(ig, reached)).toEqual(['main/s/back', 'main/s/orders']);
-	});
-
 	it('lists only dbt relations as the ones with tests', () => {
 		expect(impactRelations(walkColumnImpact(ig, col('stg.amount'), 'downstream').columns)).toEqual(['main/s/back', 'main/s/final', 'main/s/orders']);
 	});
@@ -195,5 +191,30 @@ describe('impactCsv', () => {
 		['-1', "'-1"]
 	])('field %j → %j', (raw, want) => {
 		expect(csvField(raw)).toBe(want);
+	});
+});
+
+describe('bridgeRelationless: walking through ephemeral models', () => {
+	const e = (from: string, to: string, kind = 'copy'): ColumnEdgeLike => {
+		const [pu, pc] = from.split('.');
+		const [cu, cc] = to.split('.');
+		return { parentUniqueId: pu, parentColumn: pc, childUniqueId: cu, childColumn: cc, lineageKind: kind };
+	};
+	const show = (x: ColumnEdgeLike) => `${x.parentUniqueId}.${x.parentColumn}>${x.childUniqueId}.${x.childColumn}:${x.lineageKind}`;
+	// Relations named `eph*` have no relation (ephemeral); the rest are placed.
+	const placed = (uid: string) => !uid.startsWith('eph');
+
+	it.each([
+		{ name: 'placed edges kept as they are', edges: [e('a.x', 'b.x'), e('a.x', 'c.x', 'mod')], want: ['a.x>b.x:copy', 'a.x>c.x:mod'] },
+		{ name: 'one ephemeral, copies', edges: [e('a.x', 'eph.x'), e('eph.x', 'b.x')], want: ['a.x>b.x:copy'] },
+		{ name: 'one ephemeral, a mod on the way', edges: [e('a.x', 'eph.x'), e('eph.x', 'b.y', 'mod')], want: ['a.x>b.y:mod'] },
+		{ name: 'a chain of two', edges: [e('a.x', 'eph1.x'), e('eph1.x', 'eph2.x', 'mod'), e('eph2.x', 'b.x')], want: ['a.x>b.x:mod'] },
+		{ name: 'fan-out below an ephemeral', edges: [e('a.x', 'eph.x'), e('eph.x', 'b.x'), e('eph.x', 'c.x')], want: ['a.x>b.x:copy', 'a.x>c.x:copy'] },
+		{ name: 'a copy way and a mod way: mod wins', edges: [e('a.x', 'eph1.x'), e('a.x', 'eph2.x', 'mod'), e('eph1.x', 'b.x'), e('eph2.x', 'b.x')], want: ['a.x>b.x:mod'] },
+		{ name: 'a cycle among ephemerals ends', edges: [e('a.x', 'eph1.x'), e('eph1.x', 'eph2.x'), e('eph2.x', 'eph1.x'), e('eph2.x', 'b.x')], want: ['a.x>b.x:copy'] },
+		{ name: 'an ephemeral leading nowhere placed', edges: [e('a.x', 'eph.x')], want: [] },
+		{ name: 'scan is never bridged', edges: [e('a.x', 'eph.x', 'scan'), e('eph.x', 'b.x')], want: [] }
+	])('$name', ({ edges, want }) => {
+		expect(bridgeRelationless(edges, placed).map(show).sort()).toEqual(want);
 	});
 });

@@ -3,6 +3,9 @@
 // the copy/mod chain that reaches it and the producers on the way. Built on the column trace's
 // graph (column-trace.ts), so the list and the trace can never disagree about what is connected.
 import type { ColumnLineageEdge, ProducerColumnLineage } from '../types/asset-graph';
+import type { ColumnImpactEntry } from '../types/column-impact';
+import type { ColumnEdgeLike } from './components';
+import { isDirectKind } from './kinds';
 import {
 	buildDbtColumnGraph,
 	buildProducerColumnGraph,
@@ -56,21 +59,8 @@ export function buildImpactGraph(dbtEdges: readonly ColumnLineageEdge[], produce
 	return { graph: mergeColumnGraphs(...parts), via: new Map([...via].map(([k, s]) => [k, [...s].sort()])) };
 }
 
-export interface ImpactEntry {
-	/** The asset kind (`dbt`, `ducklake`, …). */
-	kind: string;
-	asset_path: string;
-	column: string;
-	/** Edges from the start along the shortest path: 1 for a direct child (or parent). */
-	depth: number;
-	/**
-	 * The edge kinds along that path, in walking order: `copy`, `mod`, or `producer` for a
-	 * producer derivation whose kind its annotation did not say.
-	 */
-	kinds: EdgeStyle[];
-	/** Producer scripts whose derivations lie on that path, in walking order, each once. */
-	via: string[];
-}
+/** One listed column (the wire shape): kind, asset path, column, depth, the copy/mod chain, the producers on the way. */
+export type ImpactEntry = ColumnImpactEntry;
 
 export interface ImpactOptions {
 	limit?: number;
@@ -156,24 +146,54 @@ export function impactRelations(columns: readonly ImpactEntry[]): string[] {
 	return [...new Set(columns.filter((c) => c.kind === 'dbt').map((c) => c.asset_path))].sort();
 }
 
-/** The dbt relations a producer edge of the graph touches among `ids`: where a walk may need more of dbt's lineage. */
-export function producerTouchedRelations(ig: ImpactGraph, ids: Iterable<ColumnId>): string[] {
-	const out = new Set<string>();
-	for (const id of ids) {
-		const n = ig.graph.nodes.get(id);
-		if (n?.kind !== 'dbt') continue;
-		for (const adj of [ig.graph.up.get(id), ig.graph.down.get(id)]) {
-			for (const m of adj ?? []) {
-				if (ig.via.has(edgeKey(id, m)) || ig.via.has(edgeKey(m, id))) out.add(n.path);
+/**
+ * dbt's direct edges with the relation-less nodes (ephemeral models, inlined into their
+ * children, so nowhere on the canvas or in the warehouse) bridged: a placed column feeding one
+ * through any chain of them feeds what the chain reaches, `copy` only when every way there
+ * copies (mod wins, as when the trace joins a pair twice). Without this an impact list would
+ * stop at the first ephemeral model. Edges between placed columns are kept as they are; other
+ * kinds are dropped, as everywhere.
+ */
+export function bridgeRelationless(edges: readonly ColumnEdgeLike[], placed: (uniqueId: string) => boolean): ColumnEdgeLike[] {
+	const direct = edges.filter((e) => isDirectKind(e.lineageKind));
+	const from = new Map<string, ColumnEdgeLike[]>();
+	for (const e of direct) {
+		if (placed(e.parentUniqueId)) continue;
+		const k = `${e.parentUniqueId}\u0000${e.parentColumn}`;
+		const list = from.get(k);
+		if (list) list.push(e);
+		else from.set(k, [e]);
+	}
+	const out: ColumnEdgeLike[] = [];
+	const bridged = new Map<string, ColumnEdgeLike>();
+	for (const e of direct) {
+		if (!placed(e.parentUniqueId)) continue;
+		if (placed(e.childUniqueId)) {
+			out.push(e);
+			continue;
+		}
+		// Walk the relation-less columns below, carrying whether some step so far transformed.
+		const seen = new Map<string, boolean>();
+		const stack: [ColumnEdgeLike, boolean][] = [[e, e.lineageKind === 'mod']];
+		while (stack.length) {
+			const [edge, mod] = stack.pop()!;
+			if (placed(edge.childUniqueId)) {
+				const key = `${e.parentUniqueId}\u0000${e.parentColumn}\u0000${edge.childUniqueId}\u0000${edge.childColumn}`;
+				const prev = bridged.get(key);
+				if (!prev || (mod && prev.lineageKind === 'copy')) {
+					bridged.set(key, { parentUniqueId: e.parentUniqueId, parentColumn: e.parentColumn, childUniqueId: edge.childUniqueId, childColumn: edge.childColumn, lineageKind: mod ? 'mod' : 'copy' });
+				}
+				continue;
 			}
+			const at = `${edge.childUniqueId}\u0000${edge.childColumn}`;
+			const was = seen.get(at);
+			// Revisit a column only when this way transforms and the last did not: ends on cycles.
+			if (was === true || (was === false && !mod)) continue;
+			seen.set(at, mod);
+			for (const next of from.get(at) ?? []) stack.push([next, mod || next.lineageKind === 'mod']);
 		}
 	}
-	return [...out].sort();
-}
-
-/** The ids of an impact answer's columns, for following the walk with more lineage. */
-export function impactIds(columns: readonly ImpactEntry[]): ColumnId[] {
-	return columns.map((c) => columnId(c.kind, c.asset_path, c.column));
+	return [...out, ...bridged.values()];
 }
 
 // ─── CSV ───────────────────────────────────────────────────────────────────────────────────
