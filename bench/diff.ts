@@ -4,7 +4,7 @@
 // its downstream impact). Timed in one interleaved loop after a warm-up, so load drift touches
 // the three sizes alike. Named metrics: diff_<n>_30_changed_p50_ms (goal ≤ 500 ms at 3000) and
 // diff_300_over_3_changed_ratio (the cost follows the changed models: at most linear in them).
-// BENCH_QUICK: 300 models / 10,000 column edges changing 1, 10 and 100 of them, 5 runs.
+// BENCH_QUICK: 300 models / 10,000 column edges changing 1, 10 and 100 of them, 3 runs.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { indexRows, writeColumns } from '../tests/support/index-parquet';
@@ -16,7 +16,7 @@ const SIZE = QUICK ? { models: 300, edges: 10_000 } : { models: 3000, edges: 200
 // Quick: a tenth of the changed models of a tenth-size project (the same shape of comparison).
 const CHANGED = QUICK ? ([1, 10, 100] as const) : ([3, 30, 300] as const);
 const [FEW, MID, MANY] = CHANGED;
-const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 5 : 15));
+const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 3 : 15));
 const WS = 'bench';
 const SCRIPT = 'f/bench/project';
 
