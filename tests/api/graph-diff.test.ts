@@ -263,6 +263,28 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 			expect(r.body.classification).toBe('non_breaking');
 		});
 
+		it("a run's ref is its version's graph, or its own snapshot when it stored one", async () => {
+			const record = async (manifest?: unknown) => {
+				const f = new FormData();
+				f.set('path', PATH);
+				f.set('run_results', new Blob([readFileSync(`${JAFFLE}/run_results.json`)]), 'run_results.json');
+				if (manifest) f.set('manifest', new Blob([JSON.stringify(manifest)]), 'manifest.json');
+				const r = await alice.call('POST', `/api/w/${WS}/jobs/record?path=${PATH}`, { form: f });
+				expect(r.status, JSON.stringify(r.body)).toBe(201);
+				return r.body.job_id as string;
+			};
+			const plain = await record();
+			const same = await ok(alice, `to=${plain}`);
+			expect(same.to).toEqual({ hash: v1, job_id: null });
+			expect(same.models).toEqual({ added: [], removed: [], renamed: [], modified: [] });
+			const a = clone(real);
+			MUTATIONS.added_model(a);
+			const own = await record(a.manifest);
+			const d = await ok(alice, `to=${own}`);
+			expect(d.to).toEqual({ hash: v1, job_id: own });
+			expect(d.models.added).toEqual([`${M}loyalty`]);
+		});
+
 		describe('gates', () => {
 			it('a reader of the project gets the authored diff; an outsider gets the one 404', async () => {
 				const d = await ok(carol, `to=${previews.dropped_column}`);
