@@ -20,7 +20,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	polling: () => import('./polling'),
 	canvas: () => import('./canvas'),
 	openlineage: () => import('./openlineage'),
-	infer: () => import('./infer')
+	infer: () => import('./infer'),
+	diff: () => import('./diff')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -11,6 +11,7 @@ import { create } from 'tar';
 const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS] [--descriptor FILE]
                  [--project DIR | --no-project] [--no-wait]
+                 preview only: [--fail-on breaking|partial|unknown|never] [--format text|markdown] [--from REF]
        tributary deploy-sql <file.sql> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS]
 
@@ -22,6 +23,12 @@ const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/u
   target/, logs/ and .env* so the server can run the version.
   --url and --token default to $TRIBUTARY_URL and $TRIBUTARY_TOKEN; --workspace to
   $TRIBUTARY_WORKSPACE, else the token's only workspace.
+  preview then prints the lineage diff against --from (default: latest, the newest deployed
+  version; else a version hash or a job id): models, columns and their downstream readers, each
+  change classified breaking, partial, non_breaking or unknown. --fail-on LEVEL exits 1 when a
+  change is at that level or worse (breaking > partial > unknown > non_breaking; default never);
+  --format markdown prints it as a pull-request comment. The diff needs the token's assets:read
+  and jobs:read scopes besides scripts:write, and scripts:read for its columns and reasons.
   deploy-sql stores a producer script (DuckDB SQL) and prints what it reads and writes, its
   column lineage (annotated and inferred) and the warnings.`;
 
@@ -48,6 +55,9 @@ const { values, positionals } = parseArgs({
 		project: { type: 'string' },
 		'no-project': { type: 'boolean' },
 		'no-wait': { type: 'boolean' },
+		'fail-on': { type: 'string' },
+		format: { type: 'string' },
+		from: { type: 'string' },
 		help: { type: 'boolean', short: 'h' }
 	}
 });
@@ -58,6 +68,13 @@ if (values.help) {
 }
 const [command, targetArg] = positionals;
 if (!['deploy', 'preview', 'deploy-sql'].includes(command ?? '') || !targetArg) fail(`${USAGE}`, 2);
+// Worst last: a --fail-on level fails on itself and everything after it.
+const LEVELS = ['non_breaking', 'unknown', 'partial', 'breaking'];
+const failOn = values['fail-on'] ?? 'never';
+if (failOn !== 'never' && !LEVELS.includes(failOn)) fail(`--fail-on: unknown level "${failOn}" (breaking, partial, unknown or never)\n${USAGE}`, 2);
+const format = values.format ?? 'text';
+if (!['text', 'markdown'].includes(format)) fail(`--format: unknown format "${format}" (text or markdown)\n${USAGE}`, 2);
+if (command !== 'preview' && (values['fail-on'] || values.format || values.from)) fail(`--fail-on, --format and --from apply to preview only\n${USAGE}`, 2);
 const url = (values.url ?? process.env.TRIBUTARY_URL ?? '').replace(/\/$/, '');
 const token = values.token ?? process.env.TRIBUTARY_TOKEN;
 if (!url) fail('no server: pass --url or set TRIBUTARY_URL', 2);
@@ -135,15 +152,8 @@ async function main() {
 		process.stderr.write(`  ${'project'.padEnd(15)} ${mb(tgz.length)} tar.gz\n`);
 	}
 
-	let workspace = values.workspace ?? process.env.TRIBUTARY_WORKSPACE;
 	const headers = { authorization: `Bearer ${token}` };
-	if (!workspace) {
-		const who = await fetch(`${url}/api/whoami`, { headers });
-		if (!who.ok) fail(`${url}/api/whoami: ${who.status} ${await errorText(who)}`);
-		const ws = (await who.json()).workspaces ?? [];
-		if (ws.length !== 1) fail(`this token reaches ${ws.length} workspaces: pass --workspace`, 2);
-		workspace = ws[0].id;
-	}
+	const workspace = await workspaceOf(headers);
 
 	// Upload progress: serialise the form, then stream it out in slices we can count.
 	const body = new Response(form);
@@ -200,14 +210,18 @@ async function main() {
 	if (cl?.source === 'engine') lines.push('  column lineage: the engine index');
 	else if (cl?.source === null) lines.push('  column lineage: none');
 	if (a.lineage_job_id) lines.push(`  column lineage: ${cl.models.pending} models to infer in lineage job ${a.lineage_job_id}`);
-	process.stdout.write(`${lines.join('\n')}\n`);
-	if (a.lineage_job_id && !values['no-wait']) await waitLineage(workspace, headers, a.lineage_job_id);
+	// A markdown summary is all a preview prints to stdout (it becomes a PR comment).
+	const quiet = command === 'preview' && format === 'markdown';
+	if (!quiet) process.stdout.write(`${lines.join('\n')}\n`);
+	// The diff classifies column changes by their lineage: wait for the inferred edges first.
+	if (a.lineage_job_id && !values['no-wait']) await waitLineage(workspace, headers, a.lineage_job_id, quiet);
+	if (command === 'preview') await previewDiff(headers, workspace, a);
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls the lineage job until it ends, showing models done / total; prints its counts. */
-async function waitLineage(workspace, headers, id) {
+async function waitLineage(workspace, headers, id, quiet) {
 	const tty = process.stderr.isTTY;
 	const started = Date.now();
 	let last = '';
@@ -229,7 +243,7 @@ async function waitLineage(workspace, headers, id) {
 				return;
 			}
 			const m = r.models ?? {};
-			process.stdout.write(
+			(quiet ? process.stderr : process.stdout).write(
 				`  column lineage inferred: ${m.analyzed} analyzed, ${m.partial} partial, ${m.failed} failed, ${m.skipped} skipped; ` +
 					`${r.column_edges} column edges, ${r.cache_hits} models from the cache, ${r.seconds}s\n`
 			);
@@ -237,6 +251,93 @@ async function waitLineage(workspace, headers, id) {
 		}
 		await sleep(1000);
 	}
+}
+
+/** The preview's lineage diff against --from, printed; exit 1 when --fail-on says so. */
+async function previewDiff(headers, workspace, preview) {
+	const from = values.from ?? 'latest';
+	const q = new URLSearchParams({ path: values.path, from, to: preview.job_id });
+	const res = await fetch(`${url}/api/w/${workspace}/dbt/diff?${q}`, { headers });
+	const page = `${url}${preview.url}`;
+	if (res.status === 404 && from === 'latest') {
+		process.stdout.write(format === 'markdown' ? `No deployed version of \`${values.path}\` to compare with yet. [Preview](${page})\n` : 'diff: no deployed version of this path to compare with yet\n');
+		return;
+	}
+	// Without a gate to apply, a diff the token may not read is a note, not a failed preview.
+	if (res.status === 403 && failOn === 'never') {
+		process.stdout.write(`diff: not shown: ${await errorText(res)}\n`);
+		return;
+	}
+	if (!res.ok) fail(`diff failed (${res.status}): ${await errorText(res)}`);
+	const d = await res.json();
+	process.stdout.write(format === 'markdown' ? diffMarkdown(d, from, page) : diffText(d, from));
+	if (failOn !== 'never' && d.classification && LEVELS.indexOf(d.classification) >= LEVELS.indexOf(failOn)) {
+		process.stderr.write(`tributary: the preview has a ${d.classification.replace('_', '-')} change (--fail-on ${failOn})\n`);
+		process.exitCode = 1;
+	}
+}
+
+const SHAPE_ONLY = 'shape only: columns and reasons are left out (the token needs scripts:read on this path)';
+const label = (c) => (c ?? 'no change').replace('_', '-');
+const readers = (impact) => {
+	if (impact === null) return 'unknown (no column lineage)';
+	if (impact.length === 0) return 'nothing';
+	const via = [...new Set(impact.flatMap((i) => i.via))];
+	return `${impact.length} column${impact.length === 1 ? '' : 's'}${via.length ? ` and ${via.map((v) => `producer ${v}`).join(', ')}` : ''}`;
+};
+
+function diffText(d, from) {
+	const out = [`diff against ${from}${d.from.hash ? ` (version ${d.from.hash})` : ''}: ${label(d.classification)}`];
+	const m = d.models;
+	out.push(`  models: ${m.added.length} added, ${m.removed.length} removed, ${m.modified.length} modified${m.renamed.length ? `, ${m.renamed.length} renamed` : ''}`);
+	for (const id of m.added) out.push(`    + ${id}`);
+	for (const id of m.removed) out.push(`    - ${id}`);
+	for (const r of m.renamed) out.push(`    ${r.from} -> ${r.to} (renamed?)`);
+	for (const x of m.modified) out.push(`    ~ ${x.unique_id} [${x.changes.join(', ')}] ${label(x.classification)}${x.reason ? `: ${x.reason}` : ''}`);
+	if (!d.authored) out.push(`  ${SHAPE_ONLY}`);
+	if (d.columns) {
+		const c = d.columns;
+		out.push(`  columns: ${c.added.length} added, ${c.removed.length} removed, ${c.retyped.length} retyped`);
+		for (const x of c.removed) out.push(`    - ${x.asset_path}.${x.column}: read by ${readers(x.impact)}`);
+		for (const x of c.retyped) out.push(`    ~ ${x.asset_path}.${x.column} ${x.from_type} -> ${x.to_type}: read by ${readers(x.impact)}`);
+	}
+	out.push(`  ref() edges: +${d.ref_edges.added.length} -${d.ref_edges.removed.length}`);
+	if (d.column_edges) out.push(`  column edges: +${d.column_edges.added} -${d.column_edges.removed}`);
+	return `${out.join('\n')}\n`;
+}
+
+const cell = (s) => String(s ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+const code = (s) => `\`${cell(s)}\``;
+
+function diffMarkdown(d, from, page) {
+	const m = d.models;
+	const icon = { breaking: '🔴', partial: '🟠', unknown: '⚪', non_breaking: '🟢' }[d.classification] ?? '✅';
+	const out = [
+		`### ${icon} Lineage diff of \`${values.path}\`: ${label(d.classification)}`,
+		'',
+		`Against ${from === 'latest' ? 'the newest deployed version' : code(from)}${d.from.hash ? ` (${code(d.from.hash)})` : ''}: ${m.added.length} added, ${m.removed.length} removed, ${m.modified.length} modified. [Open the preview](${page})`,
+		''
+	];
+	if (m.modified.length || m.added.length || m.removed.length) {
+		out.push('| model | change | classification | why |', '|---|---|---|---|');
+		for (const id of m.added) out.push(`| ${code(id)} | added | | |`);
+		for (const id of m.removed) out.push(`| ${code(id)} | removed | | |`);
+		for (const x of m.modified) out.push(`| ${code(x.unique_id)} | ${x.changes.join(', ')} | ${label(x.classification)} | ${cell(x.reason)} |`);
+		out.push('');
+	}
+	const c = d.columns;
+	if (c && (c.removed.length || c.retyped.length)) {
+		out.push('| column | change | read downstream by |', '|---|---|---|');
+		for (const x of c.removed) out.push(`| ${code(`${x.asset_path}.${x.column}`)} | removed | ${readers(x.impact)} |`);
+		for (const x of c.retyped) out.push(`| ${code(`${x.asset_path}.${x.column}`)} | ${cell(x.from_type)} → ${cell(x.to_type)} | ${readers(x.impact)} |`);
+		out.push('');
+	}
+	if (!d.authored) out.push(`_${SHAPE_ONLY}_`, '');
+	const edges = [`ref() edges +${d.ref_edges.added.length} −${d.ref_edges.removed.length}`];
+	if (d.column_edges) edges.push(`column edges +${d.column_edges.added} −${d.column_edges.removed}`);
+	if (c) edges.push(`columns +${c.added.length}`);
+	out.push(edges.join(' · '));
+	return `${out.join('\n')}\n`;
 }
 
 /** --workspace, $TRIBUTARY_WORKSPACE, or the token's only workspace. */
@@ -285,4 +386,6 @@ async function errorText(res) {
 	}
 }
 
-main().catch((e) => fail(e.message));
+main()
+	.then(() => process.exit(process.exitCode ?? 0))
+	.catch((e) => fail(e.message));

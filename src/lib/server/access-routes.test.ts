@@ -17,7 +17,8 @@ const GATES = [
 	'jobAccess',
 	'pinnedAccess',
 	'relationReadAccess',
-	'layoutAccess'
+	'layoutAccess',
+	'diffRefAccess'
 ] as const;
 
 /** Routes with nothing to gate, and why. Each must exist and must indeed call no gate. */

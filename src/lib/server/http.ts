@@ -18,6 +18,7 @@ export const badRequest = (msg: string) => new ApiError(400, msg);
 export const unauthorized = (msg = 'sign in or present a valid API token') => new ApiError(401, msg);
 export const forbidden = (msg: string) => new ApiError(403, msg);
 export const notFound = (msg = 'not found') => new ApiError(404, msg);
+export const gone = (msg: string) => new ApiError(410, msg);
 
 export function errorResponse(status: number, message: string, headers?: Record<string, string>): Response {
 	return json({ error: message }, { status, headers });

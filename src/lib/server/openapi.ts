@@ -97,6 +97,41 @@ const schemas: Record<string, Schema> = {
 		dbt_snapshot_job: { type: 'string', description: 'pinned reads only: the job whose snapshot is drawn (omitted otherwise)' },
 		dbt_graph_ingested_at: { type: 'string', description: 'pinned reads only (omitted otherwise)' }
 	}),
+	GraphDiff: obj({
+		from: obj({ hash: { type: ['string', 'null'], description: '16 hex digits; null for a preview' }, job_id: { type: ['string', 'null'], description: 'the job whose own graph it is; null for a version graph' } }),
+		to: obj({ hash: { type: ['string', 'null'] }, job_id: { type: ['string', 'null'] } }),
+		models: obj({
+			added: strs,
+			removed: strs,
+			renamed: { type: 'array', items: obj({ from: str, to: str }), description: 'a removed and an added model with the same SQL' },
+			modified: {
+				type: 'array',
+				items: obj({
+					unique_id: str,
+					asset_path: { type: ['string', 'null'] },
+					changes: { type: 'array', items: { enum: ['sql', 'materialized', 'tests', 'columns', 'column_types', 'column_lineage', 'description', 'tags', 'resource_type'] } },
+					classification: { enum: ['breaking', 'partial', 'non_breaking', 'unknown'] },
+					reason: { type: 'string', description: 'absent for a caller who may see the shape only' }
+				}, ['unique_id', 'changes', 'classification'])
+			}
+		}),
+		columns: {
+			type: 'object',
+			description: 'absent for a caller who may see the shape only; impact null when the from graph has no column lineage',
+			properties: {
+				added: { type: 'array', items: obj({ asset_path: str, column: str, type: { type: ['string', 'null'] } }) },
+				removed: { type: 'array', items: obj({ asset_path: str, column: str, type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') } }) },
+				retyped: { type: 'array', items: obj({ asset_path: str, column: str, from_type: { type: ['string', 'null'] }, to_type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') } }) }
+			}
+		},
+		asset_paths: { type: 'object', additionalProperties: { type: ['string', 'null'] }, description: 'the relation of every unique_id listed under models' },
+		ref_edges: obj({ added: { type: 'array', items: ref('RefEdgeChange') }, removed: { type: 'array', items: ref('RefEdgeChange') } }),
+		column_edges: { type: ['object', 'null'], properties: { added: int, removed: int }, description: 'over the edges touching a changed model; null without column lineage on a side (or for a shape-only caller)' },
+		classification: { type: ['string', 'null'], enum: ['breaking', 'partial', 'non_breaking', 'unknown', null], description: 'the worst of the changes; null when nothing changed' },
+		authored: bool
+	}, ['from', 'to', 'models', 'asset_paths', 'ref_edges', 'column_edges', 'classification', 'authored']),
+	ImpactEntry: obj({ kind: { type: 'string', description: 'dbt, ducklake, ...' }, asset_path: str, column: str, depth: int, kinds: strs, via: { type: 'array', items: str, description: 'producer scripts on the way' } }, ['kind', 'asset_path', 'column', 'depth']),
+	RefEdgeChange: obj({ from_unique_id: str, to_unique_id: str, from_asset_path: { type: ['string', 'null'] }, to_asset_path: { type: ['string', 'null'] } }),
 	DeployAnswer: obj({
 		hash: { type: ['string', 'null'], description: '16 hex digits; null for a preview' },
 		job_id: str,
@@ -312,6 +347,17 @@ export const operations: Op[] = [
 		query: { view_token: { description: 'share link token (or header X-View-Token)' } },
 		ok: { status: 200, description: 'NDJSON: one event per line', contentType: 'application/x-ndjson', schema: RUN_EVENT },
 		errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/dbt/diff', summary: 'The lineage diff between two graphs of one dbt project: models, columns (with downstream impact), ref() and column edges, each model change classified',
+		gate: 'both refs readable: a version (latest or a hash) needs read access to the path + assets:read; a job needs job read access (share links included) + assets:read. Columns, reasons and SQL-derived changes only when both refs show authored fields. Unknown refs, refs of another path and refs the caller may not read are one 404; a graph pruned by retention is 410 naming the rule',
+		query: {
+			path: { description: 'the project path (f/<folder>/<name> or u/<user>/<name>)', required: true },
+			from: { description: 'latest (default), a version hash (16 hex digits), or a preview or run job id' },
+			to: { description: 'as from', required: true },
+			view_token: { description: 'share link token, for a job ref' }
+		},
+		ok: { status: 200, description: 'the diff (from equal to to: an empty diff)', schema: ref('GraphDiff') }, errors: [400, 401, 403, 404, 410]
 	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];

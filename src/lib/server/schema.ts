@@ -281,6 +281,9 @@ export const dbtNode = pgTable(
 		// The column-lineage inference's outcome for this model ({outcome, message, line, column,
 		// untraced}); NULL when no inference has finished for its graph (engine lineage, none yet).
 		columnLineage: jsonb('column_lineage'),
+		// SHA-256 of the node's stored fields, written with it: the lineage diff compares these
+		// instead of the fields. NULL for rows stored before it existed.
+		digest: text('digest'),
 		ingestedAt: ts('ingested_at').notNull().defaultNow()
 	},
 	(t) => [

@@ -134,7 +134,8 @@ const NODE_COPY_COLUMNS = [
 	'column_schema',
 	'freshness',
 	'raw_code',
-	'original_file_path'
+	'original_file_path',
+	'digest'
 ];
 const EDGE_COPY_COLUMNS = [...KEY_COLUMNS, 'parent_unique_id', 'child_unique_id'];
 const COLUMN_EDGE_COPY_COLUMNS = [
@@ -171,8 +172,13 @@ function nodeLine(n: NodeRow): string {
 		`${f(n.materializeStrategy)}\t${f(n.uniqueKey)}\t${copyTextArray(n.tags ?? [])}\t${f(n.description)}\t` +
 		`${f(n.testKind)}\t${f(n.testColumn)}\t${copyJson(n.testArgs)}\t${f(n.severity)}\t${f(n.attachedNode)}\t` +
 		`${copyJson(n.columns)}\t${copyJson(n.columnSchema)}\t${copyJson(n.freshness)}\t${f(n.rawCode)}\t` +
-		`${f(n.originalFilePath)}\n`
+		`${f(n.originalFilePath)}\t${nodeDigest(n)}\n`
 	);
+}
+
+/** One node's digest (dbt_node.digest): what the lineage diff compares to find changed nodes. */
+export function nodeDigest(n: NodeRow): string {
+	return createHash('sha256').update(stable(n)).digest('hex');
 }
 
 export interface ReplaceOptions {
@@ -392,10 +398,11 @@ export async function dumpGraph(tx: Tx, key: GraphKey) {
 			dbtColumnEdge.lineageKind
 		);
 	const marker = await readMarker(tx, key);
-	// Surrogate ids and ingest times differ between two stores of the same graph.
+	// Surrogate ids and ingest times differ between two stores of the same graph; the node
+	// digest is derived from the fields shown.
 	return {
 		marker: marker && { digest: marker.digest, permissionedAs: marker.permissionedAs },
-		nodes: nodes.map(({ id: _id, ingestedAt: _t, columnLineage: _o, ...rest }) => rest),
+		nodes: nodes.map(({ id: _id, ingestedAt: _t, columnLineage: _o, digest: _d, ...rest }) => rest),
 		edges,
 		columnEdges,
 		// What a lineage job stored per model (none for a graph as the ingest writes it).

@@ -51,7 +51,7 @@ function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
 const hashText = (h: bigint) => sql`${h.toString()}::bigint`;
 
 /** The rows of one stored graph in table alias `t`: the two exact predicates of the partial unique indexes. */
-function keyOf(t: string, key: GraphKey): SQL {
+export function keyOf(t: string, key: GraphKey): SQL {
 	const a = sql.raw(t);
 	return key.scriptHash === null
 		? sql`${a}.workspace = ${key.workspace} and ${a}.job_id = ${key.jobId}::uuid and ${a}.script_hash is null`
@@ -556,7 +556,7 @@ export async function componentEdges(
 }
 
 /** The asset path of each of these nodes of one graph (null for a relation-less one). */
-async function assetPathsOf(h: Database, key: GraphKey, ids: readonly string[], tx?: Tx): Promise<Map<string, string | null>> {
+export async function assetPathsOf(h: Database, key: GraphKey, ids: readonly string[], tx?: Tx): Promise<Map<string, string | null>> {
 	if (ids.length === 0) return new Map();
 	const rows = await h.rows<{ u: string; p: string | null }>(
 		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,

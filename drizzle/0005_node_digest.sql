@@ -1,0 +1,1 @@
+ALTER TABLE "dbt_node" ADD COLUMN "digest" text;
