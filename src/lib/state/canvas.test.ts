@@ -120,13 +120,14 @@ describe('httpLayoutFetcher', () => {
 		['a member: no token, no job', null, undefined, '/w/acme/layout', undefined],
 		['a share-link holder: its token, and the run on screen', 'tok.abc', () => 'job 1', '/w/acme/layout?job=job%201', 'tok.abc']
 	])('%s', async (_name, token, job, url, header) => {
-		const calls: { url: string; headers: Record<string, string> }[] = [];
+		const calls: { url: string; headers: Record<string, string>; body: string }[] = [];
 		vi.stubGlobal('fetch', async (u: string, init: RequestInit) => {
-			calls.push({ url: u, headers: init.headers as Record<string, string> });
+			calls.push({ url: u, headers: init.headers as Record<string, string>, body: String(init.body) });
 			return new Response(JSON.stringify({ layouts: { 'g:': { pos: {}, w: 0, h: 0 } } }));
 		});
-		const layouts = await httpLayoutFetcher('acme', token, job)([{ id: 'g:', children: [], edges: [] }]);
+		const layouts = await httpLayoutFetcher('acme', token, job)([{ id: 'g:', children: [], edges: [] }], 'TB');
 		expect(layouts['g:'].w).toBe(0);
+		expect(JSON.parse(calls[0].body).direction).toBe('TB');
 		expect(calls[0].url).toBe(url);
 		expect(calls[0].headers['x-view-token']).toBe(header);
 	});

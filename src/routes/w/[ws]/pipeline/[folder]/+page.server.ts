@@ -6,7 +6,7 @@ import { pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload } from '$lib/server/pages/canvas';
+import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -22,6 +22,6 @@ export const load: PageServerLoad = async (event) => {
 		throw e;
 	}
 	const graphMs = Math.round(performance.now() - t0);
-	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select') });
+	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
 	return { folder: event.params.folder, ...payload, timing: { ...payload.timing, graphMs } };
 };
