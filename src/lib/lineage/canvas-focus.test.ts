@@ -96,6 +96,14 @@ describe('arrow keys along the edges', () => {
 		expect(stepAlong(from, key, direction, edges, placed, all)).toBe(want);
 	});
 
+	it('a step back returns where the selection came from, not the nearest upstream', () => {
+		const two = [...edges, { source: 'c', target: 'd' }];
+		expect(stepAlong('d', 'ArrowLeft', 'LR', two, lr, all)).toBe('b');
+		expect(stepAlong('d', 'ArrowLeft', 'LR', two, lr, all, 'c')).toBe('c');
+		// A preference that is not a candidate is ignored.
+		expect(stepAlong('d', 'ArrowLeft', 'LR', two, lr, all, 'a')).toBe('b');
+	});
+
 	it('never lands on a card that cannot hold the selection (a closed group)', () => {
 		expect(stepAlong('a', 'ArrowRight', 'LR', edges, lr, (id) => id !== 'b')).toBe('c');
 	});

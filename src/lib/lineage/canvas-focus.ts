@@ -85,8 +85,9 @@ export type Arrow = 'ArrowLeft' | 'ArrowRight' | 'ArrowUp' | 'ArrowDown';
  * The card an arrow key moves the selection to, along the cut's edges: with the flow (right in
  * LR, down in TB) to a downstream card, against it to an upstream one, choosing the one nearest
  * across; across the flow to the nearest sibling (a card sharing an upstream or a downstream)
- * on that side. `selectable` says which cards may hold the selection (not closed groups).
- * Null when there is nowhere to go.
+ * on that side. `selectable` says which cards may hold the selection (not closed groups);
+ * `prefer` is where the selection came from, taken when it is a candidate (so a step back
+ * undoes a step). Null when there is nowhere to go.
  */
 export function stepAlong(
 	from: string,
@@ -94,7 +95,8 @@ export function stepAlong(
 	direction: Direction,
 	edges: readonly { source: string; target: string }[],
 	placed: ReadonlyMap<string, Box>,
-	selectable: (id: string) => boolean
+	selectable: (id: string) => boolean,
+	prefer: string | null = null
 ): string | null {
 	const here = placed.get(from);
 	if (!here) return null;
@@ -112,9 +114,11 @@ export function stepAlong(
 	const along = (b: Box) => (direction === 'LR' ? centre(b)[0] - hx : centre(b)[1] - hy);
 	const across = (b: Box) => (direction === 'LR' ? centre(b)[1] - hy : centre(b)[0] - hx);
 	const pick = (ids: Iterable<string>, score: (b: Box) => number, keep: (b: Box) => boolean = () => true): string | null => {
+		const pool = [...ids];
+		if (prefer && pool.includes(prefer) && selectable(prefer) && placed.has(prefer) && keep(placed.get(prefer)!)) return prefer;
 		let best: string | null = null;
 		let bestScore = Infinity;
-		for (const id of ids) {
+		for (const id of pool) {
 			const b = placed.get(id);
 			if (!b || id === from || !selectable(id) || !keep(b)) continue;
 			const s = score(b);

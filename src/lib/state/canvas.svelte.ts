@@ -353,12 +353,15 @@ export class CanvasState {
 		await this.focusNeighbourhood();
 	}
 
+	#steppedFrom: string | null = null;
+
 	/** Move the selection one card along an edge (the arrow keys); false when there is none. */
 	step(key: Arrow): boolean {
 		const sel = this.selected;
 		if (!sel) return false;
-		const next = stepAlong(this.unitOf(sel), key, this.direction, this.edges, this.placed, (id) => !isGroupId(id));
+		const next = stepAlong(this.unitOf(sel), key, this.direction, this.edges, this.placed, (id) => !isGroupId(id), this.#steppedFrom);
 		if (!next) return false;
+		this.#steppedFrom = sel;
 		this.selected = next;
 		void this.ensureVisible(next);
 		return true;
