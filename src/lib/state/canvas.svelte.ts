@@ -248,12 +248,12 @@ export class CanvasState {
 			if (lit.size) rules.push(`${[...lit].map((e) => `.tributary-canvas .svelte-flow__edge${attrId(e)}`).join(',')}{opacity:1}`);
 			if (!this.selected) {
 				const hits = new Set(this.matches.map((m) => this.unitOf(m)));
-				if (hits.size) rules.push(`${[...hits].map((u) => `.tributary-canvas .svelte-flow__node${attrId(u)} .card`).join(',')}{box-shadow:0 0 0 3px #f5b301}`);
+				if (hits.size) rules.push(`${[...hits].map((u) => `.tributary-canvas .svelte-flow__node${attrId(u)} .card`).join(',')}{box-shadow:0 0 0 3px var(--color-highlight)}`);
 			}
 		}
 		if (this.selected) {
 			const u = this.unitOf(this.selected);
-			rules.push(`.tributary-canvas .svelte-flow__node${attrId(u)} .card{box-shadow:0 0 0 3px #1d6fb8}`);
+			rules.push(`.tributary-canvas .svelte-flow__node${attrId(u)} .card{box-shadow:0 0 0 3px var(--color-accent)}`);
 		}
 		return rules.join('\n');
 	});
