@@ -58,6 +58,14 @@ describe('the densest window of a cut', () => {
 		expect([win.w, win.h]).toEqual([1200, 800]);
 	});
 
+	it('counts lighter cards for less: three relations beat four closed groups', () => {
+		const groups = Array.from({ length: 4 }, (_, i) => card(`g${i}`, i * 240, 0));
+		const relations = Array.from({ length: 3 }, (_, i) => card(`r${i}`, 6000 + i * 240, 0));
+		const win = densestWindow([...groups, ...relations], 1000, 400, (id) => (id.startsWith('g') ? 0.25 : 1))!;
+		expect(win.x).toBeGreaterThan(5000);
+		expect(densestWindow([...groups, ...relations], 1000, 400)!.x).toBeLessThan(1000);
+	});
+
 	it('is null for an empty cut', () => {
 		expect(densestWindow([], 100, 100)).toBeNull();
 	});

@@ -52,27 +52,31 @@ export interface Box {
 
 /**
  * The `w`×`h` window (layout units) holding the most card centres, anchored on card centres:
- * where a cut too big to read whole is framed on first open. Ties go to the window nearest the
+ * where a cut too big to read whole is framed on first open. `weight` counts some cards for
+ * less (closed groups: a reader wants relations on screen). Ties go to the window nearest the
  * layout's top-left (where the sources are). Null for no cards.
  */
-export function densestWindow(cards: readonly Box[], w: number, h: number): { x: number; y: number; w: number; h: number } | null {
+export function densestWindow(cards: readonly Box[], w: number, h: number, weight: (id: string) => number = () => 1): { x: number; y: number; w: number; h: number } | null {
 	if (!cards.length) return null;
-	const centres = cards.map((c) => [c.x + c.w / 2, c.y + c.h / 2] as const).sort((a, b) => a[0] - b[0]);
+	const centres = cards.map((c) => [c.x + c.w / 2, c.y + c.h / 2, weight(c.id)] as const).sort((a, b) => a[0] - b[0]);
 	let best = { count: -1, x: 0, y: 0 };
 	// Each card's centre as the window's left edge × each as its top: O(n²) over a first cut's
 	// hundred-odd cards, with the x range narrowed by the sort.
 	for (let i = 0; i < centres.length; i++) {
 		const x0 = centres[i][0] - w * 0.1;
-		const inX: number[] = [];
+		const inX: (readonly [number, number])[] = [];
 		for (let j = 0; j < centres.length; j++) {
 			const cx = centres[j][0];
-			if (cx >= x0 && cx <= x0 + w) inX.push(centres[j][1]);
+			if (cx >= x0 && cx <= x0 + w) inX.push([centres[j][1], centres[j][2]]);
 		}
-		inX.sort((a, b) => a - b);
+		inX.sort((a, b) => a[0] - b[0]);
+		// A sliding sum of weights over the centres sorted by y.
+		let sum = 0;
 		for (let a = 0, b = 0; a < inX.length; a++) {
-			const y0 = inX[a] - h * 0.1;
-			while (b < inX.length && inX[b] <= y0 + h) b++;
-			const count = b - a;
+			const y0 = inX[a][0] - h * 0.1;
+			while (b < inX.length && inX[b][0] <= y0 + h) sum += inX[b++][1];
+			const count = sum;
+			sum -= inX[a][1];
 			if (count > best.count || (count === best.count && x0 + y0 < best.x + best.y)) best = { count, x: x0, y: y0 };
 		}
 	}

@@ -381,7 +381,7 @@ export class CanvasState {
 			cx = p.x + p.w / 2;
 			cy = p.y + p.h / 2;
 		} else {
-			const win = densestWindow(this.composed?.cards ?? [], width / zoom, height / zoom);
+			const win = densestWindow(this.composed?.cards ?? [], width / zoom, height / zoom, (id) => (isGroupId(id) ? 0.25 : 1));
 			if (!win) return fitted;
 			cx = win.x + win.w / 2;
 			cy = win.y + win.h / 2;
