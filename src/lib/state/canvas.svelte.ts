@@ -4,7 +4,7 @@
 // node objects (CANVAS.md §6.4: rewriting the nodes array costs 0.7 s at n=3000, a style 47 ms).
 import { ancestorsOf, buildGroupTree, collapse, cutOf, isGroupId, reveal, ROOT, unitEdges, unitOf, type GroupTree, type UnitEdge } from '$lib/lineage/canvas-groups';
 import { BIG_FOLDER, densestWindow, neighbourhood, stepAlong, type Arrow, type Depth } from '$lib/lineage/canvas-focus';
-import { lensEntries, lensKey, type Lens, type LensEntry, type TestState } from '$lib/lineage/canvas-lens';
+import { lensEntries, lensKey, type Lens, type LensEntry, type RunState, type TestState } from '$lib/lineage/canvas-lens';
 import { type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-sizes';
 import type { CanvasGraph, CanvasNode } from '$lib/lineage/canvas-model';
 import { composeCut, levelKey, levelsOf, type ComposedCut, type Placed } from '$lib/lineage/canvas-view';
@@ -75,6 +75,8 @@ export class CanvasState {
 	/** What colours the cards, and the worst test result per node when a run says. */
 	lens = $state<Lens>('none');
 	testStatus = $state.raw<ReadonlyMap<string, TestState>>(new Map());
+	/** What the latest runs left each node in, for the run lens where no live run is on screen. */
+	latestRun = $state.raw<ReadonlyMap<string, RunState>>(new Map());
 
 	/** The selected node (never a group: a group click opens it). */
 	selected = $state<string | null>(null);
@@ -261,7 +263,7 @@ export class CanvasState {
 	/** A card's legend entry under the current lens (null: no lens, or not a node). */
 	lensOf(id: string): string | null {
 		const n = this.nodeById.get(id);
-		return n ? lensKey(this.lens, n, this.status.get(id)?.status, this.testStatus.get(id)) : null;
+		return n ? lensKey(this.lens, n, this.status.get(id)?.status ?? this.latestRun.get(id), this.testStatus.get(id)) : null;
 	}
 
 	/** The lens's legend: its entries with how many cards of the cut fall in each (empty ones left out). */

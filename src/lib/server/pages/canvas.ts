@@ -12,6 +12,14 @@ import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from 
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
 
+/**
+ * How far "fit all" may zoom out on a first cut. The page opens framed on a readable region
+ * (LineageCanvas), not fitted, so the overview may be wider than a screen: this lets a big
+ * folder's first cut open the groups that hold relations within its card budget, left to right
+ * as top-down.
+ */
+const FIRST_CUT_MIN_ZOOM = 0.2;
+
 export interface CanvasPayload {
 	/** The canvas graph in its compact wire form (fromWire on the page). */
 	wire: CanvasWire;
@@ -77,7 +85,7 @@ function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectF
 	const tree = buildGroupTree(canvas.nodes, canvas.edges);
 	const t0 = performance.now();
 	const { direction } = opts;
-	let open = chooseOpen(tree, { layout: (levels) => layoutLevels(levels, componentCache, { direction }) });
+	let open = chooseOpen(tree, { layout: (levels) => layoutLevels(levels, componentCache, { direction }), minZoom: FIRST_CUT_MIN_ZOOM });
 	if (opts.focus && tree.parentOf.has(opts.focus)) open = reveal(tree, open, opts.focus);
 	const levels = levelsOf(tree, open);
 	const layouts = layoutLevels(levels, componentCache, { direction });
