@@ -190,6 +190,11 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		await shot(page, 'canvas-lens-type');
 		await lens.selectOption('materialization');
 		await expect.poll(() => page.locator(`[data-testid=card][data-path="${ORDERS}"]`).getAttribute('data-lens')).toMatch(/table|view|incremental/);
+		// The folder's run lens: what the latest run of f/demo/shop (a seeded recorded run) left each relation in.
+		await lens.selectOption('run');
+		await expect.poll(() => legend.textContent()).toMatch(/(failed|built \/ passed)\s*\d+/);
+		expect(await page.locator('[data-testid=card][data-lens=failed], [data-testid=card][data-lens=built]').count()).toBeGreaterThan(0);
+		await shot(page, 'canvas-lens-latest-run');
 		await lens.selectOption('tests');
 		await expect.poll(() => legend.textContent()).toMatch(/tests, no result|no tests/);
 		await shot(page, 'canvas-lens-tests');
