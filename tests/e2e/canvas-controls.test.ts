@@ -8,7 +8,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../src/lib/server/demo/generator';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { Api, deployProducers, deployProject, openCanvas, seededRuns, shot, signedInContext, watchErrors } from './support';
+import { Api, deployProducers, deployProject, openCanvas, seededRuns, shot, signedInContext, smallestCardTextPx, watchErrors } from './support';
 
 /** Each card's box on screen, by path. */
 async function cardBoxes(page: Page): Promise<Map<string, { x: number; y: number; w: number; h: number }>> {
@@ -17,28 +17,6 @@ async function cardBoxes(page: Page): Promise<Map<string, { x: number; y: number
 		return [el.getAttribute('data-path'), { x: r.x, y: r.y, w: r.width, h: r.height }];
 	})`)) as [string, { x: number; y: number; w: number; h: number }][];
 	return new Map(rows);
-}
-
-/**
- * The smallest card text as rendered: each text element's font size times the viewport's scale
- * (the card's rendered width over its layout width), over the cards on screen.
- */
-async function smallestCardTextPx(page: Page): Promise<{ px: number; zoom: number; cards: number }> {
-	return (await page.evaluate(`(() => {
-		const pane = document.querySelector('.svelte-flow').getBoundingClientRect();
-		let px = Infinity, zoom = 0, cards = 0;
-		for (const card of document.querySelectorAll('[data-testid=card], [data-testid=group-card]')) {
-			const r = card.getBoundingClientRect();
-			if (r.right < pane.left || r.left > pane.right || r.bottom < pane.top || r.top > pane.bottom) continue;
-			cards++;
-			zoom = r.width / card.offsetWidth;
-			for (const el of card.querySelectorAll('span')) {
-				if (!el.textContent.trim() || el.getBoundingClientRect().width === 0) continue;
-				px = Math.min(px, parseFloat(getComputedStyle(el).fontSize) * zoom);
-			}
-		}
-		return { px, zoom, cards };
-	})()`)) as { px: number; zoom: number; cards: number };
 }
 
 /** Paths of the cards at full opacity while something is focused (the lit ones). */

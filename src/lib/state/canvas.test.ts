@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { syntheticProject } from '$lib/lineage/canvas-fixtures';
 import { buildGroupTree, cutOf, isGroupId } from '$lib/lineage/canvas-groups';
-import { layoutLevels, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
+import { layoutLevels, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { digestOf } from '$lib/lineage/canvas-model';
 import { levelsOf } from '$lib/lineage/canvas-view';
 import { attrId, CanvasState, httpLayoutFetcher } from './canvas.svelte';
@@ -15,8 +15,8 @@ function bigCanvas() {
 
 /** A layout server whose answers the test releases in any order. */
 function heldLayouts() {
-	const calls: { levels: LevelInput[]; resolve: (l: Record<string, LevelLayout>) => void }[] = [];
-	const fetcher = (levels: LevelInput[]) => new Promise<Record<string, LevelLayout>>((resolve) => calls.push({ levels, resolve }));
+	const calls: { levels: LevelInput[]; direction: Direction; resolve: (l: Record<string, LevelLayout>) => void }[] = [];
+	const fetcher = (levels: LevelInput[], direction: Direction) => new Promise<Record<string, LevelLayout>>((resolve) => calls.push({ levels, direction, resolve }));
 	return { calls, fetcher };
 }
 
@@ -55,6 +55,68 @@ describe('CanvasState', () => {
 		await s.expand(g);
 		expect(calls).toHaveLength(1);
 		expect(s.open.has(g)).toBe(true);
+	});
+
+	it('lays the same cut out the other way on the server, once per direction, and says which way it runs', async () => {
+		const { canvas, layouts } = bigCanvas();
+		const { calls, fetcher } = heldLayouts();
+		const s = new CanvasState(fetcher);
+		s.load({ canvas, open: [], layouts, direction: 'LR' });
+		expect(s.direction).toBe('LR');
+		const turning = s.setDirection('TB');
+		expect(calls.map((c) => c.direction)).toEqual(['TB']);
+		// Still drawn left to right until the answer comes.
+		expect(s.direction).toBe('LR');
+		calls[0].resolve(layoutLevels(calls[0].levels, null, { direction: 'TB' }));
+		await turning;
+		expect(s.direction).toBe('TB');
+		// Both directions are cached: turning back and forth asks nothing more.
+		await s.setDirection('LR');
+		await s.setDirection('TB');
+		expect(calls).toHaveLength(1);
+		// A group opened top-down is asked for top-down.
+		void s.expand(cutOf(s.tree, s.open).units.find(isGroupId)!);
+		expect(calls[1].direction).toBe('TB');
+	});
+
+	it.each([
+		['a big folder starts at one hop each way', 3000, 1],
+		['a small one at all of the lineage', 40, 'all']
+	] as const)('%s', (_name, models, depth) => {
+		const { nodes, edges } = syntheticProject(models);
+		const tree = buildGroupTree(nodes, edges);
+		const s = new CanvasState(async () => ({}));
+		s.load({ canvas: { nodes, edges, projects: [], hidden: 0, digest: digestOf(`d${models}`) }, open: [], layouts: layoutLevels(levelsOf(tree, new Set())) });
+		expect([s.depthUp, s.depthDown]).toEqual([depth, depth]);
+		// The lit set follows the depth: one hop lights no more than all of it.
+		const id = nodes.find((n) => edges.some((e) => e.source === n.id) && edges.some((e) => e.target === n.id))!.id;
+		s.selected = id;
+		s.depthUp = 1;
+		s.depthDown = 1;
+		const one = s.lineage.size;
+		s.depthUp = 'all';
+		s.depthDown = 'all';
+		expect(s.lineage.size).toBeGreaterThanOrEqual(one);
+		expect(one).toBeGreaterThan(1);
+	});
+
+	it('the legend counts the cards of the cut under the lens', () => {
+		const { nodes, edges } = syntheticProject(40);
+		const tree = buildGroupTree(nodes, edges);
+		const s = new CanvasState(async () => ({}));
+		s.load({ canvas: { nodes, edges, projects: [], hidden: 0, digest: digestOf('legend') }, open: [], layouts: layoutLevels(levelsOf(tree, new Set())) });
+		expect(s.legend).toEqual([]);
+		s.lens = 'type';
+		const nodesShown = s.composed!.cards.filter((c) => !isGroupId(c.id)).length;
+		expect(nodesShown).toBeGreaterThan(10);
+		expect(s.legend.reduce((a, e) => a + e.count, 0)).toBe(nodesShown);
+		expect(s.legend.map((e) => e.key)).toContain('model');
+		// A live status wins over nothing under the run lens.
+		s.lens = 'run';
+		const id = s.composed!.cards.find((c) => !isGroupId(c.id))!.id;
+		s.status = new Map([[id, { status: 'failed' }]]);
+		expect(s.lensOf(id)).toBe('failed');
+		expect(s.legend.find((e) => e.key === 'failed')?.count).toBe(1);
 	});
 
 	it('highlights a selection and its lineage by CSS, on the cards that stand for them', () => {
