@@ -25,7 +25,7 @@ const prov = (uniqueId: string): DbtProvenance => ({
 // The canvas the caller was given: two relations of the project (a third, hidden_rel, is not on it).
 const graph = (): AssetGraph => ({
 	assets: [
-		{ kind: 'dbt', path: 'main/analytics/orders', dbt: prov('model.p.orders') },
+		{ kind: 'dbt', path: 'main/analytics/orders', dbt: { ...prov('model.p.orders'), data_tests: [{ kind: 'not_null', column: 'order_id', severity: null }, { kind: 'unique', column: 'order_id', severity: 'warn' }] } },
 		{ kind: 'dbt', path: 'main/analytics/customers', dbt: prov('model.p.customers') }
 	],
 	runnables: [{ path: SECRET_PATH, language: 'dbt', script_hash: '000000000000002a', dbt: { model_count: 2 } }],
@@ -68,7 +68,20 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		});
 		const now = Date.now();
 		latest = await h.db.transaction((tx) =>
-			insertJob(tx, job({ createdAt: new Date(now), result: { nodes: [{ unique_id: 'model.p.customers', outcome: 'passed', message: 'dbt said so' }] } }))
+			insertJob(
+				tx,
+				job({
+					createdAt: new Date(now),
+					result: {
+						nodes: [
+							{ unique_id: 'model.p.customers', outcome: 'passed', message: 'dbt said so' },
+							{ unique_id: 'test.p.not_null_orders_order_id.1a2b3c', outcome: 'passed' },
+							{ unique_id: 'test.p.unique_orders_order_id.4d5e6f', outcome: 'warned' },
+							{ unique_id: 'test.p.not_null_hidden_rel_id.7a8b9c', outcome: 'failed' }
+						]
+					}
+				})
+			)
 		);
 		await upsertProgress(h, WS, latest, [
 			{ assetKind: 'dbt', assetPath: 'main/analytics/orders', status: 'failed', error: 'Database Error in model orders' },
@@ -94,6 +107,8 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		const r = await latestRuns(h, p, graph());
 		expect(r!.runs.map((x) => x.id)).toEqual([latest]);
 		expect(r!.statuses).toEqual({ 'dbt:main/analytics/orders': 'failed', 'dbt:main/analytics/customers': 'passed' });
+		// Its tests: one passed, one warned (the worst wins); hidden_rel's failure is not on this canvas.
+		expect(r!.tests).toEqual({ 'dbt:main/analytics/orders': 'warn' });
 		// Statuses only: no message, no row count, nothing about hidden_rel.
 		expect(JSON.stringify(r)).not.toMatch(/Database Error|dbt said so|hidden_rel/);
 	});
@@ -102,7 +117,7 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		['a member without a grant on the folder', principal('olga', { readFolders: new Set(['sec']) })],
 		['a token reaching another folder only', principal('rita', { readFolders: new Set(['secret']), scopes: ['jobs:read:f/sec/*'], via: 'token' })]
 	])('%s gets no run', async (_name, p) => {
-		expect(await latestRuns(h, p, graph())).toEqual({ runs: [], statuses: {} });
+		expect(await latestRuns(h, p, graph())).toEqual({ runs: [], statuses: {}, tests: {} });
 	});
 
 	it('a token without jobs:read gets nothing at all', async () => {

@@ -174,7 +174,10 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		expect(await page.locator('[data-testid=card][data-lens=failed], [data-testid=card][data-lens=built]').count()).toBeGreaterThan(0);
 		await shot(page, 'canvas-lens-latest-run');
 		await lens.selectOption('tests');
-		await expect.poll(() => legend.textContent()).toMatch(/tests, no result|no tests/);
+		// The latest run's test results, the worst per relation; relations without tests apart.
+		await expect.poll(() => legend.textContent()).toMatch(/(a test failed|a test warned|tests passed)\s*\d+/);
+		expect(await legend.textContent()).toMatch(/no tests\s*\d+/);
+		expect(await page.locator('[data-testid=card][data-lens=fail], [data-testid=card][data-lens=warn], [data-testid=card][data-lens=pass]').count()).toBeGreaterThan(0);
 		await shot(page, 'canvas-lens-tests');
 
 		// The run page's lens: a failed run shows its failure.

@@ -114,3 +114,50 @@ export function worstTest(results: Iterable<TestState>): TestState | undefined {
 	}
 	return worst;
 }
+
+/** A relation with the kinds of the generic tests declared on it, as the test lens reads it. */
+export interface TestedRelation {
+	/** Canvas node id. */
+	id: string;
+	/** dbt's unique_id: `model.<package>.<name>`, `source.<package>.<source>.<table>`, … */
+	uniqueId: string;
+	kinds: readonly (string | null)[];
+}
+
+const OUTCOME_TEST: Record<string, TestState> = { passed: 'pass', warned: 'warn', failed: 'fail', unknown: 'fail' };
+
+/**
+ * The worst test result of each relation, from a run's results. A result names its test, not
+ * the relation, so a generic test is matched by the name dbt synthesizes for it:
+ * `<test>_<model>_<column and args>` (`source_<test>_<source>_<table>…` for a source), longest
+ * relation name first so `orders_items` is not taken for `orders`. Singular tests, and generic
+ * tests of a namespace (`dbt_utils_…`), carry no name to match and are left out.
+ */
+export function testStatusesOf(results: readonly { unique_id: string; outcome: string }[], relations: readonly TestedRelation[]): Map<string, TestState> {
+	const subjects: { prefix: string; id: string }[] = [];
+	for (const r of relations) {
+		const parts = r.uniqueId.split('.');
+		const [type] = parts;
+		for (const kind of new Set(r.kinds)) {
+			if (!kind) continue;
+			if (type === 'source' && parts.length >= 4) subjects.push({ prefix: `source_${kind}_${parts[2]}_${parts.slice(3).join('.')}`, id: r.id });
+			else if (type !== 'source' && parts.length >= 3) subjects.push({ prefix: `${kind}_${parts.slice(2).join('.')}`, id: r.id });
+		}
+	}
+	subjects.sort((a, b) => b.prefix.length - a.prefix.length);
+	const found = new Map<string, TestState[]>();
+	for (const res of results) {
+		if (!res.unique_id.startsWith('test.')) continue;
+		const state = OUTCOME_TEST[res.outcome];
+		if (!state) continue;
+		const name = res.unique_id.split('.')[2] ?? '';
+		const hit = subjects.find((s) => name === s.prefix || name.startsWith(`${s.prefix}_`));
+		if (!hit) continue;
+		const list = found.get(hit.id);
+		if (list) list.push(state);
+		else found.set(hit.id, [state]);
+	}
+	const out = new Map<string, TestState>();
+	for (const [id, states] of found) out.set(id, worstTest(states)!);
+	return out;
+}

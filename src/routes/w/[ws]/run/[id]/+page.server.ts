@@ -8,6 +8,7 @@ import { ApiError } from '$lib/server/http';
 import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
 import { jobAssetGraph } from '$lib/server/lineage-api';
 import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
+import { testStatusesOfRun } from '$lib/server/pages/latest-runs';
 import { getJobPayloadFrom, getJobPayloadWithoutLog, progressSince } from '$lib/server/repo/jobs';
 import { JOB_LOG_TAIL } from '$lib/types/jobs';
 import type { PageServerLoad } from './$types';
@@ -53,6 +54,8 @@ export const load: PageServerLoad = async (event) => {
 		/** Characters of log the job had (null when this viewer gets none): polls continue from here. */
 		logLength: access.canReadScript ? payload.length : null,
 		...canvasPayload(graph, { direction: directionFromCookies(event.cookies) }),
+		/** The worst result of each relation's tests in this run (the test lens). */
+		testStatuses: testStatusesOfRun(graph, payload.result),
 		ownSnapshot: graph.dbt_snapshot_job === access.job.id,
 		graphIngestedAt: graph.dbt_graph_ingested_at ?? null,
 		viewToken,
