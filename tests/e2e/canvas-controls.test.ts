@@ -123,7 +123,7 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		const card = page.locator(`[data-testid=card][data-path="${ORDERS}"]`);
 		await expect.poll(() => card.locator('.name').textContent()).toBe('orders');
 		expect(await card.locator('.chip.mat').textContent()).toMatch(/table|view|incremental/);
-		expect(await card.getByTestId('card-tests').textContent()).toMatch(/✓\d+/);
+		expect(await card.getByTestId('card-tests').textContent()).toMatch(/[✓✗!]\d+/);
 		await page.close();
 	});
 
@@ -137,6 +137,9 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		// A small folder starts at all of it.
 		expect(await depth.locator('[data-depth="down-all"]').getAttribute('aria-pressed')).toBe('true');
 		await expect.poll(() => litPaths(page)).toContain(ORDERS);
+		// Choosing a depth frames what it lights: all of it, on screen.
+		await depth.locator('[data-depth="down-all"]').click();
+		await page.waitForTimeout(500);
 		const all = await litPaths(page);
 		await depth.locator('[data-depth="down-1"]').click();
 		await expect.poll(() => depth.locator('[data-depth="down-1"]').getAttribute('aria-pressed')).toBe('true');
