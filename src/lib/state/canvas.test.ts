@@ -100,6 +100,27 @@ describe('CanvasState', () => {
 		expect(one).toBeGreaterThan(1);
 	});
 
+	it('opens readable: the fitted view when it is readable, else zoom 1 on the selection or the densest relations', () => {
+		const { nodes, edges } = syntheticProject(40);
+		const tree = buildGroupTree(nodes, edges);
+		const s = new CanvasState(async () => ({}));
+		s.load({ canvas: { nodes, edges, projects: [], hidden: 0, digest: digestOf('first-view') }, open: [], layouts: layoutLevels(levelsOf(tree, new Set())) });
+		const fitted = { x: 10, y: 20, zoom: 1.1 };
+		expect(s.firstView(1440, 800, fitted)).toBe(fitted);
+		const small = { x: 0, y: 0, zoom: 0.4 };
+		const framed = s.firstView(1440, 800, small);
+		expect(framed.zoom).toBe(1);
+		// Some relation's card is inside the framed screen.
+		const inView = (c: { x: number; y: number; w: number; h: number }) => c.x + framed.x >= 0 && c.x + c.w + framed.x <= 1440 && c.y + framed.y >= 0 && c.y + c.h + framed.y <= 800;
+		expect(s.composed!.cards.filter((c) => !isGroupId(c.id)).some(inView)).toBe(true);
+		// A selection is centred.
+		const pick = s.composed!.cards.filter((c) => !isGroupId(c.id)).at(-1)!;
+		s.selected = pick.id;
+		const onSel = s.firstView(1440, 800, small);
+		expect(pick.x + pick.w / 2 + onSel.x).toBeCloseTo(720);
+		expect(pick.y + pick.h / 2 + onSel.y).toBeCloseTo(400);
+	});
+
 	it('the legend counts the cards of the cut under the lens', () => {
 		const { nodes, edges } = syntheticProject(40);
 		const tree = buildGroupTree(nodes, edges);
