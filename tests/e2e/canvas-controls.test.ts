@@ -4,6 +4,7 @@
 // with a legend, the keyboard (arrows along edges, Esc, `/`), and the view exported as SVG and
 // PNG. Every journey leaves a screenshot in test-results/screenshots.
 import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../src/lib/server/demo/generator';
@@ -240,13 +241,16 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		]) {
 			const [dl] = await Promise.all([page.waitForEvent('download'), page.getByTestId(id).click()]);
 			expect(dl.suggestedFilename()).toBe(name);
-			const file = await dl.path();
+			const file = path.join(screenshotDir, `export-${name}`);
+			await dl.saveAs(file);
 			const bytes = readFileSync(file);
 			if (name.endsWith('.svg')) {
 				const text = bytes.toString('utf8');
 				expect(text).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
 				// The cards' own text is in the image.
 				expect(text).toContain('stg_orders');
+				// And the edges, with a stroke (an edge drawn without one is invisible).
+				expect(text).toMatch(/<path[^>]*class="svelte-flow__edge-path"[^>]*stroke="rgb/);
 			} else {
 				expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
 				// Width from the IHDR chunk: the canvas's width at twice the pixels.

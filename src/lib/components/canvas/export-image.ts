@@ -7,6 +7,30 @@ import { toSvg } from 'html-to-image';
 
 export type ImageFormat = 'svg' | 'png';
 
+/**
+ * Runs `draw` with each edge path's stroke written on it as presentation attributes, then takes
+ * them off: html-to-image copies the computed style of HTML elements but not of an SVG's
+ * children, so the edges (styled by class) would be drawn without a stroke. Attributes rank
+ * below every style rule, so the live canvas looks the same meanwhile.
+ */
+async function withEdgeStrokes<T>(root: HTMLElement, draw: () => Promise<T>): Promise<T> {
+	const set: SVGElement[] = [];
+	for (const path of root.querySelectorAll<SVGElement>('.svelte-flow__edge-path')) {
+		if (path.hasAttribute('stroke')) continue;
+		const cs = getComputedStyle(path);
+		const edge = path.closest<SVGElement>('.svelte-flow__edge');
+		path.setAttribute('stroke', cs.stroke);
+		path.setAttribute('stroke-width', cs.strokeWidth);
+		path.setAttribute('stroke-opacity', edge ? getComputedStyle(edge).opacity : '1');
+		set.push(path);
+	}
+	try {
+		return await draw();
+	} finally {
+		for (const path of set) for (const a of ['stroke', 'stroke-width', 'stroke-opacity']) path.removeAttribute(a);
+	}
+}
+
 /** The flow inside `container` as it is drawn now, as an image file's bytes. */
 export async function canvasImage(container: HTMLElement, format: ImageFormat, background: string): Promise<Blob> {
 	const viewport = container.querySelector<HTMLElement>('.svelte-flow__viewport');
@@ -21,7 +45,7 @@ export async function canvasImage(container: HTMLElement, format: ImageFormat, b
 		style: { width: `${width}px`, height: `${height}px`, transform: viewport.style.transform }
 	};
 	// Edge ids join their ends with a NUL, which XML does not allow: a space in the image.
-	const url = (await toSvg(viewport, options)).replace(/%00/g, '%20');
+	const url = (await withEdgeStrokes(viewport, () => toSvg(viewport, options))).replace(/%00/g, '%20');
 	// A data: URL of the SVG text; a Blob of the text itself downloads at any size.
 	if (format === 'svg') return new Blob([decodeURIComponent(url.slice(url.indexOf(',') + 1))], { type: 'image/svg+xml' });
 	const img = await new Promise<HTMLImageElement>((resolve, reject) => {
