@@ -5,7 +5,11 @@
 // opening (a layout round trip), and a column trace. Measured as CANVAS.md measured (see
 // tests/e2e/canvas-measure.ts). Needs `npx vite build` first.
 //
-// Named metrics: canvas_interactive_ms (warm, goal ≤ 1500), canvas_interactive_cold_ms,
+// Both layout directions are measured side by side in each app: left to right (the default) and
+// top-down (the reader's toggle, a cookie), each warm after its first open.
+//
+// Named metrics: canvas_interactive_ms (warm, top-down, goal ≤ 1500), canvas_interactive_lr_ms
+// (warm, left to right, goal ≤ 1500), canvas_interactive_cold_ms,
 // trace_repaint_ms (first click on a column of the trace, goal ≤ 50), select_repaint_ms. The
 // rows also split an open into the server's share (first byte) and the browser's (first byte →
 // first card). BENCH_QUICK=1 (or --quick) runs a 300-model folder once, in well under 40 s.
@@ -18,6 +22,7 @@ import { generateProject, writeProjectDir } from '../src/lib/server/demo/generat
 import { clickToRepaint, measureOpen, type OpenTiming } from '../tests/e2e/canvas-measure';
 import { launchBrowser } from '../tests/e2e/server';
 import { Client, freshDatabase, QUICK, startApp } from './app';
+import { DIRECTION_COOKIE, type Direction } from '../src/lib/lineage/canvas-sizes';
 import { environment, metric, OUT, printTable, stat, type BenchResult, type Row } from './lib';
 
 /** Apps started (each: one cold open, then warm ones). */
@@ -64,6 +69,8 @@ export async function run(): Promise<BenchResult> {
 	const dir = await projectDir();
 	const cold: Sample[] = [];
 	const warm: Sample[] = [];
+	const coldTb: Sample[] = [];
+	const warmTb: Sample[] = [];
 	const browser = await launchBrowser();
 	try {
 		for (let i = 0; i < RUNS; i++) {
@@ -75,9 +82,12 @@ export async function run(): Promise<BenchResult> {
 				const cookie = (await Client.login(app.url)).cookieHeader;
 				await deploy(app.url, cookie, dir);
 				const [name, value] = cookie.split('=');
-				const open = async (interact: boolean): Promise<Sample> => {
+				const open = async (interact: boolean, direction: Direction = 'LR'): Promise<Sample> => {
 					const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-					await ctx.addCookies([{ name, value, url: app.url }]);
+					await ctx.addCookies([
+						{ name, value, url: app.url },
+						{ name: DIRECTION_COOKIE, value: direction, url: app.url }
+					]);
 					const page = await ctx.newPage();
 					const s: Sample = await measureOpen(page, `${app.url}/w/demo/pipeline/big`);
 					if (interact) {
@@ -108,6 +118,9 @@ export async function run(): Promise<BenchResult> {
 				};
 				cold.push(await open(false));
 				for (let j = 0; j < (i === 0 ? Math.max(RUNS, 2) : 1); j++) warm.push(await open(true));
+				// The same folder top-down: its first open lays that direction out, later ones are cached.
+				coldTb.push(await open(false, 'TB'));
+				for (let j = 0; j < (i === 0 ? Math.max(RUNS, 2) : 1); j++) warmTb.push(await open(false, 'TB'));
 			} finally {
 				await app.stop();
 				await db.drop();
@@ -131,14 +144,17 @@ export async function run(): Promise<BenchResult> {
 		heap_mb: pick(xs, 'heapMb')
 	});
 	const rows: Row[] = [
-		row(`${MODELS}-model folder, first open after deploy (layout not cached)`, cold),
-		row(`${MODELS}-model folder, later opens (fresh browser context)`, warm),
+		row(`${MODELS}-model folder, left to right, first open after deploy (layout not cached)`, cold),
+		row(`${MODELS}-model folder, left to right, later opens (fresh browser context)`, warm),
+		row(`${MODELS}-model folder, top-down, first open in that direction`, coldTb),
+		row(`${MODELS}-model folder, top-down, later opens (fresh browser context)`, warmTb),
 		{ case: 'click a card → repaint (selection lineage by CSS)', ms: pick(warm, 'selectMs') },
 		{ case: 'open a group → its cards drawn (layout round trip)', ms: pick(warm, 'openGroupMs') },
 		{ case: 'click a column → trace repaint (nothing traced before)', ms: pick(warm, 'traceMs'), columns: pick(warm, 'traceColumns') },
 		{ case: 'click another column → trace repaint', ms: pick(warm, 'retraceMs'), columns: pick(warm, 'traceColumns') }
 	];
 	const warmI = stat(warm.map((s) => s.interactiveMs));
+	const warmTbI = stat(warmTb.map((s) => s.interactiveMs));
 	const coldI = stat(cold.map((s) => s.interactiveMs));
 	const trace = pick(warm, 'traceMs');
 	const cols = pick(warm, 'traceColumns');
@@ -147,10 +163,14 @@ export async function run(): Promise<BenchResult> {
 		name: 'canvas',
 		description: `the pipeline canvas of a ${size} in Chromium (median [min–max] of ${RUNS}+ runs)`,
 		rows,
-		ratios: [{ name: 'interactive cold / warm', value: coldI.median / warmI.median, note: 'what the first open after a deploy pays for layout' }],
+		ratios: [
+			{ name: 'interactive cold / warm', value: coldI.median / warmI.median, note: 'what the first open after a deploy pays for layout' },
+			{ name: 'interactive left to right / top-down', value: warmI.median / warmTbI.median, note: 'warm opens of the same folder, side by side' }
+		],
 		metrics: [
-			metric('canvas_interactive_ms', warmI, 'ms', 'pglite', { goal: 1500, note: `navigation → first frame a drag moves, ${size}, later opens (fresh browser context)` }),
-			metric('canvas_interactive_cold_ms', coldI, 'ms', 'pglite', { note: `the same, first open after a deploy (layout and payload not cached), ${size}` }),
+			metric('canvas_interactive_ms', warmTbI, 'ms', 'pglite', { goal: 1500, note: `navigation → first frame a drag moves, ${size}, top-down, later opens (fresh browser context)` }),
+			metric('canvas_interactive_lr_ms', warmI, 'ms', 'pglite', { goal: 1500, note: `the same, left to right (the default)` }),
+			metric('canvas_interactive_cold_ms', coldI, 'ms', 'pglite', { note: `left to right, first open after a deploy (layout and payload not cached), ${size}` }),
 			metric('trace_repaint_ms', trace, 'ms', 'pglite', {
 				goal: 50,
 				note: `click on a column → next frame, a ${cols.runs ? cols.median : '?'}-column component${QUICK ? ' (quick: smaller than the 2000 of the goal)' : ''}`

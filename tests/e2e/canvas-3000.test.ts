@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../src/lib/server/demo/generator';
 import { clickToRepaint, measureOpen } from './canvas-measure';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { Api, deployProject, signedInContext } from './support';
+import { Api, deployProject, signedInContext, smallestCardTextPx } from './support';
 
 describe('a 3000-model folder on the canvas (chromium, built app)', () => {
 	let app: RunningApp;
@@ -43,6 +43,10 @@ describe('a 3000-model folder on the canvas (chromium, built app)', () => {
 		expect(open.cards).toBeLessThanOrEqual(100);
 		expect(open.interactiveMs).toBeGreaterThanOrEqual(open.firstCardMs);
 		expect(open.interactiveMs).toBeLessThan(60_000);
+		// Readable as it opens (1440×900): the smallest card text on screen renders at 11 px or more.
+		const text = await smallestCardTextPx(page);
+		expect(text.cards).toBeGreaterThan(3);
+		expect(text.px, `smallest card text at zoom ${text.zoom}`).toBeGreaterThanOrEqual(11);
 		await expect.poll(() => page.getByTestId('canvas-counts').textContent()).toMatch(/3,\d{3} nodes · \d+ cards shown/);
 
 		// Open the widest closed group: its children appear in place.

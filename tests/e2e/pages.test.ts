@@ -72,7 +72,9 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		const page = await member.newPage();
 		const errors = watchErrors(page);
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
-		// Producers above the lake tables they write, dbt relations, all as cards.
+		// The demo opens framed on a readable region; "Fit all" shows every card.
+		await page.getByTestId('fit-all').click();
+		// Producers before the lake tables they write, dbt relations, all as cards.
 		await expect.poll(() => page.locator('[data-testid=card][data-path="main/daily_revenue"]').count()).toBe(1);
 		await expect.poll(() => page.locator('.svelte-flow__node-runnable').count()).toBe(2);
 		await shot(page, 'pipeline-demo');
@@ -143,6 +145,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		const asked: string[] = [];
 		page.on('request', (r) => r.url().includes('/assets/column_lineage') && asked.push(new URL(r.url()).searchParams.get('asset_path')!));
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		await page.getByTestId('fit-all').click();
 		await page.locator('[data-testid=card][data-path="main/daily_revenue"]').click();
 		const pane = page.getByTestId('details-pane');
 		await expect.poll(() => pane.textContent()).toContain('f/demo/producers/daily_revenue');

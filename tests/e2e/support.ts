@@ -132,3 +132,25 @@ export async function openCanvas(page: Page, url: string): Promise<void> {
 	await page.goto(url);
 	await page.locator('[data-testid=card], [data-testid=group-card]').first().waitFor({ timeout: 60_000 });
 }
+
+/**
+ * The smallest card text as rendered: each text element's font size times the viewport's scale
+ * (the card's rendered width over its layout width), over the cards on screen.
+ */
+export async function smallestCardTextPx(page: Page): Promise<{ px: number; zoom: number; cards: number }> {
+	return (await page.evaluate(`(() => {
+		const pane = document.querySelector('.svelte-flow').getBoundingClientRect();
+		let px = Infinity, zoom = 0, cards = 0;
+		for (const card of document.querySelectorAll('[data-testid=card], [data-testid=group-card]')) {
+			const r = card.getBoundingClientRect();
+			if (r.right < pane.left || r.left > pane.right || r.bottom < pane.top || r.top > pane.bottom) continue;
+			cards++;
+			zoom = r.width / card.offsetWidth;
+			for (const el of card.querySelectorAll('span')) {
+				if (!el.textContent.trim() || el.getBoundingClientRect().width === 0) continue;
+				px = Math.min(px, parseFloat(getComputedStyle(el).fontSize) * zoom);
+			}
+		}
+		return { px, zoom, cards };
+	})()`)) as { px: number; zoom: number; cards: number };
+}

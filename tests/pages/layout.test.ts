@@ -37,14 +37,24 @@ describe.skipIf(!needFixtures('POST /w/{ws}/layout')).each(testBackends())('POST
 		await w?.h.close();
 	});
 
-	it('lays out a member\'s cut: every child placed, the nested level as a frame, edges pointing down', async () => {
-		const r = await w.c.bob.post(`/w/${WS}/layout`, { levels });
+	it.each([
+		['left to right by default: edges point right', undefined, 0],
+		['left to right asked for', 'LR', 0],
+		['top-down asked for: edges point down', 'TB', 1]
+	] as const)('lays out a member\'s cut, %s; every child placed, the nested level as a frame', async (_name, direction, axis) => {
+		const r = await w.c.bob.post(`/w/${WS}/layout`, direction ? { levels, direction } : { levels });
 		expect(r.status, JSON.stringify(r.body)).toBe(200);
 		const { layouts } = r.body;
 		expect(Object.keys(layouts).sort()).toEqual(['g:', 'g:x']);
 		expect(Object.keys(layouts['g:'].pos).sort()).toEqual(['a', 'b', 'g:x']);
-		expect(layouts['g:'].pos.b[1]).toBeGreaterThan(layouts['g:'].pos.a[1]);
+		expect(layouts['g:'].pos.b[axis]).toBeGreaterThan(layouts['g:'].pos.a[axis]);
 		expect(layouts['g:x'].w).toBe(220);
+	});
+
+	it.each([['sideways'], [''], [1], [null], [['LR']]])('refuses direction %j with a 400 naming the field', async (direction) => {
+		const r = await w.c.bob.post(`/w/${WS}/layout`, { levels, direction });
+		expect(r.status).toBe(400);
+		expect(JSON.stringify(r.body)).toContain('direction');
 	});
 
 	it('is open to a share link for the levels of its run only, and to no one else', async () => {

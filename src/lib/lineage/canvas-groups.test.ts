@@ -123,14 +123,30 @@ describe('laying out a cut', () => {
 		expect(ms).toBeLessThan(5000);
 	});
 
-	it('lays out a small flat folder with every edge pointing down', () => {
+	it.each([
+		['left to right by default: every edge points right', undefined, 'x', 'w'],
+		['top to bottom: every edge points down', 'TB', 'y', 'h'],
+		['left to right asked for', 'LR', 'x', 'w']
+	] as const)('lays out a small flat folder %s', (_name, direction, axis, size) => {
 		const { nodes, edges } = syntheticProject(60);
 		const tree = buildGroupTree(nodes, edges);
-		const layouts = layoutLevels(levelsOf(tree, new Set()));
+		const layouts = layoutLevels(levelsOf(tree, new Set()), null, { direction });
 		const cut = composeCut(tree, new Set(), layouts)!;
 		noOverlaps(cut.cards);
 		const at = new Map(cut.cards.map((c) => [c.id, c]));
-		for (const e of edges) expect(at.get(e.target)!.y).toBeGreaterThan(at.get(e.source)!.y + CARD.h - 1);
+		for (const e of edges) expect(at.get(e.target)![axis]).toBeGreaterThan(at.get(e.source)![axis] + CARD[size] - 1);
+	});
+
+	it('caches each direction on its own: the same levels laid out both ways differ', () => {
+		const { nodes, edges } = syntheticProject(60);
+		const tree = buildGroupTree(nodes, edges);
+		const cache = new LayoutCache<never>(100);
+		const lr = layoutLevels(levelsOf(tree, new Set()), cache as never, { direction: 'LR' });
+		const cached = cache.size;
+		const tb = layoutLevels(levelsOf(tree, new Set()), cache as never, { direction: 'TB' });
+		expect(cache.size).toBeGreaterThan(cached);
+		expect(layoutLevels(levelsOf(tree, new Set()), cache as never, { direction: 'LR' })).toEqual(lr);
+		expect(tb).not.toEqual(lr);
 	});
 
 	it('reuses cached components: an expansion only lays out what changed', () => {

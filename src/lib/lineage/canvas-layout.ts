@@ -1,15 +1,15 @@
-// Canvas layout (CANVAS.md §2, §7): dagre, layered top to bottom (producers above what they
-// write, sources above models), `ranker: 'tight-tree'` (the default ranker blows up on dbt
+// Canvas layout (CANVAS.md §2, §7): dagre, layered left to right by default or top to bottom
+// (producers before what they write, sources before models), `ranker: 'tight-tree'` (the default ranker blows up on dbt
 // graphs), run per connected component and per group of the disclosure tree, on the SERVER.
 // A level is small (a group's children), so a cut of a 3000-model folder is a handful of
 // sub-second layouts instead of one 14 s layout, and each piece is cached by its digest.
 import dagre from '@dagrejs/dagre';
 import { digestOf } from './canvas-model';
-import { frameSize, type LevelInput, type LevelLayout } from './canvas-sizes';
+import { frameSize, type Direction, type LevelInput, type LevelLayout } from './canvas-sizes';
 
 const GAP = { node: 28, rank: 64, component: 56 } as const;
 
-export { CARD, FRAME, frameSize, GROUP_CARD, type LevelChild, type LevelInput, type LevelLayout } from './canvas-sizes';
+export { CARD, FRAME, frameSize, GROUP_CARD, type Direction, type LevelChild, type LevelInput, type LevelLayout } from './canvas-sizes';
 
 /** layoutLevels was told to stop (its caller's time budget ran out) before it was done. */
 export class LayoutStopped extends Error {
@@ -49,10 +49,10 @@ interface Box {
 type Placed = { pos: [number, number][]; w: number; h: number };
 
 /** One connected component through dagre; positions are top-left, the box starts at 0,0. */
-function layoutComponent(boxes: Box[], edges: [number, number][]): Placed {
+function layoutComponent(boxes: Box[], edges: [number, number][], direction: Direction): Placed {
 	if (boxes.length === 1) return { pos: [[0, 0]], w: boxes[0].w, h: boxes[0].h };
 	const g = new dagre.graphlib.Graph();
-	g.setGraph({ rankdir: 'TB', ranker: 'tight-tree', nodesep: GAP.node, ranksep: GAP.rank, marginx: 0, marginy: 0 });
+	g.setGraph({ rankdir: direction, ranker: 'tight-tree', nodesep: GAP.node, ranksep: GAP.rank, marginx: 0, marginy: 0 });
 	g.setDefaultEdgeLabel(() => ({}));
 	boxes.forEach((b, i) => g.setNode(String(i), { width: b.w, height: b.h }));
 	for (const [s, t] of edges) g.setEdge(String(s), String(t));
@@ -102,18 +102,18 @@ function componentsOf(n: number, edges: [number, number][]): number[][] {
  * pieces first, widest first, lone cards last in a grid — so an unrelated family never
  * stretches another's layers.
  */
-function layoutLevel(boxes: Box[], edges: [number, number][], cache: LayoutCache<Placed> | null, shouldStop?: () => boolean): LevelLayout {
+function layoutLevel(boxes: Box[], edges: [number, number][], direction: Direction, cache: LayoutCache<Placed> | null, shouldStop?: () => boolean): LevelLayout {
 	const comps = componentsOf(boxes.length, edges);
 	const placed: { members: number[]; p: Placed }[] = [];
 	for (const members of comps) {
 		const index = new Map(members.map((m, i) => [m, i]));
 		const local = edges.filter(([a]) => index.has(a)).map(([a, b]) => [index.get(a)!, index.get(b)!] as [number, number]);
 		const mb = members.map((m) => boxes[m]);
-		const key = digestOf(JSON.stringify([mb.map((b) => [b.id, b.w, b.h]), local]));
+		const key = digestOf(JSON.stringify([direction, mb.map((b) => [b.id, b.w, b.h]), local]));
 		let p = cache?.get(key);
 		if (!p) {
 			if (shouldStop?.()) throw new LayoutStopped();
-			p = layoutComponent(mb, local);
+			p = layoutComponent(mb, local, direction);
 			cache?.set(key, p);
 		}
 		placed.push({ members, p });
@@ -148,12 +148,14 @@ function layoutLevel(boxes: Box[], edges: [number, number][], cache: LayoutCache
  * own layout). Levels must form a tree through `{level}` children; a level naming a missing or
  * cyclic level is an error, since the input comes from a client. `shouldStop` is asked before
  * each component dagre lays out; true throws LayoutStopped (a request's time budget).
+ * `direction` defaults to left to right.
  */
 export function layoutLevels(
 	levels: readonly LevelInput[],
 	cache: LayoutCache<Placed> | null = null,
-	opts: { shouldStop?: () => boolean } = {}
+	opts: { shouldStop?: () => boolean; direction?: Direction } = {}
 ): Record<string, LevelLayout> {
+	const direction = opts.direction ?? 'LR';
 	const byId = new Map(levels.map((l) => [l.id, l]));
 	const out: Record<string, LevelLayout> = {};
 	const active = new Set<string>();
@@ -172,7 +174,7 @@ export function layoutLevels(
 			if (!(a >= 0 && a < boxes.length && b >= 0 && b < boxes.length)) throw new Error(`level ${id}: edge out of range`);
 		}
 		active.delete(id);
-		return (out[id] = boxes.length ? layoutLevel(boxes, l.edges, cache, opts.shouldStop) : { pos: {}, w: 0, h: 0 });
+		return (out[id] = boxes.length ? layoutLevel(boxes, l.edges, direction, cache, opts.shouldStop) : { pos: {}, w: 0, h: 0 });
 	};
 	for (const l of levels) run(l.id);
 	return out;

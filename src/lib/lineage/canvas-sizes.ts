@@ -7,6 +7,16 @@ export const GROUP_CARD = { w: 240, h: 66 } as const;
 /** Space a frame (an open group) adds around its children: sides, and the header on top. */
 export const FRAME = { pad: 16, header: 34 } as const;
 
+/**
+ * Which way the layers run: `LR` (sources on the left, the default every dbt tool uses) or
+ * `TB` (sources on top). Each is laid out and cached on the server in its own right.
+ */
+export type Direction = 'LR' | 'TB';
+export const DIRECTIONS: readonly Direction[] = ['LR', 'TB'];
+export const isDirection = (v: unknown): v is Direction => v === 'LR' || v === 'TB';
+/** The cookie the page remembers the reader's direction in (read by the server for the first paint). */
+export const DIRECTION_COOKIE = 'tributary_canvas_direction';
+
 export type LevelChild = { id: string; w: number; h: number } | { id: string; level: string };
 
 /** One open group to lay out: its children (cards, or open groups laid out as levels of their own) and the edges among them. */

@@ -3,13 +3,15 @@
 // box, live statuses, and the CSS that highlights — generated rather than written onto 3000
 // node objects (CANVAS.md §6.4: rewriting the nodes array costs 0.7 s at n=3000, a style 47 ms).
 import { ancestorsOf, buildGroupTree, collapse, cutOf, isGroupId, reveal, ROOT, unitEdges, unitOf, type GroupTree, type UnitEdge } from '$lib/lineage/canvas-groups';
-import type { LevelInput, LevelLayout } from '$lib/lineage/canvas-sizes';
+import { BIG_FOLDER, densestWindow, neighbourhood, stepAlong, type Arrow, type Depth } from '$lib/lineage/canvas-focus';
+import { lensEntries, lensKey, type Lens, type LensEntry, type RunState, type TestState } from '$lib/lineage/canvas-lens';
+import { type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-sizes';
 import type { CanvasGraph, CanvasNode } from '$lib/lineage/canvas-model';
 import { composeCut, levelKey, levelsOf, type ComposedCut, type Placed } from '$lib/lineage/canvas-view';
 import { evaluateSelector, selectorGraph, type SelectorResult } from '$lib/lineage/selector';
 import type { ColumnSearch } from './column-search.svelte';
 
-export type LayoutFetcher = (levels: LevelInput[]) => Promise<Record<string, LevelLayout>>;
+export type LayoutFetcher = (levels: LevelInput[], direction: Direction) => Promise<Record<string, LevelLayout>>;
 
 /** The viewport helpers of the mounted flow (what `useSvelteFlow` gives inside it). */
 export interface FlowApi {
@@ -29,7 +31,12 @@ export interface CanvasInit {
 	canvas: CanvasGraph;
 	open: readonly string[];
 	layouts: Record<string, LevelLayout>;
+	/** The way `layouts` run (left to right when absent). */
+	direction?: Direction;
 }
+
+/** The smallest zoom a card's text is readable at: its smallest text (11 px at zoom 1) renders at 11 px or more. */
+export const READABLE_ZOOM = 1;
 
 export interface Viewport {
 	x: number;
@@ -47,7 +54,7 @@ export interface Viewport {
 export const attrId = (id: string) =>
 	`[data-id="${id.replace(/["\\]/g, '\\$&').replace(/[\u0000-\u001f\u007f<>&]/g, (c) => `\\${c.charCodeAt(0).toString(16)} `)}"]`;
 
-const cutSignature = (levels: LevelInput[]) => levels.map(levelKey).join('\n');
+const cutSignature = (levels: LevelInput[], direction: Direction) => `${direction}\n${levels.map(levelKey).join('\n')}`;
 
 export class CanvasState {
 	canvas = $state.raw<CanvasGraph>({ nodes: [], edges: [], projects: [], hidden: 0, digest: '' });
@@ -60,6 +67,17 @@ export class CanvasState {
 	layoutError = $state<string | null>(null);
 	composed: ComposedCut | null = $derived(composeCut(this.tree, this.open, this.layouts));
 	edges: UnitEdge[] = $derived(unitEdges(this.tree, this.open, this.canvas.edges));
+
+	/** The way the layers run; a change lays the cut out again (server-side, cached). */
+	direction = $state<Direction>('LR');
+	/** Hops of the selection's lineage lit upstream and downstream. */
+	depthUp = $state<Depth>('all');
+	depthDown = $state<Depth>('all');
+	/** What colours the cards, and the worst test result per node when a run says. */
+	lens = $state<Lens>('none');
+	testStatus = $state.raw<ReadonlyMap<string, TestState>>(new Map());
+	/** What the latest runs left each node in, for the run lens where no live run is on screen. */
+	latestRun = $state.raw<ReadonlyMap<string, RunState>>(new Map());
 
 	/** The selected node (never a group: a group click opens it). */
 	selected = $state<string | null>(null);
@@ -86,10 +104,18 @@ export class CanvasState {
 	/** A new graph (a page load, or a re-fetched run graph): its first cut comes laid out. */
 	load(init: CanvasInit): void {
 		this.#generation++;
-		if (init.canvas.digest !== this.canvas.digest) this.#cache.clear();
+		const fresh = init.canvas.digest !== this.canvas.digest;
+		if (fresh) this.#cache.clear();
 		this.canvas = init.canvas;
+		this.direction = init.direction ?? 'LR';
+		if (fresh) {
+			// A big folder's whole lineage of one model is most of the folder: start at one hop.
+			const d: Depth = init.canvas.nodes.length > BIG_FOLDER ? 1 : 'all';
+			this.depthUp = d;
+			this.depthDown = d;
+		}
 		const open = new Set(init.open);
-		this.#cache.set(cutSignature(levelsOf(this.tree, open)), init.layouts);
+		this.#cache.set(cutSignature(levelsOf(this.tree, open), this.direction), init.layouts);
 		this.open = open;
 		this.layouts = init.layouts;
 		this.layoutPending = false;
@@ -98,24 +124,26 @@ export class CanvasState {
 	}
 
 	/** Show another cut; resolves once it is laid out and drawn (or superseded by a newer one). */
-	async setOpen(next: ReadonlySet<string>): Promise<void> {
+	async setOpen(next: ReadonlySet<string>, direction: Direction = this.direction): Promise<void> {
 		const generation = ++this.#generation;
 		const levels = levelsOf(this.tree, next);
-		const sig = cutSignature(levels);
+		const sig = cutSignature(levels, direction);
 		const hit = this.#cache.get(sig);
 		if (hit) {
 			this.open = next;
+			this.direction = direction;
 			this.layouts = hit;
 			this.layoutPending = false;
 			return;
 		}
 		this.layoutPending = true;
 		try {
-			const layouts = await this.#fetchLayout(levels);
+			const layouts = await this.#fetchLayout(levels, direction);
 			// A later click asked for another cut while this one was on its way: its answer wins.
 			if (generation !== this.#generation) return;
 			this.#cache.set(sig, layouts);
 			this.open = next;
+			this.direction = direction;
 			this.layouts = layouts;
 			this.layoutError = null;
 		} catch (e) {
@@ -124,6 +152,12 @@ export class CanvasState {
 		} finally {
 			if (generation === this.#generation) this.layoutPending = false;
 		}
+	}
+
+	/** The same cut laid out the other way; resolves once drawn. */
+	setDirection(direction: Direction): Promise<void> {
+		if (direction === this.direction) return Promise.resolve();
+		return this.setOpen(this.open, direction);
 	}
 
 	expand(groupId: string) {
@@ -147,26 +181,11 @@ export class CanvasState {
 
 	placed: Map<string, Placed> = $derived(new Map((this.composed?.cards ?? []).map((c) => [c.id, c])));
 
-	/** Upstream and downstream of the selection, node level: what stays lit. */
+	/** Upstream and downstream of the selection to the chosen depths, node level: what stays lit. */
 	lineage: Set<string> = $derived.by(() => {
 		const sel = this.selected;
 		if (!sel) return new Set<string>();
-		const g = this.#selGraph;
-		const out = new Set<string>([sel]);
-		for (const adj of [g.up, g.down]) {
-			const stack = [sel];
-			const seen = new Set<string>([sel]);
-			while (stack.length) {
-				for (const m of adj.get(stack.pop()!) ?? []) {
-					if (!seen.has(m)) {
-						seen.add(m);
-						out.add(m);
-						stack.push(m);
-					}
-				}
-			}
-		}
-		return out;
+		return neighbourhood(this.#selGraph, sel, this.depthUp, this.depthDown);
 	});
 
 	/** The search box's set (selector or name matches), as node ids. */
@@ -237,14 +256,33 @@ export class CanvasState {
 			if (lit.size) rules.push(`${[...lit].map((e) => `.tributary-canvas .svelte-flow__edge${attrId(e)}`).join(',')}{opacity:1}`);
 			if (!this.selected) {
 				const hits = new Set(this.matches.map((m) => this.unitOf(m)));
-				if (hits.size) rules.push(`${[...hits].map((u) => `.tributary-canvas .svelte-flow__node${attrId(u)} .card`).join(',')}{box-shadow:0 0 0 3px #f5b301}`);
+				if (hits.size) rules.push(`${[...hits].map((u) => `.tributary-canvas .svelte-flow__node${attrId(u)} .card`).join(',')}{box-shadow:0 0 0 3px var(--color-highlight)}`);
 			}
 		}
 		if (this.selected) {
 			const u = this.unitOf(this.selected);
-			rules.push(`.tributary-canvas .svelte-flow__node${attrId(u)} .card{box-shadow:0 0 0 3px #1d6fb8}`);
+			rules.push(`.tributary-canvas .svelte-flow__node${attrId(u)} .card{box-shadow:0 0 0 3px var(--color-accent)}`);
 		}
 		return rules.join('\n');
+	});
+
+	/** A card's legend entry under the current lens (null: no lens, or not a node). */
+	lensOf(id: string): string | null {
+		const n = this.nodeById.get(id);
+		return n ? lensKey(this.lens, n, this.status.get(id)?.status ?? this.latestRun.get(id), this.testStatus.get(id)) : null;
+	}
+
+	/** The lens's legend: its entries with how many cards of the cut fall in each (empty ones left out). */
+	legend: (LensEntry & { count: number })[] = $derived.by(() => {
+		if (this.lens === 'none') return [];
+		const counts = new Map<string, number>();
+		for (const c of this.composed?.cards ?? []) {
+			const k = this.lensOf(c.id);
+			if (k) counts.set(k, (counts.get(k) ?? 0) + 1);
+		}
+		return lensEntries(this.lens)
+			.map((e) => ({ ...e, count: counts.get(e.key) ?? 0 }))
+			.filter((e) => e.count > 0);
 	});
 
 	/** Groups that hold a match of the search, with how many: shown on the group cards. */
@@ -302,6 +340,63 @@ export class CanvasState {
 		await this.flow.setCenter(p.x + p.w / 2, p.y + p.h / 2, { zoom: vp.zoom, duration: 200 });
 	}
 
+	/**
+	 * Focus the canvas on the selection's neighbourhood at the chosen depths: open what hides
+	 * its nodes (when that stays a readable number of cards) and frame their cards.
+	 */
+	async focusNeighbourhood(): Promise<void> {
+		const sel = this.selected;
+		if (!sel) return;
+		const ids = [...this.lineage];
+		let open = this.open;
+		if (ids.length <= 60) for (const id of ids) if (this.tree.parentOf.has(id)) open = reveal(this.tree, open, id);
+		if (open !== this.open) await this.setOpen(open);
+		await this.fitNodes(ids);
+	}
+
+	/** Set the depths and focus on what they light. */
+	async setDepth(up: Depth, down: Depth): Promise<void> {
+		this.depthUp = up;
+		this.depthDown = down;
+		await this.focusNeighbourhood();
+	}
+
+	#steppedFrom: string | null = null;
+
+	/** Move the selection one card along an edge (the arrow keys); false when there is none. */
+	step(key: Arrow): boolean {
+		const sel = this.selected;
+		if (!sel) return false;
+		const next = stepAlong(this.unitOf(sel), key, this.direction, this.edges, this.placed, (id) => !isGroupId(id), this.#steppedFrom);
+		if (!next) return false;
+		this.#steppedFrom = sel;
+		this.selected = next;
+		void this.ensureVisible(next);
+		return true;
+	}
+
+	/**
+	 * The first view of a cut on a `width`×`height` screen: the whole cut when it is readable
+	 * that way, else framed at a readable zoom around the selection, or the densest region.
+	 */
+	firstView(width: number, height: number, fitted: { x: number; y: number; zoom: number }): { x: number; y: number; zoom: number } {
+		if (fitted.zoom >= READABLE_ZOOM) return fitted;
+		const zoom = 1;
+		const p = this.selected ? this.placed.get(this.unitOf(this.selected)) : undefined;
+		let cx: number;
+		let cy: number;
+		if (p) {
+			cx = p.x + p.w / 2;
+			cy = p.y + p.h / 2;
+		} else {
+			const win = densestWindow(this.composed?.cards ?? [], width / zoom, height / zoom, (id) => (isGroupId(id) ? 0.25 : 1));
+			if (!win) return fitted;
+			cx = win.x + win.w / 2;
+			cy = win.y + win.h / 2;
+		}
+		return { x: width / 2 - cx * zoom, y: height / 2 - cy * zoom, zoom };
+	}
+
 	/** Fit the cards standing for these nodes (a selector's set). */
 	async fitNodes(ids: Iterable<string>): Promise<void> {
 		let x0 = Infinity;
@@ -346,12 +441,12 @@ export class CanvasState {
  * a share-link holder's requests name the run on screen (`jobId`).
  */
 export function httpLayoutFetcher(workspace: string, viewToken?: string | null, jobId?: () => string): LayoutFetcher {
-	return async (levels) => {
+	return async (levels, direction) => {
 		const headers: Record<string, string> = { 'content-type': 'application/json' };
 		if (viewToken) headers['x-view-token'] = viewToken;
 		const job = jobId?.();
 		const query = job ? `?job=${encodeURIComponent(job)}` : '';
-		const r = await fetch(`/w/${encodeURIComponent(workspace)}/layout${query}`, { method: 'POST', headers, body: JSON.stringify({ levels }) });
+		const r = await fetch(`/w/${encodeURIComponent(workspace)}/layout${query}`, { method: 'POST', headers, body: JSON.stringify({ levels, direction }) });
 		if (!r.ok) throw new Error(`layout failed (${r.status})`);
 		return ((await r.json()) as { layouts: Record<string, LevelLayout> }).layouts;
 	};

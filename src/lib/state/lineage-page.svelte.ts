@@ -2,7 +2,7 @@
 // details and its column trace, wired so a selection asks for exactly what it shows, under the
 // same pin as the graph on screen.
 import { untrack } from 'svelte';
-import type { LevelLayout } from '$lib/lineage/canvas-sizes';
+import type { Direction, LevelLayout } from '$lib/lineage/canvas-sizes';
 import { fromWire, type CanvasNode, type CanvasWire } from '$lib/lineage/canvas-model';
 import type { DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-graph';
 import { CanvasState, httpLayoutFetcher } from './canvas.svelte';
@@ -15,6 +15,7 @@ export interface LineagePageData {
 	wire: CanvasWire;
 	open: readonly string[];
 	layouts: Record<string, LevelLayout>;
+	direction?: Direction;
 	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
 }
 
@@ -70,7 +71,7 @@ export class LineagePage {
 	}
 
 	load(data: LineagePageData): void {
-		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts });
+		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts, direction: data.direction });
 		this.trace.setProducers(data.producerLineage);
 		this.columnSearch.setProducers(data.producerLineage);
 	}

@@ -3,7 +3,8 @@
 // per-component layouts cached by digest. The cache only saves work: a miss recomputes from
 // the graph in hand, and the graph always comes from the database.
 import { buildGroupTree, reveal, type GroupTree } from '$lib/lineage/canvas-groups';
-import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
+import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
+import { DIRECTION_COOKIE, isDirection } from '$lib/lineage/canvas-sizes';
 import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
 import { chooseOpen, levelKey, levelsOf } from '$lib/lineage/canvas-view';
 import type { AssetGraph, ProducerColumnLineage } from '$lib/types/asset-graph';
@@ -14,11 +15,21 @@ const componentCache = new LayoutCache<ComponentLayout>(20_000);
 /** The per-component layout cache of this process, for the instance stats. */
 export const layoutCacheStats = () => ({ entries: componentCache.size, max_entries: componentCache.max });
 
+/**
+ * How far "fit all" may zoom out on a first cut. The page opens framed on a readable region
+ * (LineageCanvas), not fitted, so the overview may be wider than a screen: this lets a big
+ * folder's first cut open the groups that hold relations within its card budget, left to right
+ * as top-down.
+ */
+const FIRST_CUT_MIN_ZOOM = 0.2;
+
 export interface CanvasPayload {
 	/** The canvas graph in its compact wire form (fromWire on the page). */
 	wire: CanvasWire;
 	/** The groups open in the first cut. */
 	open: string[];
+	/** The way the layouts below run. */
+	direction: Direction;
 	layouts: Record<string, LevelLayout>;
 	/** Producer scripts' column lineage: the producer half of every column trace on the page. */
 	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
@@ -36,18 +47,29 @@ const MAX_FOCUSES = 16;
  * The canvas of `graph` with its first cut laid out: the groups a small budget opens, plus
  * those above `focus` (a node the URL asks to show, e.g. `?select=`).
  */
-export function canvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean } = {}): CanvasPayload {
+export function canvasPayload(
+	graph: AssetGraph,
+	opts: { focus?: string | null; projectFilter?: (p: string) => boolean; direction?: Direction } = {}
+): CanvasPayload {
+	const direction = opts.direction ?? 'LR';
 	// A filter is a function: no key for it, so those payloads are built every time.
-	if (opts.projectFilter) return buildPayload(graph, opts);
+	if (opts.projectFilter) return buildPayload(graph, { ...opts, direction });
 	const focus = focusIn(graph, opts.focus);
+	const key = `${direction} ${focus}`;
 	let byFocus = payloadCache.get(graph);
-	const hit = byFocus?.get(focus);
+	const hit = byFocus?.get(key);
 	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
-	const payload = buildPayload(graph, { focus });
+	const payload = buildPayload(graph, { focus, direction });
 	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
 	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
-	byFocus.set(focus, payload);
+	byFocus.set(key, payload);
 	return payload;
+}
+
+/** The reader's direction from its cookie (the page's toggle writes it); left to right otherwise. */
+export function directionFromCookies(cookies: { get(name: string): string | undefined }): Direction {
+	const v = cookies.get(DIRECTION_COOKIE);
+	return isDirection(v) ? v : 'LR';
 }
 
 /**
@@ -61,21 +83,30 @@ function focusIn(graph: AssetGraph, focus: string | null | undefined): string {
 	return known ? focus : '';
 }
 
-function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean }): CanvasPayload {
+function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean; direction: Direction }): CanvasPayload {
 	const canvas = canvasFromAssetGraph(graph, { projectFilter: opts.projectFilter });
 	const tree = buildGroupTree(canvas.nodes, canvas.edges);
 	const t0 = performance.now();
-	let open = chooseOpen(tree, { layout: (levels) => layoutLevels(levels, componentCache) });
+	const { direction } = opts;
+	let open = chooseOpen(tree, { layout: (levels) => layoutLevels(levels, componentCache, { direction }), minZoom: FIRST_CUT_MIN_ZOOM });
 	if (opts.focus && tree.parentOf.has(opts.focus)) open = reveal(tree, open, opts.focus);
 	const levels = levelsOf(tree, open);
-	const layouts = layoutLevels(levels, componentCache);
+	const layouts = layoutLevels(levels, componentCache, { direction });
 	return {
 		wire: toWire(canvas),
 		open: [...open].sort(),
+		direction,
 		layouts,
 		producerLineage: graph.runnables.filter((r) => r.column_lineage?.length).map((r) => ({ path: r.path, column_lineage: r.column_lineage! })),
 		timing: { layoutMs: Math.round(performance.now() - t0), levels: levels.length }
 	};
+}
+
+/** A layout request's direction: absent means left to right; anything but LR or TB is refused. */
+export function parseDirection(body: unknown): Direction | string {
+	const d = (body as { direction?: unknown })?.direction;
+	if (d === undefined) return 'LR';
+	return isDirection(d) ? d : 'direction: "LR" or "TB"';
 }
 
 /** Checks a layout request from a page; a malformed one is refused rather than half laid out. */
@@ -111,10 +142,10 @@ export function parseLevels(body: unknown): LevelInput[] | string {
  * Lays out a page's request within LAYOUT_LIMITS: its work bounded before dagre starts (413),
  * and its time checked between components (413 once the budget is spent).
  */
-export function layoutRequest(levels: LevelInput[]): Record<string, LevelLayout> {
+export function layoutRequest(levels: LevelInput[], direction: Direction = 'LR'): Record<string, LevelLayout> {
 	requireLayoutWork(levels);
 	try {
-		return layoutLevels(levels, componentCache, { shouldStop: layoutDeadline() });
+		return layoutLevels(levels, componentCache, { shouldStop: layoutDeadline(), direction });
 	} catch (e) {
 		if (e instanceof LayoutStopped) throw layoutTimeout();
 		throw e;

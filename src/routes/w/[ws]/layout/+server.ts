@@ -1,4 +1,4 @@
-// POST /w/{ws}/layout {levels}: lays out the levels of a canvas cut (an expanded group and the
+// POST /w/{ws}/layout {levels, direction?}: lays out the levels of a canvas cut (an expanded group and the
 // groups around it). The page holds the graph; this holds the layout library and the cache, so
 // layout stays on the server. Open to members (it reads nothing stored for them), and to holders
 // of a share link for the levels of the run they may see (`?job=`, the run page's job); its
@@ -8,7 +8,7 @@ import { layoutAccess, requireLevelsOfRun } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
 import { jobAssetGraph } from '$lib/server/lineage-api';
-import { isCutOf, layoutRequest, parseLevels } from '$lib/server/pages/canvas';
+import { isCutOf, layoutRequest, parseDirection, parseLevels } from '$lib/server/pages/canvas';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { RequestHandler } from './$types';
 
@@ -18,11 +18,14 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const runGraph: AssetGraph | null = access.run
 		? await jobAssetGraph(await getDatabase(), { kind: 'job', access: access.run }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' })
 		: null;
-	const levels = parseLevels(await readJsonObject(event.request));
+	const body = await readJsonObject(event.request);
+	const levels = parseLevels(body);
 	if (typeof levels === 'string') throw badRequest(levels);
+	const direction = parseDirection(body);
+	if (direction !== 'LR' && direction !== 'TB') throw badRequest(direction);
 	if (runGraph) requireLevelsOfRun(isCutOf(runGraph, levels));
 	try {
-		return json({ layouts: layoutRequest(levels) });
+		return json({ layouts: layoutRequest(levels, direction) });
 	} catch (e) {
 		if (e instanceof Error && !(e instanceof ApiError)) throw badRequest(e.message);
 		throw e;

@@ -8,7 +8,7 @@ import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobSummaryOf } from '$lib/server/jobs-api';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload } from '$lib/server/pages/canvas';
+import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
 import { folderOf, parseScriptPath } from '$lib/server/paths';
 import { getJobPayload, listJobs } from '$lib/server/repo/jobs';
 import { hexToHash } from '$lib/types/script-hash';
@@ -72,6 +72,6 @@ export const load: PageServerLoad = async (event) => {
 		version,
 		runs,
 		mayRun: mayRun(p, path),
-		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select') })
+		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) })
 	};
 };

@@ -1,12 +1,14 @@
 // The pipeline canvas of a folder: its asset graph (the same read and gates as
 // GET assets/graph?folder=&fields=shape: the details pane reads a relation's authored fields
-// on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts).
+// on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts). The
+// latest run of each of its dbt projects colours the run lens.
 import { error } from '@sveltejs/kit';
 import { pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload } from '$lib/server/pages/canvas';
+import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
+import { latestRuns } from '$lib/server/pages/latest-runs';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -22,6 +24,8 @@ export const load: PageServerLoad = async (event) => {
 		throw e;
 	}
 	const graphMs = Math.round(performance.now() - t0);
-	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select') });
-	return { folder: event.params.folder, ...payload, timing: { ...payload.timing, graphMs } };
+	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
+	// GET jobs/list's gate, inside: the run lens's latest statuses, for whoever may list the runs.
+	const runs = await latestRuns(await getDatabase(), p, graph);
+	return { folder: event.params.folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs } };
 };

@@ -7,7 +7,8 @@ import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
 import { jobAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload } from '$lib/server/pages/canvas';
+import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
+import { testStatusesOfRun } from '$lib/server/pages/latest-runs';
 import { getJobPayloadFrom, getJobPayloadWithoutLog, progressSince } from '$lib/server/repo/jobs';
 import { JOB_LOG_TAIL } from '$lib/types/jobs';
 import type { PageServerLoad } from './$types';
@@ -52,7 +53,9 @@ export const load: PageServerLoad = async (event) => {
 		progressCursor: changes.cursor,
 		/** Characters of log the job had (null when this viewer gets none): polls continue from here. */
 		logLength: access.canReadScript ? payload.length : null,
-		...canvasPayload(graph),
+		...canvasPayload(graph, { direction: directionFromCookies(event.cookies) }),
+		/** The worst result of each relation's tests in this run (the test lens). */
+		testStatuses: testStatusesOfRun(graph, payload.result),
 		ownSnapshot: graph.dbt_snapshot_job === access.job.id,
 		graphIngestedAt: graph.dbt_graph_ingested_at ?? null,
 		viewToken,

@@ -1,0 +1,56 @@
+// The latest run of each dbt project on a folder's canvas, for the canvas's run lens: the jobs
+// this caller may list (GET jobs/list's rule, applied in SQL), their progress and results
+// reduced to a status per relation of the canvas on screen, and its tests' worst result. Statuses only: no row counts, no
+// dbt messages, and nothing about a relation the canvas does not show.
+import { jobListAccess, scopeAllows, type Principal } from '$lib/server/access';
+import type { Database } from '$lib/server/db';
+import { progressItemOf } from '$lib/server/jobs-api';
+import { getJobPayloadWithoutLog, listJobs, progressOf } from '$lib/server/repo/jobs';
+import { testStatusesOf, type TestState } from '$lib/lineage/canvas-lens';
+import { assetNodeId } from '$lib/lineage/canvas-model';
+import { runStatuses } from '$lib/state/run-live.svelte';
+import type { AssetGraph } from '$lib/types/asset-graph';
+import type { LatestRuns } from '$lib/types/canvas';
+
+/** Projects looked at per page: a folder with more shows the latest runs of the first ones. */
+const MAX_PROJECTS = 10;
+/** Jobs read per project to find its latest run among previews and deploys. */
+const LOOK_BACK = 10;
+
+/** The worst test result of each relation of `graph` in a job's result (dbt's outcomes per node). */
+export function testStatusesOfRun(graph: AssetGraph, result: unknown): Record<string, TestState> {
+	const nodes = (result as { nodes?: unknown } | null)?.nodes;
+	if (!Array.isArray(nodes)) return {};
+	const results = nodes.filter((n): n is { unique_id: string; outcome: string } => typeof n?.unique_id === 'string' && typeof n?.outcome === 'string');
+	const relations = graph.assets.filter((a) => a.dbt).map((a) => ({ id: assetNodeId(a.kind, a.path), uniqueId: a.dbt!.unique_id, kinds: a.dbt!.data_tests.map((t) => t.kind) }));
+	return Object.fromEntries(testStatusesOf(results, relations));
+}
+
+export async function latestRuns(h: Database, p: Principal, graph: AssetGraph): Promise<LatestRuns | null> {
+	if (!scopeAllows(p, 'jobs', 'read')) return null;
+	const projects = graph.runnables
+		.filter((r) => r.language === 'dbt')
+		.map((r) => r.path)
+		.sort()
+		.slice(0, MAX_PROJECTS);
+	if (!projects.length) return null;
+	const onCanvas = new Set(graph.assets.map((a) => assetNodeId(a.kind, a.path)));
+	const byUniqueId = new Map<string, string>();
+	for (const a of graph.assets) if (a.dbt?.unique_id) byUniqueId.set(a.dbt.unique_id, assetNodeId(a.kind, a.path));
+	const out: LatestRuns = { runs: [], statuses: {}, tests: {} };
+	const access = jobListAccess(p);
+	for (const scriptPath of projects) {
+		const jobs = await listJobs(h, p.workspace, { scriptPath, limit: LOOK_BACK }, access);
+		const run = jobs.find((j) => (j.kind === 'run' || j.kind === 'recorded') && j.status !== 'queued');
+		if (!run) continue;
+		const progress = (await progressOf(h, p.workspace, run.id)).map((r) => progressItemOf(r, false));
+		const payload = await getJobPayloadWithoutLog(h, p.workspace, run.id);
+		const result = payload?.result && typeof payload.result === 'object' ? (payload.result as Record<string, unknown>) : null;
+		for (const [id, s] of runStatuses(progress, result, (u) => byUniqueId.get(u))) {
+			if (onCanvas.has(id)) out.statuses[id] = s.status;
+		}
+		Object.assign(out.tests, testStatusesOfRun(graph, result));
+		out.runs.push({ id: run.id, scriptPath, status: run.status, createdAt: run.createdAt.toISOString() });
+	}
+	return out;
+}
