@@ -5,7 +5,7 @@
 // share link minted on one opens on the other; a worker killed mid-run leaves its job to the
 // other; two deploys of one path through both at once leave the newest version owning; a web
 // process killed in the middle of a deploy leaves the previous graph and no job behind.
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request as httpRequest, type Server } from 'node:http';
@@ -22,7 +22,7 @@ import { hashToHex, hexToHash } from '../../src/lib/types/script-hash';
 import { describeFixtures, fixture } from '../support/fixtures';
 import { buildRunnerWorld, FAKE_DBT, FOLDER, PG_LOGS, replay, WS, type RunnerWorld, type Scenario } from '../support/runner-world';
 import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
-import { freePort, NO_KEEP_ALIVE, stopProcess } from './server';
+import { freePort, NO_KEEP_ALIVE, spawnWithOutput, stopProcess, waitForHttp } from './server';
 
 const URL_ = process.env.TEST_DATABASE_URL;
 if (!URL_ && process.env.CI) throw new Error('TEST_DATABASE_URL must be set in CI: the processes need a shared Postgres');
@@ -138,11 +138,8 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 		});
 
 		function spawnProc(name: string, args: string[], env: Record<string, string>): Proc {
-			let out = '';
-			const proc = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
-			proc.stdout!.on('data', (d) => (out += d));
-			proc.stderr!.on('data', (d) => (out += d));
-			const p = { name, proc, out: () => out };
+			const child = spawnWithOutput(args, env);
+			const p = { name, proc: child.proc, out: child.output };
 			procs.push(p);
 			return p;
 		}
@@ -159,13 +156,7 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 				TRIBUTARY_WORKER: '0'
 			});
 			const url = `http://127.0.0.1:${port}`;
-			const deadline = Date.now() + 90_000;
-			for (;;) {
-				if (p.proc.exitCode !== null) throw new Error(`${name} exited:\n${p.out()}`);
-				if ((await fetch(`${url}/login`, { headers: NO_KEEP_ALIVE }).then((r) => r.status, () => 0)) === 200) break;
-				if (Date.now() > deadline) throw new Error(`${name} did not answer within 90 s:\n${p.out()}`);
-				await new Promise((r) => setTimeout(r, 250));
-			}
+			await waitForHttp(`${url}/login`, { proc: p.proc, output: p.out });
 			return new Http(url);
 		}
 

@@ -3,7 +3,7 @@
 // requests in flight while the cluster is stopped and started again. While it is down every
 // request answers 503 with a message (never a 500, never a hang); once it is back the same
 // processes serve and run jobs again, without being restarted.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, type ChildProcess } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -12,7 +12,7 @@ import { openDatabase, type Database } from '../../src/lib/server/db';
 import { describeFixtures } from '../support/fixtures';
 import { buildRunnerWorld, FAKE_DBT, PG_LOGS, replay, WS, FOLDER, type RunnerWorld } from '../support/runner-world';
 import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
-import { apiLogin, freePort, NO_KEEP_ALIVE, stopProcess } from './server';
+import { apiLogin, freePort, NO_KEEP_ALIVE, spawnWithOutput, stopProcess, waitForHttp } from './server';
 
 const PG_BIN = ['/usr/lib/postgresql/17/bin', '/usr/lib/postgresql/16/bin', '/usr/lib/postgresql/15/bin'].find((d) => existsSync(path.join(d, 'pg_ctl')));
 if (!PG_BIN && process.env.CI) throw new Error('no Postgres server binaries (pg_ctl) under /usr/lib/postgresql: the restart test needs them');
@@ -30,7 +30,7 @@ describeFixtures('Postgres restarting under load', () => {
 		let web: ChildProcess;
 		let worker: ChildProcess;
 		let webUrl: string;
-		let workerOut = '';
+		let workerOutput = () => '';
 		const pgCtl = (...args: string[]) => asOwner(path.join(PG_BIN!, 'pg_ctl'), ['-D', path.join(dir, 'data'), ...args]);
 		const startCluster = () => pgCtl('-w', '-l', path.join(dir, 'log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`, 'start');
 
@@ -62,15 +62,12 @@ describeFixtures('Postgres restarting under load', () => {
 			};
 			const webPort = await freePort();
 			webUrl = `http://127.0.0.1:${webPort}`;
-			web = spawn(process.execPath, ['scripts/serve.js'], { env: { ...env, PORT: String(webPort), HOST: '127.0.0.1', TRIBUTARY_WORKER: '0', TRIBUTARY_DATA_DIR: dir }, stdio: 'ignore' });
-			worker = spawn(process.execPath, ['build/worker.js'], { env: { ...env, TRIBUTARY_WORKER_POLL_MS: '100', TRIBUTARY_WORKER_HEARTBEAT_MS: '200' }, stdio: ['ignore', 'pipe', 'pipe'] });
-			worker.stdout!.on('data', (d) => (workerOut += d));
-			worker.stderr!.on('data', (d) => (workerOut += d));
-			const deadline = Date.now() + 90_000;
-			while ((await fetch(`${webUrl}/login`, { headers: NO_KEEP_ALIVE }).then((r) => r.status, () => 0)) !== 200) {
-				if (web.exitCode !== null || Date.now() > deadline) throw new Error('the web process did not start');
-				await new Promise((res) => setTimeout(res, 250));
-			}
+			const webChild = spawnWithOutput(['scripts/serve.js'], { ...env, PORT: String(webPort), HOST: '127.0.0.1', TRIBUTARY_WORKER: '0', TRIBUTARY_DATA_DIR: dir });
+			web = webChild.proc;
+			const workerChild = spawnWithOutput(['build/worker.js'], { ...env, TRIBUTARY_WORKER_POLL_MS: '100', TRIBUTARY_WORKER_HEARTBEAT_MS: '200' });
+			worker = workerChild.proc;
+			workerOutput = workerChild.output;
+			await waitForHttp(`${webUrl}/login`, webChild);
 		}, 180_000);
 
 		afterAll(async () => {
@@ -130,7 +127,7 @@ describeFixtures('Postgres restarting under load', () => {
 					interval: 200
 				})
 				.toBe('success');
-			expect(workerOut).toMatch(/polling/);
+			expect(workerOutput()).toMatch(/polling/);
 		}, 180_000);
 	});
 });

@@ -37,49 +37,61 @@ export interface RunningApp {
 	stop(): Promise<number | null>;
 }
 
+/** A child process with everything it printed (stdout and stderr interleaved). */
+export interface ChildWithOutput {
+	proc: ChildProcess;
+	output: () => string;
+}
+
+export function spawnWithOutput(args: string[], env: Record<string, string>): ChildWithOutput {
+	let out = '';
+	const proc = spawn(process.execPath, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+	proc.stdout!.on('data', (d) => (out += d));
+	proc.stderr!.on('data', (d) => (out += d));
+	return { proc, output: () => out };
+}
+
+/** Polls `url` until it answers 200; fails at once when the process exits first. */
+export async function waitForHttp(url: string, child: ChildWithOutput, timeoutMs = 90_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	for (;;) {
+		if (child.proc.exitCode !== null) throw new Error(`the process exited with ${child.proc.exitCode}:\n${child.output()}`);
+		const status = await fetch(url, { headers: NO_KEEP_ALIVE }).then(
+			(r) => r.status,
+			() => 0
+		);
+		if (status === 200) return;
+		if (Date.now() > deadline) throw new Error(`${url} did not answer within ${timeoutMs / 1000} s:\n${child.output()}`);
+		await new Promise((r) => setTimeout(r, 250));
+	}
+}
+
 export async function startApp(env: Record<string, string> = {}): Promise<RunningApp> {
 	if (!existsSync('build/index.js')) throw new Error('build/ is missing: run `npm run build` (npm test does it first)');
 	const port = await freePort();
 	const dataDir = mkdtempSync(path.join(tmpdir(), 'tributary-e2e-'));
-	let out = '';
-	const proc = spawn(process.execPath, ['scripts/serve.js'], {
-		env: {
-			PATH: process.env.PATH ?? '',
-			HOME: process.env.HOME ?? '/tmp',
-			PORT: String(port),
-			HOST: '127.0.0.1',
-			ORIGIN: `http://127.0.0.1:${port}`,
-			TRIBUTARY_DATA_DIR: dataDir,
-			TRIBUTARY_ADMIN_USER: 'admin',
-			TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple',
-			// dbt runs sandboxed, as by default: the stand-in's recorded inputs are shown to it read-only.
-			TRIBUTARY_SANDBOX_READ_ONLY: SANDBOX_READ_ONLY.join(':'),
-			...env
-		},
-		stdio: ['ignore', 'pipe', 'pipe']
+	const child = spawnWithOutput(['scripts/serve.js'], {
+		PATH: process.env.PATH ?? '',
+		HOME: process.env.HOME ?? '/tmp',
+		PORT: String(port),
+		HOST: '127.0.0.1',
+		ORIGIN: `http://127.0.0.1:${port}`,
+		TRIBUTARY_DATA_DIR: dataDir,
+		TRIBUTARY_ADMIN_USER: 'admin',
+		TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple',
+		// dbt runs sandboxed, as by default: the stand-in's recorded inputs are shown to it read-only.
+		TRIBUTARY_SANDBOX_READ_ONLY: SANDBOX_READ_ONLY.join(':'),
+		...env
 	});
-	proc.stdout!.on('data', (d) => (out += d));
-	proc.stderr!.on('data', (d) => (out += d));
 	const url = `http://127.0.0.1:${port}`;
-	const deadline = Date.now() + 90_000;
-	for (;;) {
-		if (proc.exitCode !== null) throw new Error(`the app exited with ${proc.exitCode}:\n${out}`);
-		try {
-			const r = await fetch(`${url}/login`, { headers: NO_KEEP_ALIVE });
-			if (r.status === 200) break;
-		} catch {
-			/* not listening yet */
-		}
-		if (Date.now() > deadline) throw new Error(`the app did not answer within 90 s:\n${out}`);
-		await new Promise((r) => setTimeout(r, 250));
-	}
+	await waitForHttp(`${url}/login`, child);
 	return {
 		url,
-		proc,
+		proc: child.proc,
 		dataDir,
-		output: () => out,
+		output: child.output,
 		stop: async () => {
-			const code = await stopProcess(proc);
+			const code = await stopProcess(child.proc);
 			rmSync(dataDir, { recursive: true, force: true });
 			return code;
 		}
