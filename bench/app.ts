@@ -178,7 +178,9 @@ export async function startApp(db: BenchDb, env: Record<string, string> = {}): P
 	const build = appBuild();
 	const port = await freePort();
 	let out = '';
-	const proc = spawn(process.execPath, [path.join(build, 'index.js')], {
+	// BENCH_APP_NODE_ARGS: Node flags for the server, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+	const nodeArgs = (process.env.BENCH_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+	const proc = spawn(process.execPath, [...nodeArgs, path.join(build, 'index.js')], {
 		cwd: process.cwd(),
 		env: {
 			PATH: process.env.PATH ?? '',

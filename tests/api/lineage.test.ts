@@ -9,7 +9,7 @@ import type { Principal } from '../../src/lib/server/access';
 import type { Database } from '../../src/lib/server/db';
 import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
 import { graphDigest, replaceGraph, versionKey, type GraphContent, type NodeRow } from '../../src/lib/server/repo/graph';
-import { componentEdgesSql, componentIdsSql, lineageOwnersSql } from '../../src/lib/server/repo/lineage';
+import { componentEdgesSql, componentIdsSql, componentReadSql, lineageOwnersSql } from '../../src/lib/server/repo/lineage';
 import { insertScriptVersion, newScriptHash, publishAssetUsage } from '../../src/lib/server/repo/scripts';
 import type { ColumnLineageEdge } from '../../src/lib/types/asset-graph';
 import { hashToHex } from '../../src/lib/types/script-hash';
@@ -437,6 +437,14 @@ describe.each(testBackends())('a column-lineage read costs the component, not th
 		// The relation's own incident edges (10 in, 10 out), then exactly its component.
 		expect(ids.rows).toBeLessThanOrEqual(25);
 		expect(edges.rows).toBe(100);
+		// What the service runs: the same reads in one statement, each end's node by its key.
+		const one = await rowsRead(componentReadSql(key(), uids));
+		const nodes = await rowsRead(componentReadSql(key(), uids), 'dbt_node');
+		process.stdout.write(`[measure ${backend.name}] one statement: ${one.rows} edge rows, ${nodes.rows} node rows (${one.ms.toFixed(2)} ms)\n`);
+		expect(one.seqScan).toBe(false);
+		expect(nodes.seqScan).toBe(false);
+		expect(one.rows).toBeLessThanOrEqual(125);
+		expect(nodes.rows).toBeLessThanOrEqual(200);
 
 		const t0 = performance.now();
 		const answer = await unpinnedColumnLineage(h, { ...principal('admin', [], true), workspace: 'big' }, ['main/big/f1234_m5'], null);

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject } from '../../src/lib/server/demo/generator';
-import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
+import { apiLogin, gotoHydrated, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
 import { Api, deployProject, scratchFile, signedInContext } from './support';
 
 const FAKE_DBT = path.resolve('tests/support/fake-dbt/dbt.mjs');
@@ -52,6 +52,15 @@ describe('a live run on the run page (chromium, built app, stand-in dbt)', () =>
 		await expect.poll(() => page.getByTestId('totals').textContent(), { timeout: 30_000 }).toMatch(/\d+ passed, \d+ warned, \d+ failed, \d+ skipped of \d+/);
 		expect(await page.locator('.card .status[data-status=materialized]').count()).toBeGreaterThan(0);
 		await page.screenshot({ path: path.join(screenshotDir, 'live-run-done.png') });
+		// The log is not in the page's data: opening its panel reads it, on the settled run too.
+		await gotoHydrated(page, `${app.url}/w/demo/run/${queued.job_id}`);
+		const data = await (await ctx.request.get(`${app.url}/w/demo/run/${queued.job_id}/__data.json`)).text();
+		expect(data).toContain('hasLog');
+		const log = page.locator('pre.log');
+		expect(await log.textContent()).toBe('');
+		await page.locator('details summary', { hasText: 'Log' }).click();
+		await expect.poll(() => log.textContent(), { timeout: 30_000 }).toMatch(/\S/);
+		await page.screenshot({ path: path.join(screenshotDir, 'live-run-log.png') });
 		await ctx.close();
 	}, 300_000);
 });

@@ -10,6 +10,7 @@
 // as the rows changed since the last answer's cursor (`progress_since=0`, every row, only when no
 // cursor is known or the row count disagrees), merged by relation.
 import { JOB_LOG_TAIL, type JobDetail, type JobPoll, type RunProgressChanges, type RunProgressItem } from '$lib/types/jobs';
+import { untrack } from 'svelte';
 import type { NodeStatus } from './canvas.svelte';
 
 export type JsonFetcher = (url: string) => Promise<unknown>;
@@ -125,11 +126,7 @@ export class RunLive {
 	/** The graph on screen is the run's own snapshot (or progress exists to colour it). */
 	graphSettled = $state(false);
 	pollError = $state<string | null>(null);
-	/**
-	 * The page shows the log (its panel is open): polls then ask for the log written since the
-	 * last answer. While it is closed they ask for none, and the log held stays as it was.
-	 */
-	showLog = $state(false);
+	#showLog = $state(false);
 
 	#o: RunLiveOptions;
 	/** Where the next progress read continues (null: read in full). */
@@ -142,6 +139,20 @@ export class RunLive {
 
 	constructor(o: RunLiveOptions) {
 		this.#o = o;
+	}
+
+	/**
+	 * The page shows the log (its panel is open): polls then ask for the log written since the
+	 * last answer. While it is closed they ask for none, and the log held stays as it was. The
+	 * page's data carries no log (most viewers never open it), so the first open reads its tail.
+	 */
+	get showLog(): boolean {
+		return this.#showLog;
+	}
+
+	set showLog(open: boolean) {
+		this.#showLog = open;
+		if (open && this.#logLength === null && this.job && !this.job.redacted) void this.#readLog(this.#generation);
 	}
 
 	get active(): boolean {
@@ -177,14 +188,20 @@ export class RunLive {
 	 * reads progress in full and the log's tail).
 	 */
 	start(job: JobDetail, progress: RunProgressItem[], ownSnapshot: boolean, live: { progressCursor?: string | null; logLength?: number | null } = {}): void {
-		const same = this.jobId === job.id;
+		// Called from the page's effect: what is read here must not make it re-run.
+		const same = untrack(() => this.jobId === job.id);
+		const showLog = untrack(() => this.#showLog);
+		// The same run re-read (its graph, its end) keeps the log it holds: the data has none.
+		const held = same && live.logLength == null && this.#logLength !== null && !job.redacted ? untrack(() => this.job) : null;
 		this.stop();
 		const generation = this.#generation;
 		this.jobId = job.id;
-		this.job = job;
+		this.job = held ? { ...job, logs: held.logs, logs_truncated: held.logs_truncated } : job;
 		this.progress = progress;
 		this.#cursor = live.progressCursor ?? null;
-		this.#logLength = live.logLength ?? null;
+		this.#logLength = live.logLength ?? (held ? this.#logLength : null);
+		// An open panel catches up at once (what a run wrote since, or the tail of another run's log).
+		if (showLog && !job.redacted && live.logLength == null) void this.#readLog(generation);
 		this.pollError = null;
 		if (!same) this.#graphAttempt = 0;
 		this.graphSettled = ownSnapshot || progress.length > 0;
@@ -208,6 +225,20 @@ export class RunLive {
 			// The reload calls start() again, which re-arms (or settles) the backoff.
 			void this.#o.refreshGraph();
 		});
+	}
+
+	/** The log after what is held (its tail when none is), outside the poll's rhythm. */
+	async #readLog(generation: number): Promise<void> {
+		try {
+			const answer = (await this.#o.fetchJson(this.#url('get', { log_offset: String(this.#logLength ?? 0) }))) as JobPoll;
+			if (generation !== this.#generation) return;
+			const j = mergeJobLog(this.job, this.#logLength, answer);
+			this.job = j.job;
+			this.#logLength = j.logLength;
+		} catch (e) {
+			if (generation !== this.#generation) return;
+			this.pollError = e instanceof Error ? e.message : String(e);
+		}
 	}
 
 	async #poll(generation: number): Promise<void> {

@@ -217,6 +217,58 @@ describe('RunLive', () => {
 	});
 });
 
+describe('RunLive: the log read when its panel opens', () => {
+	beforeEach(() => vi.useFakeTimers());
+	afterEach(() => vi.useRealTimers());
+	const gets = (asked: string[]) => asked.filter((u) => u.includes('/get/')).map(query);
+
+	it('reads the tail once on opening a settled run, keeps it across a re-read of the same run, and catches up', async () => {
+		const s = server();
+		s.state.job = job('a', 'success');
+		s.state.log = 'line 1\n';
+		const live = new RunLive({ workspace: 'demo', fetchJson: s.fetchJson, refreshGraph: async () => {}, graphBackoffMs: [60_000] });
+		// The page's data carries no log.
+		live.start(s.state.job, [], true);
+		await vi.advanceTimersByTimeAsync(5000);
+		expect(s.asked).toEqual([]);
+		live.showLog = true;
+		await vi.advanceTimersByTimeAsync(0);
+		expect(gets(s.asked)).toEqual([{ log_offset: '0' }]);
+		expect(live.job?.logs).toBe('line 1\n');
+		// Closed and opened again: what is held is shown, nothing is asked.
+		live.showLog = false;
+		live.showLog = true;
+		await vi.advanceTimersByTimeAsync(0);
+		expect(gets(s.asked)).toHaveLength(1);
+		// The same run re-read (its data has no log): the log held stays, and the open panel asks for what follows it.
+		s.state.log += 'line 2\n';
+		live.start(s.state.job, [], true);
+		expect(live.job?.logs).toBe('line 1\n');
+		await vi.advanceTimersByTimeAsync(0);
+		expect(gets(s.asked)[1]).toEqual({ log_offset: '7' });
+		expect(live.job?.logs).toBe('line 1\nline 2\n');
+		// Another run: its own log's tail, never the previous one's.
+		s.state.job = job('b', 'success');
+		s.state.log = 'other\n';
+		live.start(s.state.job, [], true);
+		expect(live.job?.logs).toBe('');
+		await vi.advanceTimersByTimeAsync(0);
+		expect(gets(s.asked)[2]).toEqual({ log_offset: '0' });
+		expect(live.job?.logs).toBe('other\n');
+	});
+
+	it('never reads the log of a run this viewer is shown none of', async () => {
+		const s = server();
+		s.state.job = job('a', 'success');
+		s.state.log = 'secret\n';
+		const live = new RunLive({ workspace: 'demo', fetchJson: s.fetchJson, refreshGraph: async () => {}, viewToken: 'tok.1', graphBackoffMs: [60_000] });
+		live.start({ ...s.state.job, redacted: true }, [], true);
+		live.showLog = true;
+		await vi.advanceTimersByTimeAsync(5000);
+		expect(s.asked).toEqual([]);
+	});
+});
+
 describe('mergeProgress', () => {
 	const a = running('main/s/a');
 	const b = running('main/s/b');

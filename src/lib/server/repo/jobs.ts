@@ -130,6 +130,15 @@ export async function getJobPayloadWithoutLog(h: Database, ws: string, id: strin
 	return r ? { args: r.args, result: r.result, logs: '', logsTruncated: false } : null;
 }
 
+/**
+ * A job's args and result, and whether it has a log, without reading the log: text equality
+ * compares stored lengths first, so `<> ''` leaves a long log in its TOAST.
+ */
+export async function getJobPayloadLogPresence(h: Database, ws: string, id: string): Promise<(JobPayload & { hasLog: boolean }) | null> {
+	const [r] = await h.rows<{ args: unknown; result: unknown; has_log: boolean }>(sql`select args, result, logs <> '' as has_log from job where workspace = ${ws} and id = ${id}::uuid`);
+	return r ? { args: r.args, result: r.result, logs: '', logsTruncated: false, hasLog: r.has_log } : null;
+}
+
 /** A job's args, result and the part of its log from character `offset` on (`log_offset=`). */
 export interface JobPayloadFrom {
 	args: unknown;

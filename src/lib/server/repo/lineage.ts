@@ -541,8 +541,33 @@ export interface StoredColumnEdge {
 }
 
 /**
+ * The direct edges of the components the asked relations' columns sit in, each with the asset
+ * paths of its two ends: one statement (the component ids through the child and parent indexes,
+ * the edges through the component index, each end's node by its key), so a read pays one round
+ * trip, not three.
+ */
+export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): SQL {
+	// Materialized, and the nodes fetched by an id array: the planner cannot turn either lookup
+	// into a scan of the project.
+	return sql`with edge as materialized (
+	             select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc,
+	                    e.lineage_kind as k, e.provenance as pv
+	               from dbt_column_edge e
+	              where ${keyOf('e', key)} and e.component = any(array(${componentIdsSql(key, uniqueIds)}))
+	                and e.lineage_kind in ('copy', 'mod')),
+	           node as materialized (
+	             select n.unique_id as u, n.asset_path as p
+	               from dbt_node n
+	              where ${keyOf('n', key)} and n.unique_id = any(array(select pu from edge union select cu from edge)))
+	           select edge.*, pn.p as pp, cn.p as cp
+	             from edge
+	             left join node pn on pn.u = edge.pu
+	             left join node cn on cn.u = edge.cu`;
+}
+
+/**
  * The direct column edges of the components the asked relations' columns sit in, and the asset
- * path of every relation they touch. Three indexed reads; never a recursive walk in SQL.
+ * path of every relation they touch (null: a relation-less node). Never a recursive walk in SQL.
  */
 export async function componentEdges(
 	h: Database,
@@ -551,8 +576,13 @@ export async function componentEdges(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
-	const comps = (await h.rows<{ c: unknown }>(componentIdsSql(key, uniqueIds), tx)).map((r) => toNumber(r.c));
-	return edgesOfComponents(h, key, comps, tx);
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; pp: string | null; cp: string | null }>(componentReadSql(key, uniqueIds), tx);
+	const assetPathOf = new Map<string, string | null>();
+	for (const r of rows) {
+		assetPathOf.set(r.pu, r.pp);
+		assetPathOf.set(r.cu, r.cp);
+	}
+	return { edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })), assetPathOf };
 }
 
 /** The asset path of each of these nodes of one graph (null for a relation-less one). */

@@ -9,8 +9,7 @@ import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
 import { jobAssetGraph } from '$lib/server/lineage-api';
 import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
 import { testStatusesOfRun } from '$lib/server/pages/latest-runs';
-import { getJobPayloadFrom, getJobPayloadWithoutLog, progressSince } from '$lib/server/repo/jobs';
-import { JOB_LOG_TAIL } from '$lib/types/jobs';
+import { getJobPayloadLogPresence, progressSince } from '$lib/server/repo/jobs';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -27,12 +26,11 @@ export const load: PageServerLoad = async (event) => {
 		error(e.status, e.message);
 	}
 	const h = await getDatabase();
-	// The log's tail and its whole length: the page's polls then ask only for what follows it.
-	const payload = access.canReadScript
-		? await getJobPayloadFrom(h, access.job.workspace, access.job.id, 0, JOB_LOG_TAIL)
-		: await getJobPayloadWithoutLog(h, access.job.workspace, access.job.id).then((p) => p && { ...p, from: 0, length: 0 });
+	// No log: the page reads its tail when its panel is opened (most viewers never do); only
+	// whether there is one, for a viewer who may read it.
+	const payload = await getJobPayloadLogPresence(h, access.job.workspace, access.job.id);
 	if (!payload) error(404, 'no such job');
-	const job = jobDetailOf(access.job, { args: payload.args, result: payload.result, logs: payload.logs, logsTruncated: payload.from > 0 }, access.canReadScript);
+	const job = jobDetailOf(access.job, payload, access.canReadScript);
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
 	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
 	const progress = changes.rows.map((r) => progressItemOf(r, access.canReadScript));
@@ -51,8 +49,8 @@ export const load: PageServerLoad = async (event) => {
 		job,
 		progress,
 		progressCursor: changes.cursor,
-		/** Characters of log the job had (null when this viewer gets none): polls continue from here. */
-		logLength: access.canReadScript ? payload.length : null,
+		/** The job has a log this viewer may open (read when its panel opens). */
+		hasLog: access.canReadScript && payload.hasLog,
 		...canvasPayload(graph, { direction: directionFromCookies(event.cookies) }),
 		/** The worst result of each relation's tests in this run (the test lens). */
 		testStatuses: testStatusesOfRun(graph, payload.result),
