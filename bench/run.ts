@@ -15,6 +15,7 @@ if (quick) process.env.BENCH_QUICK = '1';
 const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }>> = {
 	ingest: () => import('./ingest'),
 	'column-lineage': () => import('./column-lineage'),
+	'column-impact': () => import('./column-impact'),
 	graph: () => import('./graph'),
 	polling: () => import('./polling'),
 	canvas: () => import('./canvas')

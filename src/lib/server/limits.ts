@@ -202,3 +202,13 @@ export function layoutDeadline(budgetMs: number = LAYOUT_LIMITS.timeMs): () => b
 export function layoutTimeout(budgetMs: number = LAYOUT_LIMITS.timeMs): LimitError {
 	return new LimitError('timeMs', `levels: the layout took longer than the limit of ${fmt(budgetMs)} ms`);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Column lineage
+
+/**
+ * `include=scan` on the column-lineage reads: at most this many `scan` edges per answer. A scan
+ * edge joins every key a model reads to every column it outputs, so one wide model has
+ * thousands; the lens shows the asked relations' own, and says when it was cut.
+ */
+export const SCAN_EDGE_LIMIT = 2000;

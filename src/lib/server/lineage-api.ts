@@ -44,13 +44,16 @@ import {
 	pinnedGraphOf,
 	producerLineage,
 	relationsIn,
+	scanEdgesOf,
 	visibleUsage,
 	type LoadedGraph,
 	type NodeFields,
 	type PinnedGraph,
+	type ProducerLineageRow,
 	type VersionRef
 } from './repo/lineage';
 import { graphInputsStamp } from './repo/graph-read';
+import { SCAN_EDGE_LIMIT } from './limits';
 import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from './graph-cache';
 
 export const MAX_ASSET_PATHS = 1000;
@@ -140,7 +143,7 @@ const toDescribed = (g: LoadedGraph, authored: boolean, ownsAssets = false): Des
 
 export const emptyGraph = (): AssetGraph => ({ assets: [], runnables: [], edges: [], dbt_edges: [], hidden: 0 });
 
-function groupProducerLineage(rows: Awaited<ReturnType<typeof producerLineage>>): Map<string, ProducerColumnLineage[]> {
+export function groupProducerLineage(rows: readonly ProducerLineageRow[]): Map<string, ProducerColumnLineage[]> {
 	const byScript = new Map<string, Map<string, ProducerColumnLineage>>();
 	for (const r of rows) {
 		let outs = byScript.get(r.scriptPath);
@@ -406,30 +409,63 @@ export async function jobAssetGraphBody(h: Database, gate: PinnedAccess, q: Grap
 export interface LineageOptions {
 	/** The bound on served edges (5000; smaller only in tests). */
 	limit?: number;
+	/** `include=scan`: also the scan edges touching the asked relations, in their own list. */
+	scan?: boolean;
+	/** The bound on served scan edges (SCAN_EDGE_LIMIT; smaller only in tests). */
+	scanLimit?: number;
 }
 
+/** `include=` (comma list, repeatable): `scan` is the only word; default nothing. */
+export function parseLineageInclude(q: URLSearchParams): { scan: boolean } {
+	let scan = false;
+	for (const w of q.getAll('include').flatMap((v) => v.split(','))) {
+		const word = w.trim();
+		if (word === 'scan') scan = true;
+		else throw badRequest(`include: unknown word ${JSON.stringify(word.slice(0, 40))}; the only one is scan`);
+	}
+	return { scan };
+}
+
+type GraphRef = LoadedGraph['key'];
+
 /** One graph's served edges, ranked by distance from the selection, in asset terms. */
-async function rankedEdges(h: Database, key: LoadedGraph['key'], uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
+async function rankedEdges(h: Database, key: GraphRef, uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
 	const { edges, assetPathOf } = await componentEdges(h, key, uniqueIds);
 	const out: Ranked<ColumnLineageEdge>[] = [];
 	for (const { edge, depth } of reachComponent(edges, uniqueIds)) {
-		const from = assetPathOf.get(edge.parentUniqueId);
-		const to = assetPathOf.get(edge.childUniqueId);
-		// A relation-less node (an ephemeral model) has no place on the canvas.
-		if (!from || !to) continue;
-		const value: ColumnLineageEdge = {
-			from_asset_path: from,
-			from_column: edge.parentColumn,
-			to_asset_path: to,
-			to_column: edge.childColumn,
-			kind: edge.lineageKind
-		};
-		out.push({ key: [from, edge.parentColumn, to, edge.childColumn, edge.lineageKind].join('\u0000'), depth, value });
+		const value = toWireEdge(edge, assetPathOf);
+		if (value) out.push({ key: wireKey(value), depth, value });
 	}
 	return out;
 }
 
-const noLineage = (): ColumnLineageAnswer => ({ edges: [], truncated: false });
+const wireKey = (e: ColumnLineageEdge) => [e.from_asset_path, e.from_column, e.to_asset_path, e.to_column, e.kind].join('\u0000');
+
+function toWireEdge(edge: { parentUniqueId: string; parentColumn: string; childUniqueId: string; childColumn: string; lineageKind: string }, assetPathOf: Map<string, string | null>): ColumnLineageEdge | null {
+	const from = assetPathOf.get(edge.parentUniqueId);
+	const to = assetPathOf.get(edge.childUniqueId);
+	// A relation-less node (an ephemeral model) has no place on the canvas.
+	if (!from || !to) return null;
+	return { from_asset_path: from, from_column: edge.parentColumn, to_asset_path: to, to_column: edge.childColumn, kind: edge.lineageKind };
+}
+
+/** The scan edges of these graphs' asked relations, merged, de-duplicated, sorted and capped. */
+async function scanAnswer(h: Database, graphs: readonly { key: GraphRef; uniqueIds: string[] }[], limit: number): Promise<Pick<ColumnLineageAnswer, 'scan_edges' | 'scan_truncated'>> {
+	const byKey = new Map<string, ColumnLineageEdge>();
+	for (const g of graphs) {
+		// One more than the cap per graph: enough to know whether the merged list was cut.
+		const { edges, assetPathOf } = await scanEdgesOf(h, g.key, g.uniqueIds, limit + 1);
+		for (const e of edges) {
+			const w = toWireEdge(e, assetPathOf);
+			if (w) byKey.set(wireKey(w), w);
+		}
+	}
+	const sorted = [...byKey.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, e]) => e);
+	return { scan_edges: sorted.slice(0, limit), scan_truncated: sorted.length > limit };
+}
+
+const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
+	opts.scan ? { edges: [], truncated: false, scan_edges: [], scan_truncated: false } : { edges: [], truncated: false };
 
 /**
  * Unpinned column lineage: every project version the caller may read (path access AND
@@ -445,12 +481,13 @@ export async function unpinnedColumnLineage(
 ): Promise<ColumnLineageAnswer> {
 	const named = await readableVersion(h, p, scriptHash);
 	// Column lineage is authored: a named version it may not read authored parts of answers none.
-	if (named && !authoredShownOf(p, named.path)) return noLineage();
+	if (named && !authoredShownOf(p, named.path)) return noLineage(opts);
 	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
 	for (const o of owners) items.push(...(await rankedEdges(h, o.key, o.uniqueIds)));
 	const { values, truncated } = keepNearest(items, opts.limit);
-	return { edges: values, truncated };
+	const answer: ColumnLineageAnswer = { edges: values, truncated };
+	return opts.scan ? { ...answer, ...(await scanAnswer(h, owners, opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
 }
 
 /** Column lineage of the job's pinned graph; empty for a caller who may not read the project. */
@@ -461,10 +498,11 @@ export async function pinnedColumnLineage(
 	assetPaths: string[],
 	opts: LineageOptions = {}
 ): Promise<ColumnLineageAnswer> {
-	if (!pinnedAuthoredShown(a, pinned)) return noLineage();
+	if (!pinnedAuthoredShown(a, pinned)) return noLineage(opts);
 	const uids = await relationsIn(h, pinned.key, assetPaths);
 	const { values, truncated } = keepNearest(await rankedEdges(h, pinned.key, uids), opts.limit);
-	return { edges: values, truncated };
+	const answer: ColumnLineageAnswer = { edges: values, truncated };
+	return opts.scan ? { ...answer, ...(await scanAnswer(h, [{ key: pinned.key, uniqueIds: uids }], opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
 }
 
 /** `jobs/dbt_column_lineage/{id}`: pinned like jobAssetGraph, with the same fallbacks. */
@@ -472,5 +510,5 @@ export async function jobColumnLineage(h: Database, gate: PinnedAccess, assetPat
 	if (gate.kind === 'no_job') return unpinnedColumnLineage(h, gate.principal, assetPaths, null, opts);
 	const pinned = await pinnedGraphOf(h, gate.access.job);
 	if (pinned) return pinnedColumnLineage(h, gate.access, pinned, assetPaths, opts);
-	return gate.access.principal ? unpinnedColumnLineage(h, gate.access.principal, assetPaths, null, opts) : noLineage();
+	return gate.access.principal ? unpinnedColumnLineage(h, gate.access.principal, assetPaths, null, opts) : noLineage(opts);
 }

@@ -12,7 +12,7 @@ interface Op {
 	query?: Record<string, { description: string; required?: boolean; array?: boolean }>;
 	body?: Schema;
 	multipart?: Record<string, string>;
-	ok: { status: number; description: string; schema?: Schema };
+	ok: { status: number; description: string; schema?: Schema; csv?: string };
 	errors?: number[];
 }
 
@@ -26,6 +26,19 @@ const obj = (properties: Record<string, Schema>, required: string[] = []): Schem
 	...(required.length ? { required } : {})
 });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const IMPACT_CSV =
+	'format=csv: a header row (kind,asset_path,column,depth,kinds,via,tests), one row per column; kinds joined with >, via and tests with ;. Headers X-Impact-Truncated and X-Impact-Withheld carry truncated and withheld';
+
+function impactQuery(extra: Op['query']): Op['query'] {
+	return {
+		asset_path: { description: 'one relation: dbt://main/schema/name (or main/schema/name), or ducklake://<path> for a lake table', required: true },
+		column: { description: 'a column of that relation (a 400 when a readable relation has no such column)', required: true },
+		direction: { description: 'downstream (default) or upstream' },
+		format: { description: 'json (default) or csv' },
+		...extra
+	};
+}
 
 const schemas: Record<string, Schema> = {
 	Error: obj({ error: str }, ['error']),
@@ -43,8 +56,36 @@ const schemas: Record<string, Schema> = {
 	RunProgressItem: obj({ asset_kind: str, asset_path: str, status: { enum: ['running', 'materialized', 'failed'] }, row_count: int, error: str }, ['asset_kind', 'asset_path', 'status']),
 	ColumnLineage: obj({
 		edges: { type: 'array', items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['copy', 'mod'] } }) },
-		truncated: bool
+		truncated: bool,
+		scan_edges: {
+			type: 'array',
+			description: 'include=scan only: the scan edges (a column read by JOIN, WHERE or GROUP BY) touching the asked relations, never mixed into edges; at most 2000',
+			items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['scan'] } })
+		},
+		scan_truncated: { type: 'boolean', description: 'include=scan only: scan edges were left out at the cap' }
 	}),
+	ColumnImpact: obj(
+		{
+			columns: {
+				type: 'array',
+				items: obj(
+					{
+						kind: { enum: ['dbt', 'ducklake'] },
+						asset_path: str,
+						column: str,
+						depth: { type: 'integer', description: 'edges from the asked column along the shortest path (1: a direct child or parent)' },
+						kinds: { type: 'array', items: { enum: ['copy', 'mod', 'producer'] }, description: 'the edge kinds along that path; producer where an annotation did not say copy or mod' },
+						via: { type: 'array', items: str, description: 'producer script paths on that path' }
+					},
+					['kind', 'asset_path', 'column', 'depth', 'kinds', 'via']
+				)
+			},
+			truncated: { type: 'boolean', description: 'reachable columns were left out (at most 5000 are listed, nearest first)' },
+			withheld: { type: 'integer', description: "reached columns of relations the caller may not see (outside the token's assets:read): counted, never named, not walked through" },
+			tests: { type: 'object', additionalProperties: { type: 'array', items: obj({ kind: { type: ['string', 'null'] }, column: { type: ['string', 'null'] }, severity: { type: ['string', 'null'] } }) }, description: 'the dbt tests on each listed relation, by asset path' }
+		},
+		['columns', 'truncated', 'withheld', 'tests']
+	),
 	AssetGraph: obj({
 		assets: { type: 'array', items: { type: 'object', description: 'kind, path, dbt provenance (shape always; authored fields only to readers of the project)' } },
 		runnables: { type: 'array', items: { type: 'object', description: 'scripts: dbt projects with dbt.model_count, producers with column_lineage' } },
@@ -145,8 +186,13 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/assets/column_lineage', summary: 'The direct (copy/mod) column-lineage component of the asked relations', gate: 'assets:read; per owning project, scripts:read on its path (else no edges)',
-		query: { asset_path: { description: '1 to 1000 relation paths (dbt://main/schema/name or main/schema/name)', required: true, array: true }, dbt_script_hash: { description: 'pin one dbt version' } },
+		query: { asset_path: { description: '1 to 1000 relation paths (dbt://main/schema/name or main/schema/name)', required: true, array: true }, dbt_script_hash: { description: 'pin one dbt version' }, include: { description: 'scan: also the scan edges touching the asked relations, in scan_edges (default: none)' } },
 		ok: { status: 200, description: 'edges, nearest the selection first, at most 5000', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/assets/column_impact', summary: 'Every column one column feeds (or is fed by) across dbt models, producers and lake tables, with depth, copy/mod chain, producers on the way and the tests on the listed relations', gate: "as assets/column_lineage: assets:read; per project, scripts:read on its path (else no columns); producers only with scripts:read on theirs; columns outside the token's assets:read are withheld (counted)",
+		query: impactQuery({ dbt_script_hash: { description: 'pin one dbt version' } }),
+		ok: { status: 200, description: 'the impact list, nearest first', schema: ref('ColumnImpact'), csv: IMPACT_CSV }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/dbt_graph/{id}', summary: "The graph as this job saw it: its own snapshot, else its version's graph, else the current one", gate: 'job read access (creator, share link, path) + assets:read; authored fields only to readers of the project',
@@ -155,8 +201,13 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/dbt_column_lineage/{id}', summary: "Column lineage pinned to the job's graph", gate: 'job read access + assets:read; a caller who cannot read the project gets edges: []',
-		query: { asset_path: { description: '1 to 1000 relation paths', required: true, array: true }, view_token: { description: 'share link token' } },
+		query: { asset_path: { description: '1 to 1000 relation paths', required: true, array: true }, view_token: { description: 'share link token' }, include: { description: 'scan: also the scan edges, as on assets/column_lineage' } },
 		ok: { status: 200, description: 'edges', schema: ref('ColumnLineage') }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/dbt_column_impact/{id}', summary: "The impact list in the job's pinned graph (dbt's lineage only), with dbt_column_lineage's fallbacks", gate: 'job read access + assets:read; a caller who cannot read the project gets columns: []',
+		query: impactQuery({ view_token: { description: 'share link token' } }),
+		ok: { status: 200, description: 'the impact list', schema: ref('ColumnImpact'), csv: IMPACT_CSV }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; result.error is then the generic outcome), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
@@ -227,7 +278,12 @@ export function openapiDocument(): Record<string, unknown> {
 			params.push({ name, in: 'query', required: !!q.required, description: q.description, schema: q.array ? strs : str, explode: true });
 		}
 		const responses: Record<string, unknown> = {
-			[op.ok.status]: { description: op.ok.description, ...(op.ok.schema ? { content: { 'application/json': { schema: op.ok.schema } } } : {}) }
+			[op.ok.status]: {
+				description: op.ok.description,
+				...(op.ok.schema
+					? { content: { 'application/json': { schema: op.ok.schema }, ...(op.ok.csv ? { 'text/csv': { schema: { type: 'string', description: op.ok.csv } } } : {}) } }
+					: {})
+			}
 		};
 		for (const s of op.errors ?? []) responses[s] = { description: 'error', content: { 'application/json': { schema: ref('Error') } } };
 		const requestBody = op.body

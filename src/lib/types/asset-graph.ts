@@ -118,4 +118,11 @@ export interface ColumnLineageAnswer {
 	edges: ColumnLineageEdge[];
 	/** True only when edges of the component were actually left out. */
 	truncated: boolean;
+	/**
+	 * Only with `include=scan`: the `scan` edges touching the asked relations (a column read by a
+	 * JOIN, WHERE or GROUP BY, not carried), kept apart so no trace or impact list walks them.
+	 */
+	scan_edges?: ColumnLineageEdge[];
+	/** With `include=scan`: true when scan edges were left out at the cap. */
+	scan_truncated?: boolean;
 }

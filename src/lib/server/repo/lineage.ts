@@ -563,3 +563,218 @@ export async function componentEdges(
 		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
 	};
 }
+
+// ─── Scan edges (the scan lens) ────────────────────────────────────────────────────────────
+
+/**
+ * The `scan` edges touching these relations (a column of theirs read by a JOIN, WHERE or GROUP
+ * BY, or their columns reading one), at most `limit` in edge order. Stored with component NULL,
+ * so they are looked up by end (the child index; the version unique index leads with the
+ * parent), never through the component index the direct reads use.
+ */
+export async function scanEdgesOf(
+	h: Database,
+	key: GraphKey,
+	uniqueIds: readonly string[],
+	limit: number,
+	tx?: Tx
+): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
+	if (uniqueIds.length === 0 || limit <= 0) return { edges: [], assetPathOf: new Map() };
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string }>(
+		sql`select pu, pc, cu, cc from (
+		      select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc
+		        from dbt_column_edge e
+		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.child_unique_id = any(${textArray(uniqueIds)})
+		      union
+		      select e.parent_unique_id, e.parent_column, e.child_unique_id, e.child_column
+		        from dbt_column_edge e
+		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.parent_unique_id = any(${textArray(uniqueIds)})
+		    ) s
+		    order by pu, pc, cu, cc
+		    limit ${limit}`,
+		tx
+	);
+	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
+	const paths = ids.length
+		? await h.rows<{ u: string; p: string | null }>(
+				sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
+				tx
+			)
+		: [];
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: 'scan' })),
+		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+	};
+}
+
+// ─── Column impact ─────────────────────────────────────────────────────────────────────────
+
+const anyKey = (t: string, keys: readonly GraphKey[]) => sql.join(keys.map((k) => sql`(${keyOf(t, k)})`), sql` or `);
+
+/**
+ * The column lineage of every producer script the filter lets through (path access AND
+ * `scripts:read`), each at its newest live version: the producer half of an impact walk, the
+ * same rows the asset graph carries for a reader of the script.
+ */
+export async function readableProducerLineage(h: Database, ws: string, f: ScriptPathFilter, tx?: Tx): Promise<ProducerLineageRow[]> {
+	const rows = await h.rows<Record<string, string | null>>(
+		sql`with live as materialized (
+		      select distinct on (s.path) s.path, s.hash from script s
+		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and ${pathAllowed(sql`s.path`, f)}
+		       order by s.path, s.created_at desc, s.hash desc
+		    )
+		    select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
+		           p.input_asset_kind, p.input_asset_path, p.input_column, p.source, p.lineage_kind
+		      from producer_column_lineage p
+		      join live l on p.script_path = l.path and p.script_hash = l.hash
+		     where p.workspace = ${ws}
+		     order by p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
+		              p.input_asset_kind, p.input_asset_path, p.input_column, p.source`,
+		tx
+	);
+	return rows.map((r) => ({
+		scriptPath: r.script_path!,
+		outputAssetKind: r.output_asset_kind!,
+		outputAssetPath: r.output_asset_path!,
+		outputColumn: r.output_column!,
+		inputAssetKind: r.input_asset_kind!,
+		inputAssetPath: r.input_asset_path!,
+		inputColumn: r.input_column!,
+		source: r.source!,
+		lineageKind: r.lineage_kind ?? null
+	}));
+}
+
+/**
+ * Whether these graphs know `column` of the relation: its analyzed schema or declared columns
+ * name it, or a stored column edge of any kind (a `scan` too) has it at either end.
+ */
+export async function relationHasColumn(h: Database, keys: readonly GraphKey[], assetPath: string, column: string, tx?: Tx): Promise<boolean> {
+	if (keys.length === 0) return false;
+	const [r] = await h.rows<{ ok: boolean }>(
+		sql`select exists (
+		      select 1 from dbt_node n
+		       where (${anyKey('n', keys)}) and n.asset_path = ${assetPath}
+		         and (jsonb_path_exists(coalesce(n.column_schema, '[]'::jsonb), '$[*] ? (@.name == $c)', jsonb_build_object('c', ${column}::text))
+		              or coalesce(n.columns, '{}'::jsonb) ? ${column}::text
+		              or exists (select 1 from dbt_column_edge e
+		                          where e.workspace = n.workspace and e.job_id = n.job_id
+		                            and (e.script_hash = n.script_hash or (e.script_hash is null and n.script_hash is null))
+		                            and e.script_path = n.script_path and e.child_unique_id = n.unique_id and e.child_column = ${column})
+		              or exists (select 1 from dbt_column_edge e
+		                          where e.workspace = n.workspace and e.job_id = n.job_id
+		                            and (e.script_hash = n.script_hash or (e.script_hash is null and n.script_hash is null))
+		                            and e.script_path = n.script_path and e.parent_unique_id = n.unique_id and e.parent_column = ${column}))
+		    ) as ok`,
+		tx
+	);
+	return r?.ok === true || (r?.ok as unknown) === 't';
+}
+
+export interface RelationTestRow {
+	assetPath: string;
+	kind: string | null;
+	column: string | null;
+	severity: string | null;
+}
+
+/** The dbt tests attached to these relations in these graphs, de-duplicated, sorted. */
+export async function relationTests(h: Database, keys: readonly GraphKey[], assetPaths: readonly string[], tx?: Tx): Promise<RelationTestRow[]> {
+	if (keys.length === 0 || assetPaths.length === 0) return [];
+	const rows = await h.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
+		sql`select distinct r.asset_path, t.test_kind, t.test_column, t.severity
+		      from dbt_node r
+		      join dbt_node t on t.workspace = r.workspace and t.job_id = r.job_id and t.script_path = r.script_path
+		       and (t.script_hash = r.script_hash or (t.script_hash is null and r.script_hash is null)) and t.attached_node = r.unique_id and t.resource_type = 'test'
+		     where (${anyKey('r', keys)}) and r.asset_path = any(${textArray(assetPaths)})
+		     order by 1, 2, 3, 4`,
+		tx
+	);
+	return rows.map((r) => ({ assetPath: r.asset_path, kind: r.test_kind, column: r.test_column, severity: r.severity }));
+}
+
+/** A dbt relation as one graph holds it: the graph, the node, its asset path. */
+export interface RelationInGraph {
+	key: GraphKey;
+	uniqueId: string;
+	assetPath: string;
+}
+
+/**
+ * Every node with one of these asset paths in the version graphs the filter lets through (the
+ * column-lineage gate, as lineageOwners applies it), each with its graph.
+ */
+export async function relationsInOwners(
+	h: Database,
+	ws: string,
+	assetPaths: readonly string[],
+	f: ScriptPathFilter,
+	named: VersionRef | null,
+	tx?: Tx
+): Promise<RelationInGraph[]> {
+	if (assetPaths.length === 0) return [];
+	const onlyNamed = named === null ? sql`true` : sql`c.path = ${named.path} and c.hash = ${hashText(named.hash)}`;
+	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string }>(
+		sql`with ${chosenVersionsCte(ws, f, named)}
+		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path
+		      from dbt_node n
+		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		     where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid and ${onlyNamed}
+		     order by n.script_path, n.unique_id`,
+		tx
+	);
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueId: r.unique_id,
+		assetPath: r.asset_path
+	}));
+}
+
+/** The nodes with these asset paths inside one (pinned) graph. */
+export async function relationsInGraph(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<RelationInGraph[]> {
+	if (assetPaths.length === 0) return [];
+	const rows = await h.rows<{ u: string; p: string }>(
+		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.asset_path = any(${textArray(assetPaths)}) order by 1`,
+		tx
+	);
+	return rows.map((r) => ({ key, uniqueId: r.u, assetPath: r.p }));
+}
+
+/** The direct components these (node, column) pairs sit in, in one graph: through the child index and the parent unique index. */
+export async function columnComponents(h: Database, key: GraphKey, pairs: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<number[]> {
+	if (pairs.length === 0) return [];
+	const uids = textArray(pairs.map((p) => p.uniqueId));
+	const cols = textArray(pairs.map((p) => p.column));
+	const rows = await h.rows<{ c: unknown }>(
+		sql`with asked(u, c) as (select * from unnest(${uids}, ${cols}))
+		    select e.component as c from dbt_column_edge e join asked a on e.child_unique_id = a.u and e.child_column = a.c
+		     where ${keyOf('e', key)} and e.component is not null
+		    union
+		    select e.component from dbt_column_edge e join asked a on e.parent_unique_id = a.u and e.parent_column = a.c
+		     where ${keyOf('e', key)} and e.component is not null`,
+		tx
+	);
+	return rows.map((r) => toNumber(r.c));
+}
+
+/** The direct edges of these components of one graph, and the asset path of every node they touch. */
+export async function edgesOfComponents(
+	h: Database,
+	key: GraphKey,
+	components: readonly number[],
+	tx?: Tx
+): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
+	if (components.length === 0) return { edges: [], assetPathOf: new Map() };
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(componentEdgesSql(key, components), tx);
+	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
+	const paths = ids.length
+		? await h.rows<{ u: string; p: string | null }>(
+				sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
+				tx
+			)
+		: [];
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k })),
+		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
+	};
+}

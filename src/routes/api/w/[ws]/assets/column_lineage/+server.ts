@@ -1,9 +1,10 @@
 // GET assets/column_lineage?asset_path=...&dbt_script_hash=: the direct column lineage component
-// of the asked relations in every project version the caller may read (DESIGN.md §6).
+// of the asked relations in every project version the caller may read (DESIGN.md §6);
+// `include=scan` adds the scan edges touching them, in their own list.
 import { requireScope, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseAssetPaths, parseScriptHash, unpinnedColumnLineage } from '$lib/server/lineage-api';
+import { parseAssetPaths, parseLineageInclude, parseScriptHash, unpinnedColumnLineage } from '$lib/server/lineage-api';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
@@ -12,5 +13,6 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const q = event.url.searchParams;
 	const paths = parseAssetPaths(q);
 	const hash = parseScriptHash(q);
-	return jsonSafe(await unpinnedColumnLineage(await getDatabase(), p, paths, hash), { headers: { 'cache-control': 'private, no-store' } });
+	const include = parseLineageInclude(q);
+	return jsonSafe(await unpinnedColumnLineage(await getDatabase(), p, paths, hash, include), { headers: { 'cache-control': 'private, no-store' } });
 });

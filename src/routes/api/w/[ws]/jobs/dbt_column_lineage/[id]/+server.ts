@@ -1,14 +1,15 @@
 // GET jobs/dbt_column_lineage/{id}?asset_path=...: column lineage pinned to one job's graph
 // (DESIGN.md §6). The only way to a preview's lineage; empty for a caller who may reach the run
-// but not read its project.
+// but not read its project. `include=scan` as on assets/column_lineage.
 import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { jobColumnLineage, parseAssetPaths } from '$lib/server/lineage-api';
+import { jobColumnLineage, parseAssetPaths, parseLineageInclude } from '$lib/server/lineage-api';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const paths = parseAssetPaths(event.url.searchParams);
+	const include = parseLineageInclude(event.url.searchParams);
 	const gate = await pinnedAccess(event, event.params.ws, event.params.id);
-	return jsonSafe(await jobColumnLineage(await getDatabase(), gate, paths), { headers: { 'cache-control': 'private, no-store' } });
+	return jsonSafe(await jobColumnLineage(await getDatabase(), gate, paths, include), { headers: { 'cache-control': 'private, no-store' } });
 });

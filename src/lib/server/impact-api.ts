@@ -1,0 +1,336 @@
+// The column impact read (issue 16, item 7) between the routes and the repo: query parsing (400s
+// naming the parameter), the gates — exactly column lineage's, since an impact list is column
+// lineage walked one way — and the walk across dbt's lineage and the producers' lineage.
+import { assetColumns, columnId } from '../lineage/column-trace';
+import {
+	bridgeRelationless,
+	buildImpactGraph,
+	COLUMN_IMPACT_LIMIT,
+	impactCsv,
+	impactRelations,
+	isImpactDirection,
+	walkColumnImpact,
+	type ImpactDirection,
+	type ImpactEntry,
+	type ProducerLineageOf
+} from '../lineage/column-impact';
+import type { ColumnLineageEdge } from '../types/asset-graph';
+import type { ColumnImpactAnswer, ColumnImpactTest } from '../types/column-impact';
+import {
+	assetPathGate,
+	authoredPathFilter,
+	authoredShownOf,
+	pinnedAuthoredShown,
+	readableVersion,
+	type JobAccess,
+	type PinnedAccess,
+	type Principal
+} from './access';
+import type { Database } from './db';
+import { badRequest } from './http';
+import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
+import {
+	columnComponents,
+	edgesOfComponents,
+	pinnedGraphOf,
+	readableProducerLineage,
+	relationHasColumn,
+	relationsInGraph,
+	relationsInOwners,
+	relationTests,
+	type PinnedGraph,
+	type RelationInGraph,
+	type StoredColumnEdge
+} from './repo/lineage';
+import type { GraphKey } from './repo/graph';
+
+// ─── Query parsing ─────────────────────────────────────────────────────────────────────────
+
+export interface ImpactQuery {
+	kind: 'dbt' | 'ducklake';
+	assetPath: string;
+	column: string;
+	direction: ImpactDirection;
+	format: 'json' | 'csv';
+	/** Unpinned only: a named dbt version, as on column lineage. */
+	scriptHash: bigint | null;
+}
+
+const MAX_PATH = 255;
+const MAX_COLUMN = 255;
+// A lake table's path: what a producer's annotation names, `<catalog>/<table>` or with a schema.
+const LAKE_PATH = /^[A-Za-z0-9_$]+(?:\/[A-Za-z0-9_$]+(?:[.-][A-Za-z0-9_$]+)*){1,2}$/;
+// Column names are the engine's, so almost anything: but not a control character, and not empty.
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
+function once(q: URLSearchParams, name: string, what: string): string | undefined {
+	const all = q.getAll(name);
+	if (all.length > 1) throw badRequest(`${name} may be given once: ${what}`);
+	return all[0];
+}
+
+/**
+ * `asset_path=` once (a dbt relation as column lineage takes it, or `ducklake://<path>` for a
+ * lake table), `column=`, `direction=downstream|upstream` (default downstream), `format=json|csv`
+ * (default json), and `dbt_script_hash=` as on column lineage.
+ */
+export function parseImpactQuery(q: URLSearchParams): ImpactQuery {
+	const what = 'one relation, dbt://<warehouse>/<schema>/<name> or ducklake://<path>';
+	const raw = once(q, 'asset_path', what);
+	if (raw === undefined || raw === '') throw badRequest(`asset_path is required: ${what}`);
+	if (raw.length > MAX_PATH + 'ducklake://'.length) throw badRequest(`asset_path is ${raw.length} characters; at most ${MAX_PATH}: ${what}`);
+	let kind: ImpactQuery['kind'] = 'dbt';
+	let assetPath: string;
+	if (raw.startsWith('ducklake://')) {
+		kind = 'ducklake';
+		assetPath = raw.slice('ducklake://'.length);
+		if (!LAKE_PATH.test(assetPath)) throw badRequest('asset_path: a lake table is ducklake://<catalog>/<table> (letters, digits, _ and $, joined by . or -)');
+	} else {
+		assetPath = parseAssetPaths(new URLSearchParams([['asset_path', raw]]))[0];
+	}
+	const column = once(q, 'column', 'one column name');
+	if (column === undefined || column === '') throw badRequest(`column is required: the name of one column of ${kind}://${assetPath}`);
+	if (column.length > MAX_COLUMN || CONTROL.test(column)) throw badRequest(`column must be a column name: 1 to ${MAX_COLUMN} characters, no control characters`);
+	const direction = once(q, 'direction', 'downstream or upstream') ?? 'downstream';
+	if (!isImpactDirection(direction)) throw badRequest(`direction must be downstream or upstream (got ${JSON.stringify(direction.slice(0, 40))})`);
+	const format = once(q, 'format', 'json or csv') ?? 'json';
+	if (format !== 'json' && format !== 'csv') throw badRequest(`format must be json or csv (got ${JSON.stringify(format.slice(0, 40))})`);
+	return { kind, assetPath, column, direction, format, scriptHash: parseScriptHash(q) };
+}
+
+// ─── The walk ──────────────────────────────────────────────────────────────────────────────
+
+export interface ImpactOptions {
+	/** The bound on listed columns (COLUMN_IMPACT_LIMIT; smaller only in tests). */
+	limit?: number;
+}
+
+/** Reads more of dbt's lineage at most this many times: each round follows the walk one step across projects or producers. */
+const MAX_ROUNDS = 16;
+
+const noImpact = (): ColumnImpactAnswer => ({ columns: [], truncated: false, withheld: 0, tests: {} });
+
+const unknownColumn = (q: ImpactQuery) => badRequest(`column: ${q.kind}://${q.assetPath} has no column ${JSON.stringify(q.column.slice(0, 80))}`);
+
+const keyId = (k: GraphKey) => `${k.scriptPath}\u0000${k.scriptHash ?? ''}\u0000${k.jobId}`;
+const colKey = (a: string, b: string) => `${a}\u0000${b}`;
+
+interface HeldGraph {
+	key: GraphKey;
+	components: Set<number>;
+	edges: StoredColumnEdge[];
+	pathOf: Map<string, string | null>;
+	/** `unique_id NUL column` of every edge end held: its whole component is in hand. */
+	ends: Set<string>;
+}
+
+/**
+ * dbt's lineage as an impact walk reads it: per graph, the components of the columns the walk
+ * has reached, each fetched once through the component index. A relation several projects
+ * describe is looked up in all of them (each under the caller's gate, in SQL), so a walk crosses
+ * from one project into another where they share a relation, as it crosses producers.
+ */
+class DbtLineageReader {
+	readonly graphs = new Map<string, HeldGraph>();
+	/** The graphs describing each looked-up relation. */
+	readonly ownersOf = new Map<string, GraphKey[]>();
+	#looked = new Set<string>();
+
+	constructor(
+		private h: Database,
+		private owners: (assetPaths: string[]) => Promise<RelationInGraph[]>
+	) {}
+
+	/** How many of these columns were never looked up. */
+	unlooked(columns: readonly { path: string; column: string }[]): number {
+		return columns.filter((c) => !this.#looked.has(colKey(c.path, c.column))).length;
+	}
+
+	/** Fetches the components of these columns not yet in hand; true when edges arrived. */
+	async add(columns: readonly { path: string; column: string }[]): Promise<boolean> {
+		const byPath = new Map<string, string[]>();
+		for (const c of columns) {
+			const k = colKey(c.path, c.column);
+			if (this.#looked.has(k)) continue;
+			this.#looked.add(k);
+			const list = byPath.get(c.path);
+			if (list) list.push(c.column);
+			else byPath.set(c.path, [c.column]);
+		}
+		if (byPath.size === 0) return false;
+		const wanted = new Map<string, { key: GraphKey; pairs: { uniqueId: string; column: string }[] }>();
+		for (const r of await this.owners([...byPath.keys()])) {
+			const id = keyId(r.key);
+			const owners = this.ownersOf.get(r.assetPath) ?? [];
+			if (!owners.some((k) => keyId(k) === id)) this.ownersOf.set(r.assetPath, [...owners, r.key]);
+			const held = this.graphs.get(id);
+			for (const column of byPath.get(r.assetPath) ?? []) {
+				if (held?.ends.has(colKey(r.uniqueId, column))) continue;
+				let w = wanted.get(id);
+				if (!w) wanted.set(id, (w = { key: r.key, pairs: [] }));
+				w.pairs.push({ uniqueId: r.uniqueId, column });
+			}
+		}
+		let grew = false;
+		for (const [id, w] of wanted) {
+			let g = this.graphs.get(id);
+			const fresh = (await columnComponents(this.h, w.key, w.pairs)).filter((c) => !g?.components.has(c));
+			if (fresh.length === 0) continue;
+			if (!g) this.graphs.set(id, (g = { key: w.key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
+			const got = await edgesOfComponents(this.h, w.key, fresh);
+			for (const c of fresh) g.components.add(c);
+			for (const e of got.edges) {
+				g.edges.push(e);
+				g.ends.add(colKey(e.parentUniqueId, e.parentColumn));
+				g.ends.add(colKey(e.childUniqueId, e.childColumn));
+			}
+			for (const [u, p] of got.assetPathOf) g.pathOf.set(u, p);
+			grew = true;
+		}
+		return grew;
+	}
+
+	/** Every graph that describes a looked-up relation: where the tests are read from. */
+	keys(): GraphKey[] {
+		const out = new Map<string, GraphKey>();
+		for (const ks of this.ownersOf.values()) for (const k of ks) out.set(keyId(k), k);
+		return [...out.values()];
+	}
+
+	/** The held edges in asset terms, ephemeral models bridged (they have no place to list). */
+	wireEdges(): ColumnLineageEdge[] {
+		const out: ColumnLineageEdge[] = [];
+		for (const g of this.graphs.values()) {
+			for (const e of bridgeRelationless(g.edges, (u) => !!g.pathOf.get(u))) {
+				out.push({
+					from_asset_path: g.pathOf.get(e.parentUniqueId)!,
+					from_column: e.parentColumn,
+					to_asset_path: g.pathOf.get(e.childUniqueId)!,
+					to_column: e.childColumn,
+					kind: e.lineageKind
+				});
+			}
+		}
+		return out;
+	}
+}
+
+/**
+ * Walks from the start over the held dbt lineage and the producers' lineage; where the walk
+ * reaches dbt columns whose components are not yet held (in any project describing them),
+ * fetches those and walks again, until nothing new arrives.
+ */
+async function walkAcross(
+	q: ImpactQuery,
+	reader: DbtLineageReader,
+	producers: readonly ProducerLineageOf[],
+	visible: (path: string) => boolean,
+	opts: ImpactOptions
+): Promise<{ answer: Omit<ColumnImpactAnswer, 'tests'>; startKnown: boolean }> {
+	const start = { kind: q.kind, path: q.assetPath, column: q.column };
+	if (q.kind === 'dbt') await reader.add([{ path: q.assetPath, column: q.column }]);
+	for (let round = 1; ; round++) {
+		const ig = buildImpactGraph(reader.wireEdges(), producers);
+		const walk = walkColumnImpact(ig, start, q.direction, { limit: opts.limit ?? COLUMN_IMPACT_LIMIT, visible: (n) => visible(n.path) });
+		const reached = walk.columns.filter((c) => c.kind === 'dbt').map((c) => ({ path: c.asset_path, column: c.column }));
+		const last = round >= MAX_ROUNDS;
+		if (last || !(await reader.add(reached))) {
+			return {
+				answer: { ...walk, truncated: walk.truncated || (last && reader.unlooked(reached) > 0) },
+				startKnown: ig.graph.nodes.has(columnId(start.kind, start.path, start.column))
+			};
+		}
+	}
+}
+
+/** The tests on the listed dbt relations, from the graphs describing them. */
+async function testsOf(h: Database, keys: readonly GraphKey[], columns: readonly ImpactEntry[]): Promise<Record<string, ColumnImpactTest[]>> {
+	const out: Record<string, ColumnImpactTest[]> = {};
+	for (const r of await relationTests(h, keys, impactRelations(columns))) (out[r.assetPath] ??= []).push({ kind: r.kind, column: r.column, severity: r.severity });
+	return out;
+}
+
+/**
+ * Unpinned impact: column lineage's gate (the projects the caller may read authored parts of,
+ * in SQL; a named version it may not read answers nothing), the producers the caller may read
+ * the script of, and the token's `assets:read` narrowing per listed column (withheld, counted).
+ * An asked relation no readable project describes answers an empty list — the same answer as
+ * one that does not exist, so relations cannot be probed; a readable one without the column is
+ * a 400.
+ */
+export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const named = await readableVersion(h, p, q.scriptHash);
+	if (named && !authoredShownOf(p, named.path)) return noImpact();
+	const filter = authoredPathFilter(p);
+	const grouped = groupProducerLineage(await readableProducerLineage(h, p.workspace, filter));
+	const producers = [...grouped].map(([path, column_lineage]) => ({ path, column_lineage }));
+	if (q.kind === 'ducklake') {
+		const pg = buildImpactGraph([], producers).graph;
+		if (assetColumns(pg, 'ducklake', q.assetPath).length === 0) return noImpact();
+		if (!pg.nodes.has(columnId('ducklake', q.assetPath, q.column))) throw unknownColumn(q);
+	}
+	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
+	return answer(h, q, reader, producers, assetPathGate(p), opts);
+}
+
+async function answer(
+	h: Database,
+	q: ImpactQuery,
+	reader: DbtLineageReader,
+	producers: readonly ProducerLineageOf[],
+	visible: (path: string) => boolean,
+	opts: ImpactOptions
+): Promise<ColumnImpactAnswer> {
+	const walked = await walkAcross(q, reader, producers, visible, opts);
+	if (q.kind === 'dbt') {
+		const owners = reader.ownersOf.get(q.assetPath) ?? [];
+		if (owners.length === 0) return noImpact();
+		if (!walked.startKnown && !(await relationHasColumn(h, owners, q.assetPath, q.column))) throw unknownColumn(q);
+	}
+	return { ...walked.answer, tests: await testsOf(h, reader.keys(), walked.answer.columns) };
+}
+
+/** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */
+export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	if (!pinnedAuthoredShown(a, pinned) || q.kind !== 'dbt') return noImpact();
+	const reader = new DbtLineageReader(h, (paths) => relationsInGraph(h, pinned.key, paths));
+	return answer(h, q, reader, [], assetPathGate(a.principal), opts);
+}
+
+/** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */
+export async function jobColumnImpact(h: Database, gate: PinnedAccess, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const unpinned = { ...q, scriptHash: null };
+	if (gate.kind === 'no_job') return unpinnedColumnImpact(h, gate.principal, unpinned, opts);
+	const pinned = await pinnedGraphOf(h, gate.access.job);
+	if (pinned) return pinnedColumnImpact(h, gate.access, pinned, q, opts);
+	return gate.access.principal ? unpinnedColumnImpact(h, gate.access.principal, unpinned, opts) : noImpact();
+}
+
+// ─── The answer ────────────────────────────────────────────────────────────────────────────
+
+const showTest = (t: ColumnImpactTest) => (t.column ? `${t.kind ?? 'test'}(${t.column})` : (t.kind ?? 'test'));
+
+/**
+ * The answer as the route sends it: JSON, or CSV (a header row, one row per column; a row's
+ * `tests` are the tests on its relation, `kind(column)`) with `truncated` and
+ * `withheld` in headers, since a CSV body has no place for them.
+ */
+export function impactResponse(answer: ColumnImpactAnswer, q: ImpactQuery): Response {
+	const headers: Record<string, string> = { 'cache-control': 'private, no-store' };
+	if (q.format === 'json') {
+		return new Response(JSON.stringify(answer), { headers: { ...headers, 'content-type': 'application/json' } });
+	}
+	const csv = impactCsv(answer.columns, (e) =>
+		(e.kind === 'dbt' ? (answer.tests[e.asset_path] ?? []) : []).map(showTest)
+	);
+	const name = `impact-${q.direction}-${q.column}`.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 120);
+	return new Response(csv, {
+		headers: {
+			...headers,
+			'content-type': 'text/csv; charset=utf-8',
+			'content-disposition': `attachment; filename="${name}.csv"`,
+			'x-impact-truncated': String(answer.truncated),
+			'x-impact-withheld': String(answer.withheld)
+		}
+	});
+}
