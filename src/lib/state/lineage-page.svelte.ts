@@ -10,6 +10,8 @@ import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './colu
 import { DeepLinkState } from './deep-link.svelte';
 import { ColumnSearch } from './column-search.svelte';
 import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
+import { CanvasColumns, httpScanFetcher, type ScanFetcher } from './canvas-columns.svelte';
+import { ImpactList, httpImpactFetcher, type ImpactFetcher } from './impact.svelte';
 
 export interface LineagePageData {
 	wire: CanvasWire;
@@ -30,6 +32,8 @@ export interface LineagePageOptions {
 	/** Test seams; the browser's fetch by default. */
 	lineageFetcher?: LineageFetcher;
 	relationFetcher?: RelationFetcher;
+	scanFetcher?: ScanFetcher;
+	impactFetcher?: ImpactFetcher;
 }
 
 export function httpRelationFetcher(url: (path: string) => string, viewToken?: string | null): RelationFetcher {
@@ -49,6 +53,10 @@ export class LineagePage {
 	columnSearch: ColumnSearch;
 	/** `?select=&column=`: what the URL opens on, and the URL following the page. */
 	link: DeepLinkState;
+	/** Cards expanded into their columns, and the column trace drawn across them on the canvas. */
+	columns: CanvasColumns;
+	/** The impact list of a traced column. */
+	impact: ImpactList;
 	#authored: boolean;
 	selectedNode: CanvasNode | null;
 
@@ -60,6 +68,15 @@ export class LineagePage {
 		this.columnSearch = new ColumnSearch(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin, !o.viewToken);
 		this.canvas.columnSearch = this.columnSearch;
 		this.#authored = !o.viewToken;
+		const relationFetcher = o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken);
+		this.columns = new CanvasColumns(this.canvas, {
+			lineage: o.lineageFetcher ?? httpLineageFetcher(o.workspace),
+			relation: relationFetcher,
+			scan: o.scanFetcher ?? httpScanFetcher(o.workspace),
+			pin: o.pin,
+			authored: !o.viewToken
+		});
+		this.impact = new ImpactList(o.impactFetcher ?? httpImpactFetcher(o.workspace), o.pin);
 		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
 		// The trace lists an asset's columns in the order its analyzed schema gives, when the
 		// pane has that schema (the selected relation); others by name.
@@ -73,11 +90,14 @@ export class LineagePage {
 		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts });
 		this.trace.setProducers(data.producerLineage);
 		this.columnSearch.setProducers(data.producerLineage);
+		this.columns.setProducers(data.producerLineage);
 	}
 
 	setPin(pin: LineagePin): void {
 		this.trace.setPin(pin);
 		this.columnSearch.setPin(pin);
+		this.columns.setPin(pin);
+		this.impact.setPin(pin);
 	}
 
 	/** Follow a selection: its details and its trace, both dropping stale answers. */
