@@ -64,7 +64,7 @@ function columnsFor(canvas: CanvasState, answers: ColumnLineageEdge[][], o: { re
 		}
 		return { edges: all.filter((e) => reach.has(e.from_asset_path)), truncated: false };
 	});
-	const scan = vi.fn(async (): Promise<ColumnLineageAnswer> => ({ edges: [], truncated: false, scan_edges: o.scan ?? [], scan_truncated: false }));
+	const scan = vi.fn(async (_path: string): Promise<ColumnLineageAnswer> => ({ edges: [], truncated: false, scan_edges: o.scan ?? [], scan_truncated: false }));
 	const relation = vi.fn(o.relation ?? (async () => null));
 	const c = new CanvasColumns(canvas, { lineage, relation, scan, pin: { kind: 'unpinned' }, authored: o.authored ?? true });
 	return { c, lineage, scan, relation };

@@ -58,7 +58,7 @@ describe('ImpactList', () => {
 	});
 
 	it('shows the server\'s message for a refused question', async () => {
-		const fetchFn = vi.fn(async () => new Response(JSON.stringify({ message: 'column: dbt://main/s/orders has no column "nope"' }), { status: 400 }));
+		const fetchFn = vi.fn(async () => new Response(JSON.stringify({ error: 'column: dbt://main/s/orders has no column "nope"' }), { status: 400 }));
 		const l = new ImpactList(httpImpactFetcher('ws', fetchFn as unknown as typeof fetch), { kind: 'unpinned' });
 		await l.show({ ...q, column: 'nope' });
 		expect(l.error).toMatch(/has no column "nope"/);
