@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cardAnchor, cardRows, COLUMN_ROWS, columnsByAsset, producerVia, rowAnchor, rowsHeight, scanPath, tracePaths, type CardColumn } from './canvas-columns';
+import { cardAnchor, cardRows, COLUMN_ROWS, columnsByAsset, link, producerVia, rowAnchor, rowsHeight, scanPath, tracePaths, type CardColumn, type Ends } from './canvas-columns';
 import { buildDbtColumnGraph, columnId, edgeKey } from './column-trace';
 import { col, edge, producer } from './trace-fixtures';
 
@@ -24,13 +24,24 @@ describe('cardRows', () => {
 });
 
 describe('anchors', () => {
-	it('a row meets edges at its middle, below the card, on the side the edge leaves or enters', () => {
-		const a = rowAnchor(card, 0, 'out');
-		const b = rowAnchor(card, 3, 'in');
-		expect(a).toEqual({ x: card.x + card.w, y: card.y + card.h + COLUMN_ROWS.pad + COLUMN_ROWS.row / 2 });
-		expect(b.x).toBe(card.x);
-		expect(b.y - a.y).toBe(3 * COLUMN_ROWS.row);
-		expect(cardAnchor(card, 'in')).toEqual({ x: card.x, y: card.y + card.h / 2 });
+	it('a row meets edges at its middle, below the card, on either side', () => {
+		const a = rowAnchor(card, 0);
+		const b = rowAnchor(card, 3);
+		expect(a.r).toEqual({ x: card.x + card.w, y: card.y + card.h + COLUMN_ROWS.pad + COLUMN_ROWS.row / 2 });
+		expect(b.l.x).toBe(card.x);
+		expect(b.l.y - a.r.y).toBe(3 * COLUMN_ROWS.row);
+		expect(cardAnchor(card).l).toEqual({ x: card.x, y: card.y + card.h / 2 });
+	});
+
+	const at = (x: number, y = 0): Ends => ({ l: { x, y }, r: { x: x + 100, y } });
+	it.each([
+		{ name: 'target to the right: right side to left side', a: at(0), b: at(300), from: 'M100.0,0.0', to: ' 300.0,0.0' },
+		{ name: 'target to the left: left side to right side', a: at(300), b: at(0), from: 'M300.0,0.0', to: ' 100.0,0.0' },
+		{ name: 'one above the other: out and back in on the right', a: at(0), b: at(20, 80), from: 'M100.0,0.0', to: ' 120.0,80.0' }
+	])('link, $name', ({ a, b, from, to }) => {
+		const d = link(a, b);
+		expect(d.startsWith(from)).toBe(true);
+		expect(d.endsWith(to)).toBe(true);
 	});
 });
 
@@ -55,21 +66,21 @@ describe('tracePaths', () => {
 
 	it('draws one path per style, leaves out an edge with an end off the canvas, and routes through a script', () => {
 		const off = ids.find((i) => g.nodes.get(i)!.path.endsWith('/d'))!;
-		const at = new Map(ids.map((id, i) => [id, { x: i * 300, y: 10 }]));
-		const anchor = (id: string) => (id === off ? null : at.get(id)!);
+		const ends = new Map(ids.map((id, i): [string, Ends] => [id, { l: { x: i * 300, y: 10 }, r: { x: i * 300 + 200, y: 10 } }]));
+		const anchor = (id: string) => (id === off ? null : ends.get(id)!);
 		const plain = tracePaths(edges, anchor, () => null);
 		expect(plain.count).toBe(2);
 		expect(plain.copy.match(/M/g)).toHaveLength(1);
 		expect(plain.mod.match(/M/g)).toHaveLength(1);
 		expect(plain.producer).toBe('');
-		const through = tracePaths(edges, anchor, (from) => (g.nodes.get(from)!.path.endsWith('/a') ? { in: { x: 50, y: 0 }, out: { x: 60, y: 0 } } : null));
+		const through = tracePaths(edges, anchor, (from) => (g.nodes.get(from)!.path.endsWith('/a') ? { l: { x: 250, y: 0 }, r: { x: 260, y: 0 } } : null));
 		// An edge through a script is two curves: into the script's card, and out of it.
 		expect(through.copy.match(/M/g)).toHaveLength(2);
-		expect(through.copy).toContain('M60.0,0.0');
+		expect(through.copy).toContain('M260.0,0.0');
 	});
 
 	it('scan edges get their own path, only between anchored ends', () => {
-		const s = scanPath([{ from: ids[0], to: ids[1] }, { from: ids[0], to: 'nowhere' }], (id) => (id === 'nowhere' ? null : { x: 1, y: 2 }));
+		const s = scanPath([{ from: ids[0], to: ids[1] }, { from: ids[0], to: 'nowhere' }], (id) => (id === 'nowhere' ? null : { l: { x: 1, y: 2 }, r: { x: 3, y: 2 } }));
 		expect(s.count).toBe(1);
 	});
 });

@@ -37,20 +37,22 @@ export interface Point {
 	y: number;
 }
 
-/**
- * Where an edge meets a row: the card's right side for an edge leaving it, its left side for one
- * arriving, at the row's middle. A row folded into "+N more" meets at that row.
- */
-export function rowAnchor(card: Placed, index: number, side: 'out' | 'in'): Point {
-	return {
-		x: side === 'out' ? card.x + card.w : card.x,
-		y: card.y + card.h + COLUMN_ROWS.pad + index * COLUMN_ROWS.row + COLUMN_ROWS.row / 2
-	};
+/** Where edges meet a row or a card: its left and its right side, at the same height. */
+export interface Ends {
+	l: Point;
+	r: Point;
 }
 
-/** Where an edge meets a card drawn without rows (a closed group, a producer script): the middle of a side. */
-export function cardAnchor(card: Placed, side: 'out' | 'in'): Point {
-	return { x: side === 'out' ? card.x + card.w : card.x, y: card.y + card.h / 2 };
+/** A row's ends, at its middle; a row folded into "+N more" meets at that row. */
+export function rowAnchor(card: Placed, index: number): Ends {
+	const y = card.y + card.h + COLUMN_ROWS.pad + index * COLUMN_ROWS.row + COLUMN_ROWS.row / 2;
+	return { l: { x: card.x, y }, r: { x: card.x + card.w, y } };
+}
+
+/** The ends of a card drawn without rows (a closed group, a producer script): the middle of its sides. */
+export function cardAnchor(card: Placed): Ends {
+	const y = card.y + card.h / 2;
+	return { l: { x: card.x, y }, r: { x: card.x + card.w, y } };
 }
 
 /**
@@ -84,10 +86,24 @@ export function columnsByAsset(g: ColumnGraph): Map<string, ColumnId[]> {
 	return out;
 }
 
-const curve = (a: Point, b: Point) => {
-	const dx = Math.max(30, Math.abs(b.x - a.x) / 2);
-	return `M${a.x.toFixed(1)},${a.y.toFixed(1)}C${(a.x + dx).toFixed(1)},${a.y.toFixed(1)} ${(b.x - dx).toFixed(1)},${b.y.toFixed(1)} ${b.x.toFixed(1)},${b.y.toFixed(1)}`;
+const f = (n: number) => n.toFixed(1);
+
+/** A curve leaving `p` towards `dp` (+1 right, -1 left) and arriving at `q` from `dq`. */
+const curve = (p: Point, dp: number, q: Point, dq: number) => {
+	const dx = Math.max(30, Math.abs(q.x - p.x) / 2);
+	return `M${f(p.x)},${f(p.y)}C${f(p.x + dp * dx)},${f(p.y)} ${f(q.x + dq * dx)},${f(q.y)} ${f(q.x)},${f(q.y)}`;
 };
+
+/**
+ * From one row (or card) to another by the sides that face each other: right to left when the
+ * target is to the right, left to right when it is to the left, and out and back in on the right
+ * when the two overlap across (one above the other, as top-down layers put them).
+ */
+export function link(a: Ends, b: Ends): string {
+	if (b.l.x >= a.r.x) return curve(a.r, 1, b.l, -1);
+	if (b.r.x <= a.l.x) return curve(a.l, -1, b.r, 1);
+	return curve(a.r, 1, b.r, 1);
+}
 
 export type TracePaths = Record<EdgeStyle, string>;
 
@@ -99,29 +115,29 @@ export type TracePaths = Record<EdgeStyle, string>;
  */
 export function tracePaths(
 	edges: Iterable<{ from: ColumnId; to: ColumnId; style: EdgeStyle }>,
-	anchor: (id: ColumnId, side: 'out' | 'in') => Point | null,
-	via: (from: ColumnId, to: ColumnId) => { in: Point; out: Point } | null
+	anchor: (id: ColumnId) => Ends | null,
+	via: (from: ColumnId, to: ColumnId) => Ends | null
 ): TracePaths & { count: number } {
 	const parts: Record<EdgeStyle, string[]> = { copy: [], mod: [], producer: [] };
 	let count = 0;
 	for (const e of edges) {
-		const a = anchor(e.from, 'out');
-		const b = anchor(e.to, 'in');
+		const a = anchor(e.from);
+		const b = anchor(e.to);
 		if (!a || !b) continue;
 		const v = via(e.from, e.to);
-		parts[e.style].push(v ? curve(a, v.in) + curve(v.out, b) : curve(a, b));
+		parts[e.style].push(v ? link(a, v) + link(v, b) : link(a, b));
 		count++;
 	}
 	return { copy: parts.copy.join(''), mod: parts.mod.join(''), producer: parts.producer.join(''), count };
 }
 
 /** Scan edges (a column read in a JOIN, WHERE or GROUP BY) as one path of their own: never merged into the trace. */
-export function scanPath(edges: Iterable<{ from: ColumnId; to: ColumnId }>, anchor: (id: ColumnId, side: 'out' | 'in') => Point | null): { d: string; count: number } {
+export function scanPath(edges: Iterable<{ from: ColumnId; to: ColumnId }>, anchor: (id: ColumnId) => Ends | null): { d: string; count: number } {
 	const parts: string[] = [];
 	for (const e of edges) {
-		const a = anchor(e.from, 'out');
-		const b = anchor(e.to, 'in');
-		if (a && b) parts.push(curve(a, b));
+		const a = anchor(e.from);
+		const b = anchor(e.to);
+		if (a && b) parts.push(link(a, b));
 	}
 	return { d: parts.join(''), count: parts.length };
 }

@@ -15,7 +15,7 @@ import {
 	tracePaths,
 	type CardColumn,
 	type CardRows,
-	type Point,
+	type Ends,
 	type TracePaths
 } from '$lib/lineage/canvas-columns';
 import {
@@ -134,14 +134,13 @@ export class CanvasColumns {
 		});
 		this.paths = $derived.by(() => {
 			const placed = this.#canvas.placed;
-			const anchor = (id: ColumnId, side: 'out' | 'in') => this.#anchor(id, side, placed);
-			return tracePaths(this.edges, anchor, (from, to) => {
+			return tracePaths(this.edges, (id) => this.#anchor(id, placed), (from, to) => {
 				const script = this.#via.get(edgeKey(from, to));
 				if (!script) return null;
 				const sid = scriptNodeId(script);
 				if (!this.#canvas.nodeById.has(sid)) return null;
 				const p = placed.get(this.#canvas.unitOf(sid));
-				return p ? { in: cardAnchor(p, 'in'), out: cardAnchor(p, 'out') } : null;
+				return p ? cardAnchor(p) : null;
 			});
 		});
 		this.scanPaths = $derived.by(() => {
@@ -151,7 +150,7 @@ export class CanvasColumns {
 			// Only between rows on screen: a scan edge is context for columns being read, not a trace of its own.
 			return scanPath(
 				ends.filter((e) => this.rowIndex.has(e.from) && this.rowIndex.has(e.to)),
-				(id, side) => this.#anchor(id, side, placed)
+				(id) => this.#anchor(id, placed)
 			);
 		});
 		this.css = $derived(
@@ -159,18 +158,18 @@ export class CanvasColumns {
 		);
 	}
 
-	#anchor(id: ColumnId, side: 'out' | 'in', placed: Map<string, { id: string; x: number; y: number; w: number; h: number }>): Point | null {
+	#anchor(id: ColumnId, placed: Map<string, { id: string; x: number; y: number; w: number; h: number }>): Ends | null {
 		const at = this.rowIndex.get(id);
 		if (at) {
 			const p = placed.get(at.card);
-			return p ? rowAnchor(p, at.index, side) : null;
+			return p ? rowAnchor(p, at.index) : null;
 		}
 		const n = this.graph.nodes.get(id);
 		if (!n) return null;
 		const card = assetNodeId(n.kind, n.path);
 		if (!this.#canvas.nodeById.has(card)) return null;
 		const p = placed.get(this.#canvas.unitOf(card));
-		return p ? cardAnchor(p, side) : null;
+		return p ? cardAnchor(p) : null;
 	}
 
 	setProducers(lineage: readonly { path: string; column_lineage: ProducerColumnLineage[] }[]): void {
