@@ -18,7 +18,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'column-impact': () => import('./column-impact'),
 	graph: () => import('./graph'),
 	polling: () => import('./polling'),
-	canvas: () => import('./canvas')
+	canvas: () => import('./canvas'),
+	'canvas-columns': () => import('./canvas-columns')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
