@@ -47,7 +47,12 @@ export interface CanvasColumnsOptions {
 	pin: LineagePin;
 	/** May this viewer read columns and column lineage at all? A share-link holder may not. */
 	authored: boolean;
+	/** A relation's details the page already holds (the selection's), so expanding it reads nothing. */
+	known?: (path: string) => DbtProvenance | null;
 }
+
+const columnsOfDetails = (d: DbtProvenance | null | undefined) =>
+	d?.column_schema?.length ? d.column_schema.map((c) => ({ name: c.name, type: c.type ?? '' })) : Object.keys(d?.columns ?? {}).map((name) => ({ name, type: '' }));
 
 const assetKey = (kind: string, path: string) => `${kind}\u0000${path}`;
 
@@ -147,9 +152,10 @@ export class CanvasColumns {
 			if (!this.scan) return { d: '', count: 0 };
 			const placed = this.#canvas.placed;
 			const ends = this.scanEdges.map((e) => ({ from: columnId('dbt', e.from_asset_path, e.from_column), to: columnId('dbt', e.to_asset_path, e.to_column) }));
-			// Only between rows on screen: a scan edge is context for columns being read, not a trace of its own.
+			// Only those touching a drawn row: a scan edge is context for the columns being read,
+			// not a trace of its own; its other end meets its row or, folded, its card.
 			return scanPath(
-				ends.filter((e) => this.rowIndex.has(e.from) && this.rowIndex.has(e.to)),
+				ends.filter((e) => this.rowIndex.has(e.from) || this.rowIndex.has(e.to)),
 				(id) => this.#anchor(id, placed)
 			);
 		});
@@ -234,15 +240,15 @@ export class CanvasColumns {
 		const n = this.#canvas.nodeById.get(id);
 		if (!n || n.type !== 'asset' || !this.authored) return;
 		const work: Promise<unknown>[] = [this.lineage.request(this.#relations(), this.#o.pin)];
+		const held = n.kind === 'dbt' && !this.typed.has(id) ? columnsOfDetails(this.#o.known?.(n.path)) : [];
+		if (held.length) this.typed = new Map(this.typed).set(id, held);
 		if (n.kind === 'dbt' && !this.typed.has(id)) {
 			this.loading = new Set(this.loading).add(id);
 			work.push(
 				this.#o
 					.relation(n.path)
 					.then((d) => {
-						const cols = d?.column_schema?.length
-							? d.column_schema.map((c) => ({ name: c.name, type: c.type ?? '' }))
-							: Object.keys(d?.columns ?? {}).map((name) => ({ name, type: '' }));
+						const cols = columnsOfDetails(d);
 						if (cols.length) this.typed = new Map(this.typed).set(id, cols);
 					})
 					.catch(() => undefined)

@@ -169,3 +169,28 @@ describe('CanvasColumns', () => {
 		expect(c.scanPaths.count).toBe(0);
 	});
 });
+
+describe('CanvasColumns and the details the page holds', () => {
+	it('expands the selected relation from the details already read, asking nothing more of it', async () => {
+		const answers = [[edge('stg_orders.amount', 'orders.amount')]];
+		const canvas = canvasOf(answers);
+		const all = answers.flat();
+		const relation = vi.fn(async () => null);
+		const held = { column_schema: [{ name: 'amount', type: 'double' }, { name: 'id', type: 'bigint' }] } as unknown as DbtProvenance;
+		const c = new CanvasColumns(canvas, {
+			lineage: async () => ({ edges: all, truncated: false }),
+			relation,
+			scan: async () => ({ edges: [], truncated: false }),
+			pin: { kind: 'unpinned' },
+			authored: true,
+			known: (p) => (p === 'main/s/orders' ? held : null)
+		});
+		const done = c.toggle(cardOf('orders'));
+		// Drawn before any answer arrives.
+		expect(c.rows.get(cardOf('orders'))!.shown.map((r) => `${r.name}:${r.type}`)).toEqual(['amount:double', 'id:bigint']);
+		await done;
+		expect(relation).not.toHaveBeenCalled();
+		await c.toggle(cardOf('stg_orders'));
+		expect(relation).toHaveBeenCalledWith('main/s/stg_orders');
+	});
+});

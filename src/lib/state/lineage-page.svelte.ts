@@ -74,7 +74,8 @@ export class LineagePage {
 			relation: relationFetcher,
 			scan: o.scanFetcher ?? httpScanFetcher(o.workspace),
 			pin: o.pin,
-			authored: !o.viewToken
+			authored: !o.viewToken,
+			known: (path) => (this.details.path === path ? this.details.dbt : null)
 		});
 		this.impact = new ImpactList(o.impactFetcher ?? httpImpactFetcher(o.workspace), o.pin);
 		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
