@@ -143,6 +143,12 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 		await wide.locator('.col.own').first().click();
 		expect(await wide.locator('.col.traced').count()).toBe(1);
 		await shot(page, 'trace-widened');
+		// The traced column's impact list opens from the trace too, above it.
+		await wide.getByTestId('trace-impact').click();
+		const panel = page.getByTestId('impact-panel');
+		await expect.poll(() => panel.getAttribute('data-state'), { timeout: 30_000 }).toBe('ready');
+		await expect.poll(() => panel.locator('h3').textContent()).toMatch(/orders\./);
+		await panel.getByRole('button', { name: /close the impact list/i }).click();
 		await wide.getByTestId('widen-trace').click();
 		expect(await wide.count()).toBe(0);
 		await expect.poll(() => pane.getByTestId('column-trace').count()).toBe(1);
