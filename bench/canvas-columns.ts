@@ -90,8 +90,8 @@ export async function run(): Promise<BenchResult> {
 				// its own on its card (not folded into "+N more"), found from the same answers the page reads.
 				target ??= await largestTrace(client, model);
 				if (target.path !== model) {
-					await box.fill(target.path.slice(target.path.lastIndexOf('/') + 1));
-					await box.press('Enter');
+					// A deep link to it: a bare name may be dbt's for several relations (a source's table and a model).
+					await page.goto(`${app.url}/w/demo/pipeline/big?select=${encodeURIComponent(`dbt:${target.path}`)}`);
 					await page.waitForFunction((p) => document.querySelector('[data-testid=details-pane]')?.getAttribute('data-path') === p, target.path, { timeout: 60_000 });
 					const tcard = `.svelte-flow__node[data-id="dbt:${target.path}"]`;
 					await page.locator(`${tcard} [data-testid=expand-columns]`).click();
