@@ -272,7 +272,7 @@ export class CanvasColumns {
 			if (!n || n.type !== 'asset') continue;
 			if (n.kind === 'dbt') out.add(n.path);
 			else {
-				const own = (columnsByAsset(p).get(assetKey(n.kind, n.path)) ?? []).filter(Boolean);
+				const own = columnsByAsset(p).get(assetKey(n.kind, n.path)) ?? [];
 				for (const r of dbtRelationsOf(connectedComponent(own, p), p)) out.add(r);
 			}
 		}

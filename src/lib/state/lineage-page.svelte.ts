@@ -88,6 +88,8 @@ export class LineagePage {
 	}
 
 	load(data: LineagePageData): void {
+		// Another graph: its cards are other cards (a run's re-read of the same graph keeps them).
+		if (data.wire.digest !== this.canvas.canvas.digest && this.canvas.canvas.digest) this.columns.reset();
 		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts });
 		this.trace.setProducers(data.producerLineage);
 		this.columnSearch.setProducers(data.producerLineage);
