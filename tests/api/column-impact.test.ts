@@ -203,6 +203,10 @@ describeFixtures('column impact', () => {
 				expect(show(await answerOf(pinned(w.c.bob, nowhere, impactUrl(RAW, 'id'))))).toEqual([]);
 			});
 
+			it('a pinned graph holds no lake tables: a lake start answers an empty list', async () => {
+				expect(show(await answerOf(pinned(w.c.alice, w.jobs.RUN1, impactUrl(`ducklake://${REPORT}`, 'order_ref', '&direction=upstream'))))).toEqual([]);
+			});
+
 			it('a pinned graph without the column is a 400 for a reader', async () => {
 				const r = await pinned(w.c.alice, w.jobs.RUN1, impactUrl(RAW, 'nope'));
 				expect(r.status).toBe(400);

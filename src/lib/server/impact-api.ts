@@ -38,7 +38,9 @@ import {
 	relationsInGraph,
 	relationsInOwners,
 	relationTests,
+	relationTestsInOwners,
 	type PinnedGraph,
+	type RelationTestRow,
 	type RelationInGraph,
 	type StoredColumnEdge
 } from './repo/lineage';
@@ -190,13 +192,6 @@ class DbtLineageReader {
 		return grew;
 	}
 
-	/** Every graph that describes a looked-up relation: where the tests are read from. */
-	keys(): GraphKey[] {
-		const out = new Map<string, GraphKey>();
-		for (const ks of this.ownersOf.values()) for (const k of ks) out.set(keyId(k), k);
-		return [...out.values()];
-	}
-
 	/** The held edges in asset terms, ephemeral models bridged (they have no place to list). */
 	wireEdges(): ColumnLineageEdge[] {
 		const out: ColumnLineageEdge[] = [];
@@ -215,18 +210,22 @@ class DbtLineageReader {
 	}
 }
 
+type TestsOf = (assetPaths: string[]) => Promise<RelationTestRow[]>;
+
 /**
  * Walks from the start over the held dbt lineage and the producers' lineage; where the walk
  * reaches dbt columns whose components are not yet held (in any project describing them),
- * fetches those and walks again, until nothing new arrives.
+ * fetches those and walks again, until nothing new arrives. The tests of the listed relations
+ * are read beside each round's lookup; the last round's are the answer's.
  */
 async function walkAcross(
 	q: ImpactQuery,
 	reader: DbtLineageReader,
 	producers: readonly ProducerLineageOf[],
 	visible: (path: string) => boolean,
+	testsOf: TestsOf,
 	opts: ImpactOptions
-): Promise<{ answer: Omit<ColumnImpactAnswer, 'tests'>; startKnown: boolean }> {
+): Promise<{ answer: ColumnImpactAnswer; startKnown: boolean }> {
 	const start = { kind: q.kind, path: q.assetPath, column: q.column };
 	if (q.kind === 'dbt') await reader.add([{ path: q.assetPath, column: q.column }]);
 	for (let round = 1; ; round++) {
@@ -234,19 +233,19 @@ async function walkAcross(
 		const walk = walkColumnImpact(ig, start, q.direction, { limit: opts.limit ?? COLUMN_IMPACT_LIMIT, visible: (n) => visible(n.path) });
 		const reached = walk.columns.filter((c) => c.kind === 'dbt').map((c) => ({ path: c.asset_path, column: c.column }));
 		const last = round >= MAX_ROUNDS;
-		if (last || !(await reader.add(reached))) {
+		const [grew, tests] = await Promise.all([last ? false : reader.add(reached), testsOf(impactRelations(walk.columns))]);
+		if (!grew) {
 			return {
-				answer: { ...walk, truncated: walk.truncated || (last && reader.unlooked(reached) > 0) },
+				answer: { ...walk, truncated: walk.truncated || (last && reader.unlooked(reached) > 0), tests: testsByRelation(tests) },
 				startKnown: ig.graph.nodes.has(columnId(start.kind, start.path, start.column))
 			};
 		}
 	}
 }
 
-/** The tests on the listed dbt relations, from the graphs describing them. */
-async function testsOf(h: Database, keys: readonly GraphKey[], columns: readonly ImpactEntry[]): Promise<Record<string, ColumnImpactTest[]>> {
+function testsByRelation(rows: readonly RelationTestRow[]): Record<string, ColumnImpactTest[]> {
 	const out: Record<string, ColumnImpactTest[]> = {};
-	for (const r of await relationTests(h, keys, impactRelations(columns))) (out[r.assetPath] ??= []).push({ kind: r.kind, column: r.column, severity: r.severity });
+	for (const r of rows) (out[r.assetPath] ??= []).push({ kind: r.kind, column: r.column, severity: r.severity });
 	return out;
 }
 
@@ -262,15 +261,16 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 	const named = await readableVersion(h, p, q.scriptHash);
 	if (named && !authoredShownOf(p, named.path)) return noImpact();
 	const filter = authoredPathFilter(p);
-	const grouped = groupProducerLineage(await readableProducerLineage(h, p.workspace, filter));
-	const producers = [...grouped].map(([path, column_lineage]) => ({ path, column_lineage }));
+	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
+	// The producers' rows and the start column's dbt lineage do not depend on each other.
+	const [rows] = await Promise.all([readableProducerLineage(h, p.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind === 'ducklake') {
 		const pg = buildImpactGraph([], producers).graph;
 		if (assetColumns(pg, 'ducklake', q.assetPath).length === 0) return noImpact();
 		if (!pg.nodes.has(columnId('ducklake', q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
-	return answer(h, q, reader, producers, assetPathGate(p), opts);
+	return answer(h, q, reader, producers, assetPathGate(p), (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named), opts);
 }
 
 async function answer(
@@ -279,22 +279,23 @@ async function answer(
 	reader: DbtLineageReader,
 	producers: readonly ProducerLineageOf[],
 	visible: (path: string) => boolean,
+	testsOf: TestsOf,
 	opts: ImpactOptions
 ): Promise<ColumnImpactAnswer> {
-	const walked = await walkAcross(q, reader, producers, visible, opts);
+	const walked = await walkAcross(q, reader, producers, visible, testsOf, opts);
 	if (q.kind === 'dbt') {
 		const owners = reader.ownersOf.get(q.assetPath) ?? [];
 		if (owners.length === 0) return noImpact();
 		if (!walked.startKnown && !(await relationHasColumn(h, owners, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return { ...walked.answer, tests: await testsOf(h, reader.keys(), walked.answer.columns) };
+	return walked.answer;
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */
 export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	if (!pinnedAuthoredShown(a, pinned) || q.kind !== 'dbt') return noImpact();
 	const reader = new DbtLineageReader(h, (paths) => relationsInGraph(h, pinned.key, paths));
-	return answer(h, q, reader, [], assetPathGate(a.principal), opts);
+	return answer(h, q, reader, [], assetPathGate(a.principal), (paths) => relationTests(h, [pinned.key], paths), opts);
 }
 
 /** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */

@@ -778,3 +778,28 @@ export async function edgesOfComponents(
 		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
 	};
 }
+
+/** relationTests over the version graphs the filter lets through (relationsInOwners' gate), in one statement. */
+export async function relationTestsInOwners(
+	h: Database,
+	ws: string,
+	assetPaths: readonly string[],
+	f: ScriptPathFilter,
+	named: VersionRef | null,
+	tx?: Tx
+): Promise<RelationTestRow[]> {
+	if (assetPaths.length === 0) return [];
+	const onlyNamed = named === null ? sql`true` : sql`c.path = ${named.path} and c.hash = ${hashText(named.hash)}`;
+	const rows = await h.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
+		sql`with ${chosenVersionsCte(ws, f, named)}
+		    select distinct r.asset_path, t.test_kind, t.test_column, t.severity
+		      from dbt_node r
+		      join chosen c on r.script_path = c.path and r.script_hash = c.hash
+		      join dbt_node t on t.workspace = r.workspace and t.job_id = r.job_id and t.script_path = r.script_path
+		       and t.script_hash = r.script_hash and t.attached_node = r.unique_id and t.resource_type = 'test'
+		     where r.workspace = ${ws} and r.job_id = ${ZERO_UUID}::uuid and r.asset_path = any(${textArray(assetPaths)}) and ${onlyNamed}
+		     order by 1, 2, 3, 4`,
+		tx
+	);
+	return rows.map((r) => ({ assetPath: r.asset_path, kind: r.test_kind, column: r.test_column, severity: r.severity }));
+}
