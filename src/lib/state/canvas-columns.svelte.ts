@@ -33,7 +33,7 @@ import {
 	type EdgeStyle
 } from '$lib/lineage/column-trace';
 import type { ColumnLineageAnswer, ColumnLineageEdge, DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-graph';
-import type { CanvasState } from './canvas.svelte';
+import { attrId, type CanvasState } from './canvas.svelte';
 import { ColumnLineage, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
 
 export type RelationFetcher = (path: string) => Promise<DbtProvenance | null>;
@@ -160,7 +160,7 @@ export class CanvasColumns {
 			);
 		});
 		this.css = $derived(
-			[...this.rows.keys()].map((id) => `.tributary-canvas .svelte-flow__node[data-id="${id.replace(/["\\]/g, '\\$&')}"]{z-index:5!important}`).join('\n')
+			[...this.rows.keys()].map((id) => `.tributary-canvas .svelte-flow__node${attrId(id)}{z-index:5!important}`).join('\n')
 		);
 	}
 
