@@ -30,7 +30,7 @@ const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
 const MODELS = QUICK ? 300 : 3000;
 const COLUMN_EDGES = QUICK ? 20_000 : 200_000;
 
-async function projectDir(): Promise<string> {
+export async function projectDir(): Promise<string> {
 	const name = `p${MODELS}-${COLUMN_EDGES / 1000}k`;
 	const dir = path.join(OUT, name);
 	if (!existsSync(path.join(dir, 'target', 'manifest.json'))) {
@@ -40,7 +40,7 @@ async function projectDir(): Promise<string> {
 	return dir;
 }
 
-async function deploy(url: string, cookie: string, dir: string): Promise<void> {
+export async function deploy(url: string, cookie: string, dir: string): Promise<void> {
 	const t = path.join(dir, 'target');
 	const form = new FormData();
 	form.set('path', 'f/big/p3000');

@@ -21,7 +21,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	canvas: () => import('./canvas'),
 	openlineage: () => import('./openlineage'),
 	infer: () => import('./infer'),
-	diff: () => import('./diff')
+	diff: () => import('./diff'),
+	'canvas-columns': () => import('./canvas-columns')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -115,3 +115,24 @@ export async function clickToRepaint(page: Page, selector: string): Promise<numb
 	await page.waitForFunction(() => (window as unknown as ProbeWindow).__click !== null, undefined, { timeout: 30_000 });
 	return Math.round((await page.evaluate('window.__click')) as number);
 }
+
+/**
+ * Clicks `selector` and answers the milliseconds from the click to the frame that first shows
+ * `drawn` (what the click waits on the network for, such as a card's columns).
+ */
+export async function clickToDrawn(page: Page, selector: string, drawn: string): Promise<number> {
+	await page.evaluate(`(() => {
+		window.__click = null;
+		const drawn = ${JSON.stringify(drawn)};
+		document.addEventListener('click', (e) => {
+			const t0 = e.timeStamp;
+			(function poll() {
+				if (document.querySelector(drawn)) setTimeout(() => { window.__click = performance.now() - t0; }, 0);
+				else requestAnimationFrame(poll);
+			})();
+		}, { capture: true, once: true });
+	})()`);
+	await page.locator(selector).first().click();
+	await page.waitForFunction(() => (window as unknown as ProbeWindow).__click !== null, undefined, { timeout: 30_000 });
+	return Math.round((await page.evaluate('window.__click')) as number);
+}

@@ -11,7 +11,9 @@ import {
 	traceColumn,
 	traceLanes,
 	type ColumnGraph,
-	type ColumnId
+	type ColumnId,
+	TRACE,
+	traceScrollLeft
 } from './column-trace';
 import { col, edge, producer, storageGraphsAsAnswers, traceFixtures, type TraceFixture } from './trace-fixtures';
 
@@ -130,5 +132,30 @@ describe('lanes', () => {
 		expect(lanes.map((l) => l.assets.length)).toEqual([1, 10_000]);
 		// Loose: quadratic work here would take seconds.
 		expect(performance.now() - t0).toBeLessThan(2000);
+	});
+});
+
+describe('traceScrollLeft', () => {
+	const lane = (k: number) => ({ x: TRACE.pad + k * (TRACE.laneW + TRACE.gap), w: TRACE.laneW });
+	const planeOf = (lanes: number) => TRACE.pad * 2 + lanes * TRACE.laneW + (lanes - 1) * TRACE.gap;
+	it.each([
+		{ name: 'fits from the left', k: 1, view: 500, lanes: 4 },
+		{ name: 'the last of four lanes in a pane', k: 3, view: 500, lanes: 4 },
+		{ name: 'the last of four lanes over the canvas', k: 3, view: 922, lanes: 4 },
+		{ name: 'a middle lane of ten', k: 5, view: 700, lanes: 10 },
+		{ name: 'a view narrower than a lane', k: 2, view: 150, lanes: 3 }
+	])('$name: starts at a lane boundary, shows the target when it fits', ({ k, view, lanes }) => {
+		const at = lane(k);
+		const { left, extra } = traceScrollLeft(at, view, planeOf(lanes));
+		const step = TRACE.laneW + TRACE.gap;
+		expect(left % step).toBe(0);
+		// No box is cut by the left edge.
+		for (let i = 0; i < lanes; i++) {
+			const b = lane(i);
+			expect(b.x >= left || b.x + b.w <= left, `lane ${i}`).toBe(true);
+		}
+		if (view >= at.w + 2 * TRACE.pad) expect(at.x + at.w).toBeLessThanOrEqual(left + view);
+		// The scroller can get there.
+		expect(planeOf(lanes) + extra - view).toBeGreaterThanOrEqual(left);
 	});
 });

@@ -363,3 +363,19 @@ export function traceGeometry(lanes: readonly Lane[]): TraceGeometry {
 	const width = lanes.length ? TRACE.pad * 2 + lanes.length * TRACE.laneW + (lanes.length - 1) * TRACE.gap : 0;
 	return { boxes, rows, width, height: height + TRACE.pad };
 }
+
+/**
+ * Where the trace opens horizontally on a target box (or row) `at`: at the left edge when the
+ * target fits in view from there, else at the first lane boundary that brings the whole target
+ * into view — never part-way into a lane, which is what cut the first lane in half. `extra` is
+ * the width to add on the right so the scroller can reach that boundary.
+ */
+export function traceScrollLeft(at: { x: number; w: number }, viewWidth: number, planeWidth: number): { left: number; extra: number } {
+	const need = at.x + at.w + TRACE.pad - viewWidth;
+	if (need <= 0) return { left: 0, extra: 0 };
+	const step = TRACE.laneW + TRACE.gap;
+	// A lane's boxes start at pad + k·step, so k·step is the boundary before lane k; the target's
+	// own lane is one, so a view wider than a lane always finds one.
+	const left = Math.min(Math.ceil(need / step) * step, Math.max(0, at.x - TRACE.pad));
+	return { left, extra: Math.max(0, left + viewWidth - planeWidth) };
+}

@@ -74,6 +74,8 @@ export class ColumnTraceView {
 	traced = $state<ColumnId | null>(null);
 	/** A column a link traced: the trace opens scrolled to it rather than to the relation. */
 	linked = $state<ColumnId | null>(null);
+	/** Drawn over the whole canvas area instead of inside the pane. */
+	wide = $state(false);
 	lineage: ColumnLineage;
 	#producers: ColumnGraph = $state.raw(emptyColumnGraph());
 	#pin: LineagePin;

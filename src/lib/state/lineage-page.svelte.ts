@@ -10,6 +10,8 @@ import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './colu
 import { DeepLinkState } from './deep-link.svelte';
 import { ColumnSearch } from './column-search.svelte';
 import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
+import { CanvasColumns, httpScanFetcher, type ScanFetcher } from './canvas-columns.svelte';
+import { ImpactList, httpImpactFetcher, type ImpactFetcher } from './impact.svelte';
 
 export interface LineagePageData {
 	wire: CanvasWire;
@@ -31,6 +33,8 @@ export interface LineagePageOptions {
 	/** Test seams; the browser's fetch by default. */
 	lineageFetcher?: LineageFetcher;
 	relationFetcher?: RelationFetcher;
+	scanFetcher?: ScanFetcher;
+	impactFetcher?: ImpactFetcher;
 }
 
 export function httpRelationFetcher(url: (path: string) => string, viewToken?: string | null): RelationFetcher {
@@ -50,6 +54,10 @@ export class LineagePage {
 	columnSearch: ColumnSearch;
 	/** `?select=&column=`: what the URL opens on, and the URL following the page. */
 	link: DeepLinkState;
+	/** Cards expanded into their columns, and the column trace drawn across them on the canvas. */
+	columns: CanvasColumns;
+	/** The impact list of a traced column. */
+	impact: ImpactList;
 	#authored: boolean;
 	selectedNode: CanvasNode | null;
 
@@ -61,6 +69,16 @@ export class LineagePage {
 		this.columnSearch = new ColumnSearch(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin, !o.viewToken);
 		this.canvas.columnSearch = this.columnSearch;
 		this.#authored = !o.viewToken;
+		const relationFetcher = o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken);
+		this.columns = new CanvasColumns(this.canvas, {
+			lineage: o.lineageFetcher ?? httpLineageFetcher(o.workspace),
+			relation: relationFetcher,
+			scan: o.scanFetcher ?? httpScanFetcher(o.workspace),
+			pin: o.pin,
+			authored: !o.viewToken,
+			known: (path) => (this.details.path === path ? this.details.dbt : null)
+		});
+		this.impact = new ImpactList(o.impactFetcher ?? httpImpactFetcher(o.workspace), o.pin);
 		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
 		// The trace lists an asset's columns in the order its analyzed schema gives, when the
 		// pane has that schema (the selected relation); others by name.
@@ -71,14 +89,19 @@ export class LineagePage {
 	}
 
 	load(data: LineagePageData): void {
+		// Another graph: its cards are other cards (a run's re-read of the same graph keeps them).
+		if (data.wire.digest !== this.canvas.canvas.digest && this.canvas.canvas.digest) this.columns.reset();
 		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts, direction: data.direction });
 		this.trace.setProducers(data.producerLineage);
 		this.columnSearch.setProducers(data.producerLineage);
+		this.columns.setProducers(data.producerLineage);
 	}
 
 	setPin(pin: LineagePin): void {
 		this.trace.setPin(pin);
 		this.columnSearch.setPin(pin);
+		this.columns.setPin(pin);
+		this.impact.setPin(pin);
 	}
 
 	/** Follow a selection: its details and its trace, both dropping stale answers. */

@@ -3,6 +3,7 @@
 // array (CANVAS.md §6.4).
 import { getContext, setContext } from 'svelte';
 import type { CanvasState } from '$lib/state/canvas.svelte';
+import type { CanvasColumns } from '$lib/state/canvas-columns.svelte';
 
 const KEY = Symbol('tributary-canvas');
 
@@ -10,6 +11,8 @@ export interface CanvasContext {
 	canvas: CanvasState;
 	/** Where a project link goes (the project page), or null where there is none (a share link). */
 	projectHref: (path: string) => string | null;
+	/** Cards expanded into their columns and the trace across them; absent: cards never expand. */
+	columns?: CanvasColumns | null;
 }
 
 export function setCanvasContext(c: CanvasContext): void {
