@@ -269,6 +269,8 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 	);
 }
 
+// The key's values are the benchmark's own constants, so they are written into the statement
+// text: EXPLAIN ANALYZE then plans exactly the statement that is timed.
 const graphIdOf = (key: BenchGraphKey) =>
 	`(select g.id from ${SCHEMA}.graph g where g.workspace = '${key.workspace}' and g.script_path = '${key.scriptPath}' and g.script_hash = ${key.scriptHash} and g.job_id = '${key.jobId}')`;
 

@@ -129,7 +129,7 @@ export async function run(): Promise<BenchResult> {
 	};
 
 	const results = new Map<Case, CaseOut[]>();
-	const loads: number[][] = [];
+	const loadAverages: number[] = [];
 	try {
 		const all = dbs.flatMap((db) => CASES[db]);
 		for (let round = 0; round < ROUNDS; round++) {
@@ -142,7 +142,7 @@ export async function run(): Promise<BenchResult> {
 				const r = await measure(c);
 				(results.get(c) ?? results.set(c, []).get(c)!).push(r);
 				process.stderr.write(`  load ${r.loadMs.toFixed(0)} ms, peak ${r.loadPeakRssMb.toFixed(0)} MB (open ${r.openRssMb.toFixed(0)}), replace ${r.replaceMs.toFixed(0)} ms\n`);
-				loads.push(readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 1).map(Number));
+				loadAverages.push(Number(readFileSync('/proc/loadavg', 'utf8').split(' ')[0]));
 			}
 		}
 	} finally {
@@ -192,7 +192,7 @@ export async function run(): Promise<BenchResult> {
 		description: `${SIZE.columnEdges.toLocaleString('en-US')} column edges of the ${SIZE.models}-model project, median [min–max] of ${ROUNDS} round(s), each case a fresh process${QUICK ? ' (QUICK)' : ''}`,
 		rows,
 		ratios,
-		environment: { ...environment(), edges: edges.length, kinds, read_component: pick, plans, loadavg_during: stat(loads.flat()), quick: QUICK }
+		environment: { ...environment(), edges: edges.length, kinds, read_component: pick, plans, loadavg_during: stat(loadAverages), quick: QUICK }
 	};
 }
 
