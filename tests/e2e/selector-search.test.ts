@@ -51,6 +51,9 @@ describe('the search box: dbt selectors and column selectors (chromium, built ap
 			if (r.url().includes('/assets/column_lineage')) columnRequests.push(new URL(r.url()).searchParams.get('asset_path') ?? '');
 		});
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		// The demo opens framed on a readable region; "Fit all" puts every card on screen to count.
+		await page.getByTestId('fit-all').click();
+		for (const lake of ['main/daily_revenue', 'main/monthly_city_revenue']) await expect.poll(() => page.locator(`[data-testid=card][data-path="${lake}"]`).count()).toBe(1);
 		const box = page.getByRole('searchbox', { name: /search relations/i });
 		const status = page.getByTestId('search-status');
 		const before = await litCards(page);
