@@ -1,5 +1,6 @@
 // Wire shapes of the read API (DESIGN.md §6): the asset graph and column lineage. Shared by the
 // server (which builds them from plain rows, never Drizzle objects) and the browser.
+import type { JobStatus } from './jobs';
 
 export const ASSET_KINDS = ['dbt', 'ducklake'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
@@ -44,6 +45,16 @@ export interface DbtProvenance {
 	freshness?: unknown;
 	raw_code?: string | null;
 	original_file_path?: string | null;
+	column_lineage?: ModelColumnLineage | null;
+}
+
+/** Where a relation's column lineage stands: its graph's source, the lineage job, the model's outcome. */
+export interface ModelColumnLineage {
+	source: 'engine' | 'inferred' | null; // null: this graph has no column lineage at all
+	job: { id: string; status: JobStatus; done: number | null; total: number | null } | null; // the lineage job, for inferred graphs
+	outcome: 'analyzed' | 'partial' | 'failed' | 'skipped' | null; // null while the job is queued/running, or for engine lineage
+	message: string | null; line: number | null; column: number | null; // failed: parser message + position in compiled SQL; skipped: reason; job failed: why
+	untraced: { column: string; reason: string }[]; // partial
 }
 
 export interface GraphAsset {
@@ -112,6 +123,7 @@ export interface ColumnLineageEdge {
 	to_asset_path: string;
 	to_column: string;
 	kind: string;
+	provenance: 'engine' | 'inferred';
 }
 
 export interface ColumnLineageAnswer {
