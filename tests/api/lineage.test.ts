@@ -23,21 +23,24 @@ const ORDERS_COPY: ColumnLineageEdge = {
 	from_column: 'id',
 	to_asset_path: 'main/analytics/orders',
 	to_column: 'order_id',
-	kind: 'copy'
+	kind: 'copy',
+	provenance: 'engine'
 };
 const STOCK_COPY: ColumnLineageEdge = {
 	from_asset_path: 'main/analytics/stock',
 	from_column: 'sku',
 	to_asset_path: 'main/analytics/stock_daily',
 	to_column: 'sku',
-	kind: 'copy'
+	kind: 'copy',
+	provenance: 'engine'
 };
 const LEDGER_COPY: ColumnLineageEdge = {
 	from_asset_path: 'main/analytics/orders',
 	from_column: 'order_id',
 	to_asset_path: 'main/finance/ledger',
 	to_column: 'order_ref',
-	kind: 'copy'
+	kind: 'copy',
+	provenance: 'engine'
 };
 
 const qs = (paths: string[]) => paths.map((p) => `asset_path=${encodeURIComponent(p)}`).join('&');

@@ -55,6 +55,12 @@ export function producerLimits() {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
+/** A catalog.json is bounded like a manifest (it is smaller than its project's manifest). */
+export function requireCatalogBytes(file: string, bytes: number): void {
+	const { bytes: limit } = manifestLimits();
+	if (bytes > limit) throw new IngestError(file, `${mb(bytes)} is over the catalog size limit of ${mb(limit)} (TRIBUTARY_MAX_MANIFEST_MB)`, undefined, 413);
+}
+
 /** Before the manifest is decoded (an ingest refusal: 413, naming the file). */
 export function requireManifestBytes(file: string, bytes: number): void {
 	const { bytes: limit } = manifestLimits();

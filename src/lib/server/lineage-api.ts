@@ -422,7 +422,8 @@ async function rankedEdges(h: Database, key: LoadedGraph['key'], uniqueIds: stri
 			from_column: edge.parentColumn,
 			to_asset_path: to,
 			to_column: edge.childColumn,
-			kind: edge.lineageKind
+			kind: edge.lineageKind,
+			provenance: edge.provenance
 		};
 		out.push({ key: [from, edge.parentColumn, to, edge.childColumn, edge.lineageKind].join('\u0000'), depth, value });
 	}

@@ -266,6 +266,9 @@ export const dbtNode = pgTable(
 		freshness: jsonb('freshness'),
 		rawCode: text('raw_code'),
 		originalFilePath: text('original_file_path'),
+		// The column-lineage inference's outcome for this model ({outcome, message, line, column,
+		// untraced}); NULL when no inference has finished for its graph (engine lineage, none yet).
+		columnLineage: jsonb('column_lineage'),
 		ingestedAt: ts('ingested_at').notNull().defaultNow()
 	},
 	(t) => [
@@ -314,6 +317,8 @@ export const dbtColumnEdge = pgTable(
 		childUniqueId: text('child_unique_id').notNull(),
 		childColumn: text('child_column').notNull(),
 		lineageKind: text('lineage_kind').notNull(),
+		// 'engine' (the uploaded index) or 'inferred' (from the compiled SQL, by a lineage job).
+		provenance: text('provenance').notNull().default('engine'),
 		// Connected component of the DIRECT (copy/mod) edges, computed at ingest, so a
 		// column-lineage read fetches one component by index instead of walking the project.
 		// NULL for scan and other non-direct kinds, which are never served.
@@ -364,6 +369,10 @@ export const dbtGraphSnapshot = pgTable(
 		permissionedAs: text('permissioned_as').notNull(),
 		// What the ingest stored and dropped, so a page can explain a graph without re-reading it.
 		stats: jsonb('stats').notNull().default({}),
+		// The lineage job inferring this graph's column lineage from the compiled SQL; NULL when
+		// the lineage is the engine's index or there is none (stats.column_edges tells which).
+		// Kept after the job ends: its status explains the graph.
+		lineageJobId: uuid('lineage_job_id'),
 		ingestedAt: ts('ingested_at').notNull().defaultNow()
 	},
 	(t) => [
@@ -441,4 +450,38 @@ export const producerColumnLineage = pgTable(
 		index('producer_column_lineage_input_idx').on(t.workspace, t.inputAssetKind, t.inputAssetPath),
 		index('producer_column_lineage_output_idx').on(t.workspace, t.outputAssetKind, t.outputAssetPath)
 	]
+);
+
+// ─── Column-lineage inference (issue 15) ──────────────────────────────────────────────────
+
+/** A queued lineage job's input: the serialized InferencePlan (gzip JSON), deleted when the job ends. */
+export const lineagePlan = pgTable(
+	'lineage_plan',
+	{
+		jobId: uuid('job_id')
+			.primaryKey()
+			.references(() => job.id, { onDelete: 'cascade' }),
+		workspace: text('workspace').notNull(),
+		data: bytea('data').notNull(),
+		createdAt: createdAt()
+	},
+	(t) => [index('lineage_plan_ws_idx').on(t.workspace)]
+);
+
+/**
+ * One model's inferred lineage by its cache key (a digest of its compiled SQL, dialect and its
+ * parents' columns), per workspace: a redeploy re-infers only what changed. Entries unused for
+ * INFER_CACHE_DAYS are dropped by the retention sweep.
+ */
+export const inferCache = pgTable(
+	'infer_cache',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		cacheKey: text('cache_key').notNull(),
+		data: jsonb('data').notNull(),
+		usedAt: ts('used_at').notNull().defaultNow()
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.cacheKey] }), index('infer_cache_used_idx').on(t.workspace, t.usedAt)]
 );

@@ -45,16 +45,28 @@ export interface DbtProvenance {
 	freshness?: unknown;
 	raw_code?: string | null;
 	original_file_path?: string | null;
+	/**
+	 * How this relation's column lineage came about (the relation endpoints fill it; absent in the
+	 * asset graph). Only for a caller shown the authored fields: messages quote the compiled SQL.
+	 */
 	column_lineage?: ModelColumnLineage | null;
 }
 
-/** Where a relation's column lineage stands: its graph's source, the lineage job, the model's outcome. */
+export type ModelOutcomeKind = 'analyzed' | 'partial' | 'failed' | 'skipped';
+
 export interface ModelColumnLineage {
-	source: 'engine' | 'inferred' | null; // null: this graph has no column lineage at all
-	job: { id: string; status: JobStatus; done: number | null; total: number | null } | null; // the lineage job, for inferred graphs
-	outcome: 'analyzed' | 'partial' | 'failed' | 'skipped' | null; // null while the job is queued/running, or for engine lineage
-	message: string | null; line: number | null; column: number | null; // failed: parser message + position in compiled SQL; skipped: reason; job failed: why
-	untraced: { column: string; reason: string }[]; // partial
+	/** null: this graph has no column lineage at all. */
+	source: 'engine' | 'inferred' | null;
+	/** The lineage job, for inferred graphs. */
+	job: { id: string; status: JobStatus; done: number | null; total: number | null } | null;
+	/** null while the job is queued or running, when it failed, for engine lineage, and for a relation the job did not analyse (a source, a seed). */
+	outcome: ModelOutcomeKind | null;
+	/** failed: the parser's message (with line and column in the compiled SQL); skipped: the reason; a failed job: why. */
+	message: string | null;
+	line: number | null;
+	column: number | null;
+	/** partial: the output columns that could not be traced, and why. */
+	untraced: { column: string; reason: string }[];
 }
 
 export interface GraphAsset {
@@ -123,6 +135,7 @@ export interface ColumnLineageEdge {
 	to_asset_path: string;
 	to_column: string;
 	kind: string;
+	/** engine: from the uploaded index; inferred: from the compiled SQL by a lineage job. */
 	provenance: 'engine' | 'inferred';
 }
 

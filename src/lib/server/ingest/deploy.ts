@@ -1,15 +1,19 @@
 // Deploy and preview of a dbt project from its artifacts: parse everything first (a refusal
 // stores nothing), then write the version, its job and its graph in ONE transaction, so a
 // failure leaves the previously stored graph exactly as it was.
+import { inferencePlan, type InferencePlan } from '$lib/lineage/infer/manifest';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
 import { analyzeGraphTables, graphDigest, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
+import { processWorker } from '../runner/worker';
+import { parseCatalog } from './catalog';
 import { parseDescriptor } from './descriptor';
-import { buildGraphContent, type UploadedFile } from './graph-content';
+import { buildGraphContent, decodeUtf8, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
 import { mark, type IngestProfile } from './profile';
@@ -23,6 +27,8 @@ export interface UploadRequest {
 	username: string;
 	descriptor?: string;
 	manifest: UploadedFile;
+	/** catalog.json (`dbt docs generate`): typed columns, and the column order inference expands `*` with. */
+	catalog?: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
 	runResults?: UploadedFile;
@@ -49,6 +55,56 @@ export interface DeployAnswer {
 	default_database: string | null;
 	has_project_files: boolean;
 	url: string;
+	/** The queued job inferring column lineage from the compiled SQL; null when none runs. */
+	lineage_job_id: string | null;
+	column_lineage: DeployColumnLineage;
+}
+
+export interface DeployColumnLineage {
+	/** engine: the uploaded index; inferred: the lineage job infers it; null: none. */
+	source: 'engine' | 'inferred' | null;
+	/** Models by outcome; `pending` wait for the lineage job (all of them, at deploy). */
+	models: { analyzed: number; partial: number; failed: number; skipped: number; pending: number };
+}
+
+/** TRIBUTARY_LINEAGE_TIMEOUT_S: a lineage job running longer ends failed (the graph stays). */
+export function lineageTimeoutS(env: NodeJS.ProcessEnv = process.env): number {
+	const v = Number(env.TRIBUTARY_LINEAGE_TIMEOUT_S);
+	return env.TRIBUTARY_LINEAGE_TIMEOUT_S && Number.isFinite(v) && v > 0 ? Math.ceil(v) : 600;
+}
+
+const NO_COMPILED_SQL = 'no compiled SQL in the manifest';
+
+/**
+ * Whether and what to infer: only when no engine index was uploaded (its edges win) and some
+ * model has compiled SQL. The manifest is parsed again here, as inference reads it whole.
+ */
+function planInference(
+	req: UploadRequest,
+	catalogJson: unknown | null,
+	indexUploaded: boolean,
+	warn: (w: string) => void
+): { plan: InferencePlan | null; lineage: DeployColumnLineage } {
+	const models = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
+	if (indexUploaded) return { plan: null, lineage: { source: 'engine', models } };
+	const plan = inferencePlan(JSON.parse(decodeUtf8(req.manifest)), catalogJson);
+	const withSql = plan.models.filter((m) => m.sql !== null && m.skip === null).length;
+	const noSql = plan.models.filter((m) => m.sql === null && (m.skip ?? '').startsWith(NO_COMPILED_SQL)).length;
+	if (noSql > 0) {
+		warn(
+			withSql === 0
+				? `${req.manifest.name} has no compiled SQL (a manifest from \`dbt parse\`?): column lineage cannot be inferred. ` +
+						'Deploy the target/ of `dbt compile`, `dbt run` or `dbt build`, which write each model\'s compiled_code'
+				: `${req.manifest.name}: ${fmt(noSql)} models have no compiled SQL and get no column lineage ` +
+						'(`dbt compile`, `dbt run` or `dbt build` write it for every selected model)'
+		);
+	}
+	if (withSql === 0) return { plan: null, lineage: { source: null, models } };
+	if (plan.dialectWarning) warn(plan.dialectWarning);
+	if (plan.catalogWarning) warn(plan.catalogWarning);
+	models.pending = withSql;
+	models.skipped = plan.models.length - withSql;
+	return { plan, lineage: { source: 'inferred', models } };
 }
 
 /** Rows stored by one ingest from which table statistics are refreshed right away. */
@@ -79,6 +135,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 
 	const p = req.profile;
 	p?.reset();
+	// Before anything else: a catalog that is not one refuses the whole upload.
+	const catalog = req.catalog ? { name: req.catalog.name, parsed: parseCatalog(req.catalog) } : undefined;
 	const descriptor = parseDescriptor(req.descriptor ?? '');
 	for (const w of descriptor.warnings) warn(`descriptor: ${w}`);
 	const wh = (await getWarehouse(h, req.workspace, descriptor.warehouse)) ?? { defaultDatabase: null };
@@ -92,6 +150,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		manifest: req.manifest,
 		columnLineage: req.columnLineage,
 		nodeColumns: req.nodeColumns,
+		catalog,
 		warehouse: descriptor.warehouse,
 		defaultDatabase: wh.defaultDatabase,
 		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector },
@@ -111,6 +170,18 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	}
 	log.push(...built.indexLog);
 	warnings.push(...built.warnings);
+	const { plan, lineage } = planInference(req, catalog?.parsed.json ?? null, columnEdges !== null, warn);
+	if (!plan && built.catalogMissing) {
+		const { missing, relations } = built.catalogMissing;
+		warn(
+			`${catalog!.name}: ${fmt(missing)} of ${fmt(relations)} relations of the manifest are not in the catalog ` +
+				`(${missing === relations ? 'a catalog of another project?' : 'older than the manifest?'}); they have no typed columns`
+		);
+	}
+	if (!req.catalog && columnEdges === null && !req.nodeColumns) {
+		log.push('no catalog.json uploaded (`dbt docs generate` writes it): no typed columns, and `select *` is expanded only from declared columns');
+	}
+	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
 
 	const digest = graphDigest(content);
 	mark(p, 'digest');
@@ -122,10 +193,11 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		typed_nodes: typedNodes,
 		dropped,
 		dbt_version: parsed.dbtVersion,
-		has_project_files: !!req.project
+		has_project_files: !!req.project,
+		column_lineage: lineage
 	};
 
-	const jobId = await h.db.transaction(async (tx) => {
+	const { jobId, lineageJobId } = await h.db.transaction(async (tx) => {
 		if (hash !== null) {
 			await insertScriptVersion(tx, {
 				workspace: req.workspace,
@@ -150,8 +222,27 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 			logs: ''
 		});
 		const key: GraphKey = { workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID };
+		let lineageJobId: string | null = null;
+		if (plan) {
+			lineageJobId = await insertJob(tx, {
+				workspace: req.workspace,
+				kind: 'lineage',
+				scriptPath: req.path,
+				scriptHash: hash,
+				createdBy: req.username,
+				permissionedAs: `u/${req.username}`,
+				parentJob: id,
+				status: 'queued',
+				timeoutS: lineageTimeoutS(),
+				args: { graph_job_id: key.jobId },
+				result: { progress: { done: 0, total: lineage.models.pending } },
+				logs: ''
+			});
+			await storeLineagePlan(tx, req.workspace, lineageJobId, plan);
+			log.push(`lineage job ${lineageJobId} queued`);
+		}
 		mark(p, 'store: version, archive, job');
-		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats }, { profile: p });
+		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats, lineageJobId }, { profile: p });
 		if (hash !== null) {
 			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, assetUses(parsed.nodes));
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
@@ -164,9 +255,10 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		// The log is written last, inside the same transaction, so it describes what committed.
 		await appendJobLog(tx, id, log.join('\n') + '\n');
 		mark(p, 'prune + job log');
-		return id;
+		return { jobId: id, lineageJobId };
 	});
 	mark(p, 'commit');
+	if (lineageJobId) processWorker()?.kick();
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, measured 4× slower on a
 	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
@@ -185,6 +277,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		warehouse: descriptor.warehouse,
 		default_database: wh.defaultDatabase,
 		has_project_files: !!req.project,
-		url: `/w/${req.workspace}/run/${jobId}`
+		url: `/w/${req.workspace}/run/${jobId}`,
+		lineage_job_id: lineageJobId,
+		column_lineage: lineage
 	};
 }

@@ -1,8 +1,8 @@
 // manifest.json (+ the optional column-lineage index) → the rows of one stored graph. Shared by
 // every writer of a graph: a deploy or preview upload, a run's own snapshot, a recorded run. Pure
 // apart from decoding: nothing here touches the database.
-import { directComponents } from '$lib/lineage/components';
-import type { ColumnEdgeRow, GraphContent, NodeRow } from '../repo/graph';
+import { assignComponents, type ColumnEdgeRow, type GraphContent, type NodeRow } from '../repo/graph';
+import type { ParsedCatalog } from './catalog';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { IngestError } from './errors';
 import { requireManifestBytes } from '../limits';
@@ -19,6 +19,8 @@ export interface GraphInput {
 	manifest: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
+	/** Already parsed (parseCatalog refuses a file that is not one before anything else runs). */
+	catalog?: { name: string; parsed: ParsedCatalog };
 	warehouse: string;
 	defaultDatabase: string | null;
 	selection: Selection;
@@ -44,6 +46,8 @@ export interface BuiltGraph {
 	/** What the index gave or why it gave nothing. */
 	indexLog: string[];
 	warnings: string[];
+	/** Relations of the manifest the catalog does not describe; null without a catalog or with none missing. */
+	catalogMissing: { missing: number; relations: number } | null;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -85,11 +89,8 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		try {
 			const r = await readColumnLineage(cl.bytes, { fileName: cl.name, keptNodes: kept });
 			mark(p, 'index: column_lineage decode');
-			const comps = directComponents(r.edges);
 			// The component goes onto the decoded rows themselves: no second set of 200,000 objects.
-			const rows = r.edges as ColumnEdgeRow[];
-			for (let i = 0; i < rows.length; i++) rows[i].component = comps[i];
-			columnEdges = rows;
+			columnEdges = assignComponents(r.edges as ColumnEdgeRow[]);
 			mark(p, 'index: components');
 			dropped.column_edges_outside_graph = r.stats.droppedOutsideGraph;
 			dropped.column_edges_over_cap = r.stats.droppedOverCap;
@@ -119,6 +120,7 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 
 	mark(p, 'index: column_lineage decode');
 	let schemas: Map<string, { name: string; type?: string }[]> | null = null;
+	let catalogMissing: { missing: number; relations: number } | null = null;
 	const nc = input.nodeColumns;
 	if (nc) {
 		try {
@@ -132,6 +134,24 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 	}
 
 	mark(p, 'index: node_columns decode');
+	const cat = input.catalog;
+	if (cat && schemas === null) {
+		schemas = new Map();
+		let missing = 0;
+		let relations = 0;
+		for (const n of parsed.nodes) {
+			const cols = cat.parsed.columns.get(n.uniqueId);
+			if (cols) schemas.set(n.uniqueId, cols);
+			if (n.assetPath !== null && CATALOGUED.has(n.resourceType)) {
+				relations++;
+				if (!cols) missing++;
+			}
+		}
+		indexLog.push(`${cat.name}: typed columns for ${fmt(schemas.size)} nodes`);
+		if (missing) catalogMissing = { missing, relations };
+	} else if (cat) {
+		indexLog.push(`${cat.name}: not used for typed columns (the node_columns index gives them)`);
+	}
 	const nodes: NodeRow[] = parsed.nodes.map((n) => toNodeRow(n, schemas));
 	return {
 		parsed,
@@ -140,9 +160,13 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		dropped,
 		manifestLog,
 		indexLog,
-		warnings
+		warnings,
+		catalogMissing
 	};
 }
+
+/** The resource types a catalog describes (tests and ephemeral models have no relation in it). */
+const CATALOGUED = new Set(['model', 'seed', 'snapshot', 'source']);
 
 function toNodeRow(n: ParsedNode, schemas: Map<string, { name: string; type?: string }[]> | null): NodeRow {
 	return {

@@ -1,11 +1,12 @@
 // Reads the multipart body of a deploy or preview: fields `path`, `descriptor`; files
-// `manifest` (required), `column_lineage`, `node_columns`, `run_results`, `project`.
+// `manifest` (required), `catalog`, `column_lineage`, `node_columns`, `run_results`, `project`.
 import { badRequest } from '../http';
 import { requireScriptPath } from '../paths';
 import type { UploadedFile, UploadRequest } from './deploy';
 
 const FILES = {
 	manifest: 'manifest.json',
+	catalog: 'catalog.json',
 	column_lineage: 'dbt.column_lineage.parquet',
 	node_columns: 'dbt.node_columns.parquet',
 	run_results: 'run_results.json',
@@ -54,6 +55,7 @@ export async function readUploadForm(
 		path,
 		descriptor: descriptor === null ? undefined : typeof descriptor === 'string' ? descriptor : await descriptor.text(),
 		manifest,
+		catalog: await fileField(form, 'catalog'),
 		columnLineage: await fileField(form, 'column_lineage'),
 		nodeColumns: await fileField(form, 'node_columns'),
 		runResults: await fileField(form, 'run_results'),

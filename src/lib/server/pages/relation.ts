@@ -6,10 +6,40 @@
 import { mergeDescriptions, type DescribedGraph } from '$lib/lineage/asset-graph';
 import { assetPathGate, authoredShownOf, shapePathFilter, type PinnedAccess, type Principal } from '$lib/server/access';
 import type { Database } from '$lib/server/db';
-import { describeAssets, type VersionRef } from '$lib/server/repo/lineage';
+import type { GraphKey } from '$lib/server/repo/graph';
+import { graphLineageState, nodeOutcomes } from '$lib/server/repo/inference';
+import { describeAssets, pinnedGraphOf, type VersionRef } from '$lib/server/repo/lineage';
 import { jobAssetGraph } from '$lib/server/lineage-api';
-import type { DbtProvenance } from '$lib/types/asset-graph';
-import { hashToHex } from '$lib/types/script-hash';
+import { ZERO_UUID } from '$lib/server/schema';
+import type { DbtProvenance, ModelColumnLineage } from '$lib/types/asset-graph';
+import { hashToHex, hexToHash } from '$lib/types/script-hash';
+
+/**
+ * How the relation's column lineage came about in graph `key`: the engine's index, a lineage
+ * job (its state while it runs, why when it failed), the model's own outcome once it ended.
+ */
+export async function columnLineageOf(h: Database, key: GraphKey, uniqueId: string): Promise<ModelColumnLineage | null> {
+	const state = await graphLineageState(h, key);
+	if (!state) return null;
+	const none = { outcome: null, message: null, line: null, column: null, untraced: [] };
+	if (!state.job) return { source: state.columnEdges === null ? null : 'engine', job: null, ...none };
+	const j = state.job;
+	const job = { id: j.id, status: j.status, done: j.done, total: j.total };
+	if (j.status === 'failure' || j.status === 'canceled') {
+		return { source: 'inferred', job, ...none, message: j.error ?? `the lineage job ended ${j.status === 'canceled' ? 'canceled' : 'failed'}` };
+	}
+	if (j.status !== 'success') return { source: 'inferred', job, ...none };
+	const o = (await nodeOutcomes(h, key, [uniqueId])).get(uniqueId);
+	return o
+		? { source: 'inferred', job, outcome: o.outcome, message: o.message, line: o.line, column: o.column, untraced: o.untraced ?? [] }
+		: { source: 'inferred', job, ...none };
+}
+
+/** The description with its column lineage state, for a caller shown its authored fields (never mutating a cached answer). */
+async function withColumnLineage(h: Database, d: DbtProvenance | null, key: GraphKey | null): Promise<DbtProvenance | null> {
+	if (!d || !d.authored || !key) return d;
+	return { ...d, column_lineage: await columnLineageOf(h, key, d.unique_id) };
+}
 
 /**
  * The unpinned description of a dbt relation (optionally with one version named), or null.
@@ -25,11 +55,21 @@ export async function describeRelation(h: Database, p: Principal, path: string, 
 		nodes: g.nodes,
 		edges: g.edges
 	}));
-	return mergeDescriptions(graphs).get(path) ?? null;
+	const d = mergeDescriptions(graphs).get(path) ?? null;
+	const key = d && d.script_hash !== null ? { workspace: p.workspace, scriptPath: d.script_path, scriptHash: hexToHash(d.script_hash)!, jobId: ZERO_UUID } : null;
+	return withColumnLineage(h, d, key);
 }
 
 /** A relation as a job's pinned graph describes it (run pages, share links included). */
 export async function describePinnedRelation(h: Database, gate: PinnedAccess, path: string): Promise<DbtProvenance | null> {
 	const g = await jobAssetGraph(h, gate, { folder: null, assetKinds: new Set(['dbt']), scriptHash: null });
-	return g.assets.find((a) => a.kind === 'dbt' && a.path === path)?.dbt ?? null;
+	const d = g.assets.find((a) => a.kind === 'dbt' && a.path === path)?.dbt ?? null;
+	if (!d) return null;
+	const pinned = gate.kind === 'no_job' ? null : await pinnedGraphOf(h, gate.access.job);
+	const key = pinned
+		? pinned.key
+		: d.script_hash !== null
+			? { workspace: gate.kind === 'no_job' ? gate.principal.workspace : gate.access.job.workspace, scriptPath: d.script_path, scriptHash: hexToHash(d.script_hash)!, jobId: ZERO_UUID }
+			: null;
+	return withColumnLineage(h, d, key);
 }

@@ -4,10 +4,12 @@
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import type { GraphNodeInput } from '$lib/lineage/asset-graph';
+import { directComponents } from '$lib/lineage/components';
 import type { Database, Tx } from '../db';
 import { copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
 import { mark, type IngestProfile } from '../ingest/profile';
 import { dbtColumnEdge, dbtEdge, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
+import { deleteEndedPlans, pruneInferCache } from './inference';
 
 export interface GraphKey {
 	workspace: string;
@@ -31,7 +33,11 @@ export interface ColumnEdgeRow {
 	childColumn: string;
 	lineageKind: string;
 	component: number | null;
+	/** Absent: 'engine' (the uploaded index). */
+	provenance?: ColumnEdgeProvenance;
 }
+
+export type ColumnEdgeProvenance = 'engine' | 'inferred';
 
 export interface GraphContent {
 	nodes: NodeRow[];
@@ -45,6 +51,8 @@ export interface MarkerInfo {
 	permissionedAs: string;
 	relationRoot?: string | null;
 	stats?: Record<string, unknown>;
+	/** The lineage job that will infer this graph's column lineage from its compiled SQL. */
+	lineageJobId?: string | null;
 }
 
 /** Where a key's rows are: the partial unique indexes make these the two exact predicates. */
@@ -136,7 +144,8 @@ const COLUMN_EDGE_COPY_COLUMNS = [
 	'child_unique_id',
 	'child_column',
 	'lineage_kind',
-	'component'
+	'component',
+	'provenance'
 ];
 
 const UNNEST_BATCH = 20_000;
@@ -192,7 +201,8 @@ export async function replaceGraph(
 		digest: marker.digest,
 		permissionedAs: marker.permissionedAs,
 		relationRootAtLastIngest: marker.relationRoot ?? null,
-		stats: marker.stats ?? {}
+		stats: marker.stats ?? {},
+		lineageJobId: marker.lineageJobId ?? null
 	});
 	mark(p, 'store: delete previous + marker');
 	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
@@ -202,7 +212,12 @@ export async function replaceGraph(
 		await copyRows(h, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`));
 	}
 	mark(p, 'store: dbt_edge');
-	const ce = g.columnEdges ?? [];
+	await insertColumnEdges(h, tx, key, g.columnEdges ?? []);
+	mark(p, 'store: dbt_column_edge');
+}
+
+async function insertColumnEdges(h: Database, tx: Tx, key: GraphKey, ce: readonly ColumnEdgeRow[]): Promise<void> {
+	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
 	if (ce.length && h.kind === 'postgres') {
 		await copyRows(
 			h,
@@ -213,7 +228,7 @@ export async function replaceGraph(
 				ce,
 				(e) =>
 					`${prefix}${f(e.parentUniqueId)}\t${f(e.parentColumn)}\t${f(e.childUniqueId)}\t${f(e.childColumn)}\t` +
-					`${f(e.lineageKind ?? '')}\t${f(e.component)}\n`
+					`${f(e.lineageKind ?? '')}\t${f(e.component)}\t${f(e.provenance ?? 'engine')}\n`
 			)
 		);
 	} else if (ce.length) {
@@ -224,21 +239,102 @@ export async function replaceGraph(
 			const part = ce.slice(i, i + UNNEST_BATCH);
 			await h.rows(
 				sql`insert into dbt_column_edge (workspace, script_path, script_hash, job_id, parent_unique_id, parent_column,
-						child_unique_id, child_column, lineage_kind, component)
-					select ${key.workspace}, ${key.scriptPath}, ${hashParam}, ${key.jobId}::uuid, pu, pc, cu, cc, k, comp
+						child_unique_id, child_column, lineage_kind, component, provenance)
+					select ${key.workspace}, ${key.scriptPath}, ${hashParam}, ${key.jobId}::uuid, pu, pc, cu, cc, k, comp, pv
 					from unnest(
 						${sql.param(part.map((e) => e.parentUniqueId))}::text[],
 						${sql.param(part.map((e) => e.parentColumn))}::text[],
 						${sql.param(part.map((e) => e.childUniqueId))}::text[],
 						${sql.param(part.map((e) => e.childColumn))}::text[],
 						${sql.param(part.map((e) => e.lineageKind ?? ''))}::text[],
-						${sql.param(part.map((e) => e.component))}::int[]
-					) as u(pu, pc, cu, cc, k, comp)`,
+						${sql.param(part.map((e) => e.component))}::int[],
+						${sql.param(part.map((e) => e.provenance ?? 'engine'))}::text[]
+					) as u(pu, pc, cu, cc, k, comp, pv)`,
 				tx
 			);
 		}
 	}
-	mark(p, 'store: dbt_column_edge');
+}
+
+/** Numbers the direct components of `rows` in place: the one computation for engine and inferred edges. */
+export function assignComponents(rows: ColumnEdgeRow[]): ColumnEdgeRow[] {
+	const comps = directComponents(rows);
+	for (let i = 0; i < rows.length; i++) rows[i].component = comps[i];
+	return rows;
+}
+
+/** One model's inference outcome as dbt_node.column_lineage stores it. */
+export interface StoredModelOutcome {
+	outcome: 'analyzed' | 'partial' | 'failed' | 'skipped';
+	message: string | null;
+	line: number | null;
+	column: number | null;
+	untraced: { column: string; reason: string }[];
+}
+
+/**
+ * A lineage job's end, inside the caller's transaction: the graph's column edges become the
+ * inferred ones (components numbered as at ingest), each model's outcome is stored on its node,
+ * and the marker gets the new digest and time, so every cache keyed on the marker moves.
+ * False when the graph is gone (pruned or replaced by a later deploy meanwhile): nothing is written.
+ */
+export async function replaceInferredLineage(
+	h: Database,
+	tx: Tx,
+	key: GraphKey,
+	lineageJobId: string,
+	edges: ColumnEdgeRow[],
+	outcomes: Map<string, StoredModelOutcome>
+): Promise<boolean> {
+	const [marker] = await tx
+		.select({ id: dbtGraphSnapshot.id, digest: dbtGraphSnapshot.digest, lineageJobId: dbtGraphSnapshot.lineageJobId })
+		.from(dbtGraphSnapshot)
+		.where(keyWhere(dbtGraphSnapshot, key))
+		.for('update');
+	if (!marker || marker.lineageJobId !== lineageJobId) return false;
+	const sorted = [...edges].sort(compareColumnEdges);
+	for (const e of sorted) e.provenance = 'inferred';
+	assignComponents(sorted);
+	await tx.delete(dbtColumnEdge).where(keyWhere(dbtColumnEdge, key));
+	await insertColumnEdges(h, tx, key, sorted);
+	const ids = [...outcomes.keys()];
+	for (let i = 0; i < ids.length; i += UNNEST_BATCH) {
+		const part = ids.slice(i, i + UNNEST_BATCH);
+		await h.rows(
+			sql`update dbt_node n set column_lineage = u.o::jsonb
+				  from unnest(${sql.param(part)}::text[], ${sql.param(part.map((id) => JSON.stringify(outcomes.get(id))))}::text[]) as u(id, o)
+				 where ${keyOfNode(key)} and n.unique_id = u.id`,
+			tx
+		);
+	}
+	// The new digest covers the old one (nodes and edges, unchanged) and what the job wrote.
+	const h2 = createHash('sha256').update(marker.digest).update('\ninferred\n').update(graphDigest({ nodes: [], edges: [], columnEdges: sorted }));
+	for (const id of [...ids].sort(cmpText)) h2.update(`${id}\u0000${JSON.stringify(outcomes.get(id))}\n`);
+	const digest = h2.digest('hex');
+	await tx
+		.update(dbtGraphSnapshot)
+		.set({ digest, ingestedAt: sql`now()`, stats: sql`${dbtGraphSnapshot.stats} || ${JSON.stringify({ column_edges: sorted.length })}::jsonb` })
+		.where(eq(dbtGraphSnapshot.id, marker.id));
+	return true;
+}
+
+const cmpText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+function compareColumnEdges(a: ColumnEdgeRow, b: ColumnEdgeRow): number {
+	return (
+		cmpText(a.parentUniqueId, b.parentUniqueId) ||
+		cmpText(a.parentColumn, b.parentColumn) ||
+		cmpText(a.childUniqueId, b.childUniqueId) ||
+		cmpText(a.childColumn, b.childColumn) ||
+		cmpText(a.lineageKind, b.lineageKind)
+	);
+}
+
+function keyOfNode(key: GraphKey): SQL {
+	return key.scriptHash === null
+		? sql`n.workspace = ${key.workspace} and n.job_id = ${key.jobId}::uuid and n.script_hash is null`
+		: sql`n.workspace = ${key.workspace} and n.script_path = ${key.scriptPath}
+		      and n.script_hash = ${key.scriptHash.toString()}::bigint and n.job_id = ${key.jobId}::uuid`;
 }
 
 export interface StoredMarker {
@@ -339,7 +435,9 @@ const toKey = (r: MarkerKeyRow): GraphKey => ({
 /**
  * The three sweeps, for one path, each run in the caller's transaction together with its marker
  * deletes: run snapshots and progress rows older than 30 days (workspace-wide), version graphs
- * beyond the newest 50 deploys of the path, previews beyond the newest 5 per path and principal.
+ * beyond the newest 50 deploys of the path, previews beyond the newest 5 per path and principal;
+ * and, workspace-wide, inference cache entries unused for INFER_CACHE_DAYS and the plans of
+ * lineage jobs that ended without removing theirs (reaped).
  */
 export async function pruneGraphs(
 	h: Database,
@@ -347,7 +445,7 @@ export async function pruneGraphs(
 	workspace: string,
 	scriptPath: string,
 	now: Date = new Date()
-): Promise<{ runs: number; versions: number; previews: number; progress: number }> {
+): Promise<{ runs: number; versions: number; previews: number; progress: number; inferCache: number }> {
 	const cutoff = new Date(now.getTime() - RETENTION.runDays * 86_400_000).toISOString();
 	const oldRuns = (
 		await h.rows<MarkerKeyRow>(
@@ -388,11 +486,14 @@ export async function pruneGraphs(
 		)
 	).map(toKey);
 	await deleteKeys(h, tx, oldPreviews);
+	const inferCache = await pruneInferCache(h, tx, workspace, now);
+	await deleteEndedPlans(h, workspace, tx);
 	return {
 		runs: oldRuns.length,
 		versions: oldVersions.length,
 		previews: oldPreviews.length,
-		progress: toNumber(progress[0]?.n)
+		progress: toNumber(progress[0]?.n),
+		inferCache
 	};
 }
 

@@ -525,7 +525,7 @@ export function componentIdsSql(key: GraphKey, uniqueIds: readonly string[]): SQ
 /** Every direct edge of these components, through the component index: cost follows the component, not the project. */
 export function componentEdgesSql(key: GraphKey, components: readonly number[]): SQL {
 	return sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc,
-	                  e.lineage_kind as k
+	                  e.lineage_kind as k, e.provenance as pv
 	             from dbt_column_edge e
 	            where ${keyOf('e', key)} and e.component = any(${sql.param([...components])}::int[])
 	              and e.lineage_kind in ('copy', 'mod')`;
@@ -537,6 +537,7 @@ export interface StoredColumnEdge {
 	childUniqueId: string;
 	childColumn: string;
 	lineageKind: string;
+	provenance: 'engine' | 'inferred';
 }
 
 /**
@@ -552,14 +553,14 @@ export async function componentEdges(
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
 	const comps = (await h.rows<{ c: unknown }>(componentIdsSql(key, uniqueIds), tx)).map((r) => toNumber(r.c));
 	if (comps.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(componentEdgesSql(key, comps), tx);
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred' }>(componentEdgesSql(key, comps), tx);
 	const ids = [...new Set(rows.flatMap((r) => [r.pu, r.cu]))];
 	const paths = await h.rows<{ u: string; p: string | null }>(
 		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
 		tx
 	);
 	return {
-		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k })),
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })),
 		assetPathOf: new Map(paths.map((r) => [r.u, r.p]))
 	};
 }

@@ -36,7 +36,7 @@ interface ClaimRow {
 }
 
 /**
- * Takes the oldest queued run for `workerId`, or null. The inner SELECT locks the row it picks
+ * Takes the oldest queued run or lineage job for `workerId`, or null. The inner SELECT locks the row it picks
  * and skips rows other claimers hold, so two workers never take one job; a job canceled before
  * it was claimed is no longer `queued` and is never picked.
  */
@@ -44,7 +44,7 @@ export async function claimNextJob(h: Database, workerId: string): Promise<Claim
 	const [r] = await h.rows<ClaimRow>(
 		sql`update job set status = 'running', worker_id = ${workerId}, started_at = now(), heartbeat_at = now()
 		     where id = (select id from job
-		                  where status = 'queued' and kind = 'run' and not cancel_requested
+		                  where status = 'queued' and kind in ('run', 'lineage') and not cancel_requested
 		                  order by created_at, id
 		                  for update skip locked
 		                  limit 1)
@@ -119,7 +119,7 @@ export interface ReapedJob {
 }
 
 /**
- * Fails every running run whose worker has not beaten for `staleSeconds` (the worker died, or
+ * Fails every running run or lineage job whose worker has not beaten for `staleSeconds` (the worker died, or
  * lost its database), appends `message` to its log, and settles its progress rows. Locked rows
  * are skipped, so two reapers (or a reaper and a live heartbeat) never fight over one job.
  */
@@ -129,7 +129,7 @@ export async function reapStaleJobs(h: Database, staleSeconds: number, message: 
 		                   logs = logs || ${`\n${message}\n`},
 		                   result = coalesce(result, '{}'::jsonb) || jsonb_build_object('error', ${message}::text)
 		     where id in (select id from job
-		                   where status = 'running' and kind = 'run'
+		                   where status = 'running' and kind in ('run', 'lineage')
 		                     and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ${staleSeconds}::double precision)
 		                   for update skip locked)
 		 returning id::text as id, workspace, worker_id`

@@ -1,4 +1,4 @@
-// The job worker: claims queued runs, runs each under a heartbeat that also carries cancellation,
+// The job worker: claims queued runs and lineage jobs, runs each under a heartbeat that also carries cancellation,
 // and reclaims the jobs of workers that stopped beating. Any number of these may poll one
 // Postgres; the in-process one of `npm start` is the same code on the embedded database.
 import { randomBytes } from 'node:crypto';
@@ -7,8 +7,10 @@ import { hostname } from 'node:os';
 import type { Database } from '../db';
 import { claimNextJob, finishJob, heartbeat, reapStaleJobs, appendRunningLog, type ClaimedJob } from '../repo/queue';
 import { runnerConfigFromEnv, SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
+import { deleteLineagePlan } from '../repo/inference';
 import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
 import { JobLog } from './job-log';
+import { executeLineageJob } from './lineage-job';
 import { jobDirs } from './workdir';
 
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
@@ -128,6 +130,8 @@ export class Worker {
 		const reaped = await reapStaleJobs(this.opts.h, this.staleS, WORKER_STOPPED_MESSAGE, UNREPORTED_MESSAGE);
 		for (const r of reaped) {
 			this.log(`worker ${this.id}: reclaimed job ${r.id} from ${r.workerId ?? 'an unknown worker'}, which stopped beating; marked failed`);
+			// A lineage job's plan goes with it (a run has none): its graph keeps what the deploy stored.
+			await deleteLineagePlan(this.opts.h, r.id);
 			await killStrayGroup(r.id);
 		}
 	}
@@ -162,7 +166,10 @@ export class Worker {
 			);
 		}, this.heartbeatMs);
 		try {
-			const end = await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
+			const end =
+				job.kind === 'lineage'
+					? await executeLineageJob({ h, job, workerId: this.id, signal: abort.signal, deadline, log })
+					: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
 			clearInterval(beat);
 			await log.settled();
 			const finished = await finishJob(h, job.id, this.id, { status: end.status, result: end.result, log: log.drain() });

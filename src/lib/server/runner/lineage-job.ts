@@ -1,0 +1,173 @@
+// A `lineage` job (issue 15): infers a stored graph's column lineage from its manifest's compiled
+// SQL, queued by the deploy or preview that stored the graph. It reads the plan the deploy saved,
+// runs the inference on worker threads with the workspace's cache, and at the end replaces the
+// graph's column edges and stores each model's outcome in ONE transaction: a job that fails, times
+// out or dies midway leaves the graph exactly as the deploy stored it.
+import type { JobStatus } from '$lib/types/jobs';
+import type { InferencePlan } from '$lib/lineage/infer/manifest';
+import type { Database } from '../db';
+import { inferProject, type InferCache, type ModelLineage } from '../inference/pool';
+import { replaceInferredLineage, type ColumnEdgeRow, type GraphKey, type StoredModelOutcome } from '../repo/graph';
+import { cacheGet, cachePut, deleteLineagePlan, graphNodeIds, readLineagePlan, setLineageProgress } from '../repo/inference';
+import type { ClaimedJob } from '../repo/queue';
+import { ZERO_UUID } from '../schema';
+import type { StopReason } from './execute';
+import type { JobLog } from './job-log';
+
+export interface LineageJobContext {
+	h: Database;
+	job: ClaimedJob;
+	workerId: string;
+	signal: AbortSignal;
+	deadline: number;
+	log: JobLog;
+	/** Threads of the inference pool (default: the pool's own choice). */
+	threads?: number;
+}
+
+export interface LineageJobEnd {
+	status: Extract<JobStatus, 'success' | 'failure' | 'canceled'>;
+	result: Record<string, unknown>;
+}
+
+/** How often a running job's progress is written (each write is one UPDATE of the job row). */
+const PROGRESS_EVERY_MS = 500;
+
+/** The graph a lineage job infers: its deploy's version graph, or the preview's own. */
+export function lineageGraphKey(job: ClaimedJob): GraphKey {
+	const graphJob = typeof job.args.graph_job_id === 'string' ? job.args.graph_job_id : ZERO_UUID;
+	return { workspace: job.workspace, scriptPath: job.scriptPath ?? '', scriptHash: job.scriptHash, jobId: graphJob };
+}
+
+function dbCache(h: Database, workspace: string): InferCache {
+	return {
+		get: (keys) => cacheGet<ModelLineage>(h, workspace, keys),
+		put: (entries) => cachePut(h, workspace, entries.filter((e) => e.cacheKey !== null).map((e) => ({ key: e.cacheKey!, value: e })))
+	};
+}
+
+const position = (m: ModelLineage) => (m.line === null ? '' : ` (line ${m.line}${m.column === null ? '' : `, column ${m.column}`})`);
+
+function stopMessage(reason: unknown, timeoutS: number): { status: LineageJobEnd['status']; message: string } {
+	switch (reason as StopReason | 'deadline' | undefined) {
+		case 'canceled':
+			return { status: 'canceled', message: 'the lineage job was canceled; the graph keeps the lineage it had' };
+		case 'deadline':
+			return { status: 'failure', message: `the lineage job ran out of time: its ${timeoutS} s deadline passed (TRIBUTARY_LINEAGE_TIMEOUT_S)` };
+		default:
+			return { status: 'failure', message: 'the worker running this lineage job stopped' };
+	}
+}
+
+export async function executeLineageJob(ctx: LineageJobContext): Promise<LineageJobEnd> {
+	const { h, job, log } = ctx;
+	const timeoutS = job.timeoutS ?? Math.round((ctx.deadline - job.startedAt.getTime()) / 1000);
+	const plan = await readLineagePlan<InferencePlan>(h, job.id);
+	if (!plan) {
+		const message = 'the inference plan of this job is gone (the job ended before, or its graph was removed)';
+		log.say(message);
+		return { status: 'failure', result: { error: message } };
+	}
+	const key = lineageGraphKey(job);
+	const total = plan.models.filter((m) => m.sql !== null && m.skip === null).length;
+	log.say(`inferring column lineage of ${total} models (${plan.dialect}) for ${job.scriptPath}`);
+
+	// One signal for the worker's stop reasons and the job's own deadline.
+	const stop = new AbortController();
+	const onAbort = () => stop.abort(ctx.signal.reason);
+	ctx.signal.addEventListener('abort', onAbort, { once: true });
+	const timer = setTimeout(() => stop.abort('deadline'), Math.max(0, ctx.deadline - Date.now()));
+	let lastWrite = 0;
+	let pending: Promise<void> = Promise.resolve();
+	let progress = { done: 0, total };
+	const onProgress = (p: { done: number; total: number }) => {
+		progress = p;
+		const now = Date.now();
+		if (now - lastWrite < PROGRESS_EVERY_MS && p.done < p.total) return;
+		lastWrite = now;
+		pending = pending.then(() => setLineageProgress(h, job.id, ctx.workerId, p)).catch(() => {});
+	};
+	try {
+		const started = Date.now();
+		const run = inferProject(plan, { threads: ctx.threads, cache: dbCache(h, job.workspace), onProgress, signal: stop.signal });
+		// The pool answers an abort by rejecting; the race also ends a pool that did not notice.
+		const aborted = new Promise<never>((_, reject) => {
+			if (stop.signal.aborted) reject(stop.signal.reason);
+			stop.signal.addEventListener('abort', () => reject(stop.signal.reason), { once: true });
+		});
+		let answer: Awaited<typeof run>;
+		try {
+			answer = await Promise.race([run, aborted]);
+		} catch (e) {
+			if (!stop.signal.aborted) throw e;
+			run.catch(() => {});
+			const s = stopMessage(stop.signal.reason, timeoutS);
+			log.say(s.message);
+			await pending;
+			await deleteLineagePlan(h, job.id);
+			return { status: s.status, result: { error: s.message, progress } };
+		}
+		await pending;
+		const seconds = (Date.now() - started) / 1000;
+
+		const inGraph = await graphNodeIds(h, key);
+		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
+		const outcomes = new Map<string, StoredModelOutcome>();
+		const edges = new Map<string, ColumnEdgeRow>();
+		for (const m of answer.models) {
+			if (!inGraph.has(m.node)) continue;
+			counts[m.outcome]++;
+			outcomes.set(m.node, { outcome: m.outcome, message: m.message, line: m.line, column: m.column, untraced: m.untraced ?? [] });
+			if (m.outcome === 'failed') log.say(`failed: ${m.node}: ${m.message ?? 'no message'}${position(m)}`);
+			else if (m.outcome === 'partial') {
+				log.say(`partial: ${m.node}: ${(m.untraced ?? []).map((u) => `${u.column} (${u.reason})`).join('; ')}`);
+			}
+			for (const e of m.edges) {
+				if (!inGraph.has(e.fromNode)) continue;
+				const row: ColumnEdgeRow = {
+					parentUniqueId: e.fromNode,
+					parentColumn: e.fromColumn,
+					childUniqueId: m.node,
+					childColumn: e.toColumn,
+					lineageKind: e.kind,
+					component: null,
+					provenance: 'inferred'
+				};
+				edges.set([row.parentUniqueId, row.parentColumn, row.childUniqueId, row.childColumn, row.lineageKind].join('\u0000'), row);
+			}
+		}
+		for (const w of answer.warnings) log.say(`warning: ${w}`);
+		const stored = await h.db.transaction(async (tx) => {
+			const ok = await replaceInferredLineage(h, tx, key, job.id, [...edges.values()], outcomes);
+			await deleteLineagePlan(h, job.id, tx);
+			return ok;
+		});
+		const result = {
+			models: counts,
+			column_edges: edges.size,
+			cache_hits: answer.cacheHits,
+			inferred: total - answer.cacheHits,
+			seconds: Math.round(seconds * 1000) / 1000,
+			dialect: plan.dialect,
+			warnings: answer.warnings,
+			progress: { done: total, total },
+			stored
+		};
+		log.say(
+			stored
+				? `stored ${edges.size} inferred column edges: ${counts.analyzed} analyzed, ${counts.partial} partial, ${counts.failed} failed, ${counts.skipped} skipped ` +
+						`(${answer.cacheHits} from the cache) in ${result.seconds} s`
+				: 'the graph was replaced or removed while the job ran: nothing stored'
+		);
+		return { status: 'success', result };
+	} catch (e) {
+		// The graph keeps what the deploy stored; the job says why it has no inferred lineage.
+		const message = `column lineage could not be inferred: ${(e as Error).message}`;
+		log.say(message);
+		await deleteLineagePlan(h, job.id).catch(() => {});
+		return { status: 'failure', result: { error: message, progress } };
+	} finally {
+		clearTimeout(timer);
+		ctx.signal.removeEventListener('abort', onAbort);
+	}
+}
