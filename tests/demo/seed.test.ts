@@ -12,7 +12,7 @@ import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
 import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, ROASTERY_OUTCOMES, roasteryProducers, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { roasteryProjectSpec } from '../../src/lib/server/demo/roastery-project';
-import { isRelation, type ModelSpec, type RelationSpec } from '../../src/lib/server/demo/spec';
+import { isExecutable, type ModelSpec, type RelationSpec } from '../../src/lib/server/demo/spec';
 import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, ROASTERY_PROJECT_PATH, seedDemo, wantDemo, type DemoSeed } from '../../src/lib/server/demo/seed';
 import { Worker } from '../../src/lib/server/runner/worker';
 import type { ColumnLineageAnswer, DbtProvenance } from '../../src/lib/types/asset-graph';
@@ -264,7 +264,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			expect(r.status, JSON.stringify(r.body)).toBe(200);
 			return r.body as JobPoll;
 		};
-		const relations: RelationSpec[] = [...spec.sources, ...spec.nodes.filter(isRelation)];
+		const relations: RelationSpec[] = [...spec.sources, ...spec.nodes.filter(isExecutable)];
 		const pathOf = new Map(relations.map((n) => [n.uniqueId, `main/${n.schema}/${n.alias}`]));
 		const ACCOUNTS = pathOf.get('model.roastery.account_revenue')!;
 
