@@ -10,12 +10,14 @@ import { create } from 'tar';
 
 const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS] [--descriptor FILE]
-                 [--project DIR | --no-project]
+                 [--project DIR | --no-project] [--no-wait]
        tributary deploy-sql <file.sql> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS]
 
-  Finds manifest.json, run_results.json and the column-lineage index (index/*.parquet or
-  info_schema/v1/*.parquet) in <target-dir> and uploads them. The project files (the directory
+  Finds manifest.json, catalog.json, run_results.json and the column-lineage index
+  (index/*.parquet or info_schema/v1/*.parquet) in <target-dir> and uploads them. Without an
+  index, the server infers column lineage from the manifest's compiled SQL in a lineage job;
+  the command waits for it and prints its counts (--no-wait: print the job and return). The project files (the directory
   holding dbt_project.yml, default: the parent of <target-dir>) are uploaded as a tar.gz without
   target/, logs/ and .env* so the server can run the version.
   --url and --token default to $TRIBUTARY_URL and $TRIBUTARY_TOKEN; --workspace to
@@ -45,6 +47,7 @@ const { values, positionals } = parseArgs({
 		descriptor: { type: 'string' },
 		project: { type: 'string' },
 		'no-project': { type: 'boolean' },
+		'no-wait': { type: 'boolean' },
 		help: { type: 'boolean', short: 'h' }
 	}
 });
@@ -74,6 +77,7 @@ function firstExisting(...candidates) {
 
 const files = {
 	manifest: path.join(target, 'manifest.json'),
+	catalog: firstExisting('catalog.json'),
 	run_results: firstExisting('run_results.json'),
 	column_lineage: firstExisting(
 		'index/dbt.column_lineage.parquet',
@@ -116,7 +120,14 @@ async function main() {
 		form.set(field, new Blob([bytes]), path.basename(file));
 		process.stderr.write(`  ${field.padEnd(15)} ${path.relative(process.cwd(), file)} (${mb(statSync(file).size)})\n`);
 	}
-	if (!files.column_lineage) process.stderr.write('  no column-lineage index in this target (dbt compile --static-analysis strict --write-index makes one)\n');
+	if (!files.column_lineage) {
+		process.stderr.write('  no column-lineage index in this target: column lineage is inferred from the compiled SQL\n');
+		if (!files.catalog) {
+			process.stderr.write(
+				'  no catalog.json (`dbt docs generate` writes it): no typed columns, and `select *` over a seed, source or snapshot cannot be expanded\n'
+			);
+		}
+	}
 	const tgz = await projectArchive();
 	if (tgz) {
 		total += tgz.length;
@@ -185,7 +196,47 @@ async function main() {
 		...a.warnings.map((w) => `  warning: ${w}`),
 		`  job ${a.job_id}: ${url}${a.url}`
 	];
+	const cl = a.column_lineage;
+	if (cl?.source === 'engine') lines.push('  column lineage: the engine index');
+	else if (cl?.source === null) lines.push('  column lineage: none');
+	if (a.lineage_job_id) lines.push(`  column lineage: ${cl.models.pending} models to infer in lineage job ${a.lineage_job_id}`);
 	process.stdout.write(`${lines.join('\n')}\n`);
+	if (a.lineage_job_id && !values['no-wait']) await waitLineage(workspace, headers, a.lineage_job_id);
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls the lineage job until it ends, showing models done / total; prints its counts. */
+async function waitLineage(workspace, headers, id) {
+	const tty = process.stderr.isTTY;
+	const started = Date.now();
+	let last = '';
+	for (;;) {
+		const res = await fetch(`${url}/api/w/${workspace}/jobs/get/${id}?logs=false`, { headers });
+		if (!res.ok) fail(`lineage job ${id}: ${res.status} ${await errorText(res)}`);
+		const j = await res.json();
+		const p = j.result?.progress;
+		const line = `inferring column lineage: ${j.status}${p ? ` ${p.done} / ${p.total} models` : ''}  ${((Date.now() - started) / 1000).toFixed(1)}s`;
+		if (tty) process.stderr.write(`\r${line}`);
+		else if (line.replace(/\s+[\d.]+s$/, '') !== last) process.stderr.write(`${line}\n`);
+		last = line.replace(/\s+[\d.]+s$/, '');
+		if (j.status !== 'queued' && j.status !== 'running') {
+			if (tty) process.stderr.write('\n');
+			const r = j.result ?? {};
+			if (j.status !== 'success') {
+				// The deploy itself succeeded: its graph stands, only the inferred lineage is missing.
+				process.stderr.write(`tributary: warning: lineage job ${id} ended ${j.status}: ${r.error ?? 'see its log'}; the graph is stored without inferred column lineage\n`);
+				return;
+			}
+			const m = r.models ?? {};
+			process.stdout.write(
+				`  column lineage inferred: ${m.analyzed} analyzed, ${m.partial} partial, ${m.failed} failed, ${m.skipped} skipped; ` +
+					`${r.column_edges} column edges, ${r.cache_hits} models from the cache, ${r.seconds}s\n`
+			);
+			return;
+		}
+		await sleep(1000);
+	}
 }
 
 /** --workspace, $TRIBUTARY_WORKSPACE, or the token's only workspace. */

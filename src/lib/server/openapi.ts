@@ -31,18 +31,18 @@ const schemas: Record<string, Schema> = {
 	Error: obj({ error: str }, ['error']),
 	Whoami: obj({ username: str, instance_admin: bool, workspaces: { type: 'array', items: obj({ id: str, is_admin: bool }) } }),
 	JobSummary: obj({
-		id: str, kind: { enum: ['run', 'deploy', 'preview', 'recorded'] }, status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
+		id: str, kind: { enum: ['run', 'deploy', 'preview', 'recorded', 'lineage'] }, status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
 		script_path: { type: ['string', 'null'] }, script_hash: { type: ['string', 'null'] }, created_by: str, created_at: str, completed_at: { type: ['string', 'null'] }
 	}),
 	JobDetail: {
 		allOf: [
 			{ $ref: '#/components/schemas/JobSummary' },
-			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'] }, args: { type: 'object' }, result: { type: ['object', 'null'] }, logs: str, logs_truncated: bool, redacted: bool, log_from: { type: 'integer', description: 'with log_offset only: where logs starts, in characters' }, log_length: { type: 'integer', description: 'with log_offset only: the whole log length in characters' } })
+			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'], description: "a lineage job: the deploy or preview that queued it" }, args: { type: 'object' }, result: { type: ['object', 'null'], description: 'a lineage job: progress {done, total} (models) while it runs; at the end models {analyzed, partial, failed, skipped}, column_edges, cache_hits, seconds, warnings; error when it failed' }, logs: str, logs_truncated: bool, redacted: bool, log_from: { type: 'integer', description: 'with log_offset only: where logs starts, in characters' }, log_length: { type: 'integer', description: 'with log_offset only: the whole log length in characters' } })
 		]
 	},
 	RunProgressItem: obj({ asset_kind: str, asset_path: str, status: { enum: ['running', 'materialized', 'failed'] }, row_count: int, error: str }, ['asset_kind', 'asset_path', 'status']),
 	ColumnLineage: obj({
-		edges: { type: 'array', items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['copy', 'mod'] } }) },
+		edges: { type: 'array', items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['copy', 'mod'] }, provenance: { enum: ['engine', 'inferred'], description: 'engine: the uploaded index; inferred: from the compiled SQL by a lineage job' } }) },
 		truncated: bool
 	}),
 	AssetGraph: obj({
@@ -66,7 +66,12 @@ const schemas: Record<string, Schema> = {
 		warehouse: str,
 		default_database: { type: ['string', 'null'] },
 		has_project_files: bool,
-		url: str
+		url: str,
+		lineage_job_id: { type: ['string', 'null'], description: 'the queued lineage job inferring column lineage from the compiled SQL (no index uploaded); null when none runs' },
+		column_lineage: obj({
+			source: { enum: ['engine', 'inferred', null], description: 'engine: the uploaded index (it wins over compiled SQL); inferred: the lineage job infers it; null: none' },
+			models: obj({ analyzed: int, partial: int, failed: int, skipped: int, pending: { ...int, description: 'models waiting for the lineage job' } })
+		})
 	})
 };
 
@@ -74,7 +79,8 @@ const WS = 'Workspace id ([a-z0-9-], at most 50 characters)';
 const uploadFields = {
 	path: 'u/<user>/<name> or f/<folder>/<name>',
 	descriptor: 'YAML descriptor (optional)',
-	manifest: 'file: target/manifest.json (required; schema v10–v12)',
+	manifest: 'file: target/manifest.json (required; schema v10–v12). Its compiled SQL (dbt compile, run or build) is what column lineage is inferred from when no index is uploaded',
+	catalog: 'file: target/catalog.json from dbt docs generate (optional): typed columns when no node_columns index, and the column order `select *` is expanded with; not JSON or not a catalog is a 400',
 	column_lineage: 'file: dbt.column_lineage.parquet (optional; flat index or info_schema v1 names)',
 	node_columns: 'file: dbt.node_columns.parquet (optional)',
 	run_results: 'file: run_results.json (optional)',
@@ -169,7 +175,7 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/list', summary: 'Jobs the caller may read, newest first (filtered in SQL before the limit)', gate: 'member + jobs:read',
-		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded' }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
+		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded | lineage' }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
 		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
 	},
 	{

@@ -30,6 +30,12 @@ export interface LineageJobEnd {
 	result: Record<string, unknown>;
 }
 
+/** TRIBUTARY_LINEAGE_MODEL_BUDGET_MS: one model's time budget (else the pool's default), after which it is `failed`. */
+export function modelBudgetMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
+	const v = Number(env.TRIBUTARY_LINEAGE_MODEL_BUDGET_MS);
+	return env.TRIBUTARY_LINEAGE_MODEL_BUDGET_MS && Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
 /** How often a running job's progress is written (each write is one UPDATE of the job row). */
 const PROGRESS_EVERY_MS = 500;
 
@@ -89,7 +95,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 	};
 	try {
 		const started = Date.now();
-		const run = inferProject(plan, { threads: ctx.threads, cache: dbCache(h, job.workspace), onProgress, signal: stop.signal });
+		const run = inferProject(plan, { threads: ctx.threads, budgetMs: modelBudgetMs(), cache: dbCache(h, job.workspace), onProgress, signal: stop.signal });
 		// The pool answers an abort by rejecting; the race also ends a pool that did not notice.
 		const aborted = new Promise<never>((_, reject) => {
 			if (stop.signal.aborted) reject(stop.signal.reason);
