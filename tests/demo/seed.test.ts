@@ -126,7 +126,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(row).toEqual({ n: expectedNodes, archived: 2 });
 		// Every relation the demo writes is published as asset usage under the warehouse `main`.
 		const usage = await h.rows<{ asset_path: string }>(
-			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and asset_kind = 'dbt' and access = 'w'`
+			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and asset_kind = 'dbt' and access = 'w'`
 		);
 		expect(usage.length).toBe(project.meta.models + project.meta.seeds + project.meta.snapshots - ephemeralCount(project.manifest));
 		for (const u of usage) expect(u.asset_path.startsWith('main/')).toBe(true);
