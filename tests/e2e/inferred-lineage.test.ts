@@ -28,7 +28,9 @@ describe('inferred column lineage on the demo roastery (chromium, built app)', (
 	let admin: BrowserContext;
 
 	beforeAll(async () => {
-		app = await startApp();
+		// The per-model budget is wall-clock; a loaded test machine must not turn a two-line model
+		// into "too complex to analyse" (the budget has its own tests).
+		app = await startApp({ TRIBUTARY_LINEAGE_MODEL_BUDGET_MS: '60000' });
 		api = new Api(app.url, await apiLogin(app.url));
 		browser = await launchBrowser();
 		admin = await signedInContext(browser, app.url, api.cookie);
