@@ -116,8 +116,13 @@ export interface LineageNotice {
 	untraced: readonly { column: string; reason: string }[];
 }
 
+/** Where in the compiled SQL, unless the parser's message already says (`Parse error at line 6, column 54: …`). */
 const position = (cl: ModelColumnLineage) =>
-	cl.line === null ? '' : cl.column === null ? ` (line ${cl.line} of the compiled SQL)` : ` (line ${cl.line}, column ${cl.column} of the compiled SQL)`;
+	cl.line === null || new RegExp(`\\bline ${cl.line}\\b`).test(cl.message ?? '')
+		? ''
+		: cl.column === null
+			? ` (line ${cl.line} of the compiled SQL)`
+			: ` (line ${cl.line}, column ${cl.column} of the compiled SQL)`;
 
 /**
  * Why a relation has the lineage it has: the job still inferring it (with models done of total),

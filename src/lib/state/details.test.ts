@@ -207,6 +207,7 @@ describe('lineageNotice', () => {
 		['a canceled job without a message', lineage({ job: { id: JOB, status: 'canceled', done: null, total: null }, outcome: null }), { state: 'job-failed', detail: 'The lineage job was canceled; the graph is kept.' }],
 		['no lineage in the project', lineage({ source: null, job: null, outcome: null }), { state: 'none', text: 'This project has no column lineage.' }],
 		['a parse failure with its position', lineage({ outcome: 'failed', message: "Expected ')' but found 'from'", line: 12, column: 8 }), { state: 'failed', detail: "Expected ')' but found 'from' (line 12, column 8 of the compiled SQL)" }],
+		['a parse failure whose message has its position', lineage({ outcome: 'failed', message: 'Parse error at line 6, column 54: Unexpected token', line: 6, column: 54 }), { state: 'failed', detail: 'Parse error at line 6, column 54: Unexpected token' }],
 		['a parse failure without a column', lineage({ outcome: 'failed', message: 'too complex to analyse', line: 3 }), { state: 'failed', detail: 'too complex to analyse (line 3 of the compiled SQL)' }],
 		['a skipped model', lineage({ outcome: 'skipped', message: 'a Python model' }), { state: 'skipped', text: 'Column lineage was not inferred for this model.', detail: 'a Python model' }],
 		['a partial model', lineage({ outcome: 'partial', untraced: [{ column: 'a', reason: 'r1' }, { column: 'b', reason: 'r2' }] }), { state: 'partial', text: '2 columns could not be traced.', untraced: [{ column: 'a', reason: 'r1' }, { column: 'b', reason: 'r2' }] }],
