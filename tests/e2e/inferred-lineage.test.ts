@@ -133,3 +133,46 @@ describe('inferred column lineage on the demo roastery (chromium, built app)', (
 		await page.close();
 	});
 });
+
+describe('before any worker has run the lineage job (chromium, built app without its worker)', () => {
+	let app: RunningApp;
+	let browser: Browser;
+	let api: Api;
+
+	beforeAll(async () => {
+		// A deployment whose workers run elsewhere and have not claimed the job yet.
+		app = await startApp({ TRIBUTARY_WORKER: '0' });
+		api = new Api(app.url, await apiLogin(app.url));
+		browser = await launchBrowser();
+		mkdirSync(screenshotDir, { recursive: true });
+	}, 180_000);
+
+	afterAll(async () => {
+		await browser?.close();
+		await app?.stop();
+	});
+
+	it('the pane says "inferring column lineage…" (waiting for a worker), never that there is no lineage, and keeps asking', async () => {
+		const ctx = await signedInContext(browser, app.url, api.cookie);
+		const page = await ctx.newPage();
+		const errors = watchErrors(page);
+		let reads = 0;
+		page.on('request', (r) => {
+			if (new URL(r.url()).pathname === '/w/demo/relation') reads++;
+		});
+		await openCanvas(page, `${app.url}/w/demo/dbt/f/demo/roastery`);
+		await select(page, ACCOUNTS);
+		const pane = page.getByTestId('details-pane');
+		const inferring = pane.getByTestId('lineage-inferring');
+		await expect.poll(() => inferring.textContent(), { timeout: 30_000 }).toContain('Inferring column lineage…');
+		expect(await inferring.textContent()).toMatch(/waiting for a worker · \d+ models to infer/);
+		expect(await pane.getByTestId('lineage-provenance').textContent()).toBe('inferred from SQL');
+		expect(await pane.getByTestId('trace-empty').count()).toBe(0);
+		expect(await pane.getByTestId('lineage-outcome').count()).toBe(0);
+		// It follows the job: the description is read again while the job waits.
+		await expect.poll(() => reads, { timeout: 15_000 }).toBeGreaterThanOrEqual(3);
+		await shot(page, 'inferred-lineage-waiting');
+		expect(errors).toEqual([]);
+		await ctx.close();
+	});
+});

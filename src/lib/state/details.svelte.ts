@@ -133,8 +133,10 @@ export function lineageNotice(cl: ModelColumnLineage | null | undefined): Lineag
 	if (!cl) return null;
 	const notice = (state: LineageNotice['state'], text: string, detail: string | null = null, untraced: LineageNotice['untraced'] = []) => ({ state, text, detail, untraced });
 	if (lineageJobActive(cl)) {
-		const { done, total } = cl.job!;
-		return notice('inferring', 'Inferring column lineage…', total !== null ? `${done ?? 0} of ${total} models done` : cl.job!.status === 'queued' ? 'waiting for a worker' : null);
+		const { status, done, total } = cl.job!;
+		const models = total === null ? null : `${total} ${total === 1 ? 'model' : 'models'}`;
+		if (status === 'queued') return notice('inferring', 'Inferring column lineage…', models ? `waiting for a worker · ${models} to infer` : 'waiting for a worker');
+		return notice('inferring', 'Inferring column lineage…', total !== null ? `${done ?? 0} of ${models} done` : null);
 	}
 	if (cl.job && (cl.job.status === 'failure' || cl.job.status === 'canceled'))
 		return notice('job-failed', 'Column lineage could not be computed.', cl.message ?? `The lineage job ${cl.job.status === 'canceled' ? 'was canceled' : 'failed'}; the graph is kept.`);

@@ -202,6 +202,8 @@ describe('lineageNotice', () => {
 		['an analyzed model', lineage({}), null],
 		['engine lineage', lineage({ source: 'engine', job: null, outcome: null }), null],
 		['a running job with progress', lineage({ job: { id: JOB, status: 'running', done: 5, total: 13 }, outcome: null }), { state: 'inferring', text: 'Inferring column lineage…', detail: '5 of 13 models done' }],
+		['a queued job that knows its size', lineage({ job: { id: JOB, status: 'queued', done: 0, total: 9 }, outcome: null }), { state: 'inferring', detail: 'waiting for a worker · 9 models to infer' }],
+		['a running job of one model', lineage({ job: { id: JOB, status: 'running', done: 0, total: 1 }, outcome: null }), { state: 'inferring', detail: '0 of 1 model done' }],
 		['a running job before its first count', lineage({ job: { id: JOB, status: 'running', done: null, total: null }, outcome: null }), { state: 'inferring', detail: null }],
 		['a failed job', lineage({ job: { id: JOB, status: 'failure', done: 3, total: 13 }, outcome: null, message: 'the lineage worker exited with code 1' }), { state: 'job-failed', text: 'Column lineage could not be computed.', detail: 'the lineage worker exited with code 1' }],
 		['a canceled job without a message', lineage({ job: { id: JOB, status: 'canceled', done: null, total: null }, outcome: null }), { state: 'job-failed', detail: 'The lineage job was canceled; the graph is kept.' }],
