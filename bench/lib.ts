@@ -84,11 +84,20 @@ mkdirSync(OUT, { recursive: true });
 
 /** Runs `bench/child/<script>.ts` in a fresh process (peak RSS is per process) and returns its JSON answer. */
 export function child<T>(script: string, args: Record<string, string | number | undefined>, env: Record<string, string> = {}): Promise<T> {
+	return childProcess<T>(script, ['--import', 'tsx', path.resolve('bench/child', `${script}.ts`)], args, env);
+}
+
+/** The same for a plain JavaScript file (a child bundled beforehand runs as the built app does, without tsx). */
+export function childJs<T>(file: string, args: Record<string, string | number | undefined>, env: Record<string, string> = {}): Promise<T> {
+	return childProcess<T>(path.basename(file), [file], args, env);
+}
+
+function childProcess<T>(label: string, head: string[], args: Record<string, string | number | undefined>, env: Record<string, string>): Promise<T> {
 	const argv = Object.entries(args)
 		.filter(([, v]) => v !== undefined)
 		.flatMap(([k, v]) => [`--${k}`, String(v)]);
 	return new Promise((resolve, reject) => {
-		const p = spawn(process.execPath, ['--import', 'tsx', path.resolve('bench/child', `${script}.ts`), ...argv], {
+		const p = spawn(process.execPath, [...head, ...argv], {
 			env: { ...process.env, ...env },
 			stdio: ['ignore', 'pipe', 'pipe']
 		});
@@ -98,11 +107,11 @@ export function child<T>(script: string, args: Record<string, string | number | 
 		p.stderr.on('data', (d) => (err += d));
 		p.on('exit', (code) => {
 			const last = out.trim().split('\n').pop() ?? '';
-			if (code !== 0) return reject(new Error(`${script} exited ${code}: ${err.slice(-2000)}`));
+			if (code !== 0) return reject(new Error(`${label} exited ${code}: ${err.slice(-2000)}`));
 			try {
 				resolve(JSON.parse(last) as T);
 			} catch {
-				reject(new Error(`${script} printed no JSON: ${out.slice(-500)} ${err.slice(-500)}`));
+				reject(new Error(`${label} printed no JSON: ${out.slice(-500)} ${err.slice(-500)}`));
 			}
 		});
 	});

@@ -1,6 +1,7 @@
 // Generated projects for the HTTP benchmarks, cached under bench/out/ with the generator's meta
-// beside them (bench-meta.json), and the "same project, fewer stored edges" index the column
-// lineage benchmark compares against.
+// beside them (bench-meta.json), the "same project, fewer stored edges" index the column
+// lineage benchmark compares against, and the same project as dbt-core leaves it for inference
+// (compiled SQL and catalog.json, no index).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { directComponents } from '../src/lib/lineage/components';
@@ -115,4 +116,76 @@ export async function subsetIndex(p: BenchProject, total: number, pickIds: strin
 	const m: SubsetIndex = { file, edges: subset.length, kinds, componentEdges };
 	writeFileSync(metaFile, `${JSON.stringify(m, null, 2)}\n`);
 	return m;
+}
+
+export interface InferenceProject {
+	manifestFile: string;
+	catalogFile: string;
+	models: number;
+	/** Models whose compiled SQL was given a UNION ALL or a window dedup on top of the generator's. */
+	rewritten: { unions: number; windows: number };
+}
+
+type Json = any;
+
+/**
+ * The generated project as inference sees it: the manifest's compiled SQL (CTE chains, joins,
+ * aggregates, `select *`, dbt's `__dbt__cte__` ephemerals), with every eighth model ending in a
+ * UNION ALL of two filtered reads and every eighth (another) in a `row_number()` dedup, the two
+ * shapes the generator does not write; and a catalog.json of every relation's warehouse columns
+ * (the spec's, in order, without the YAML-only ones). Written under `<project>/infer/`.
+ */
+export async function inferenceProject(models: number, columnEdges: number): Promise<InferenceProject> {
+	const p = await benchProject(models, columnEdges);
+	const dir = path.join(p.dir, 'infer');
+	const manifestFile = path.join(dir, 'manifest.json');
+	const catalogFile = path.join(dir, 'catalog.json');
+	const metaFile = path.join(dir, 'infer-meta.json');
+	if (existsSync(manifestFile) && existsSync(catalogFile) && existsSync(metaFile)) return JSON.parse(readFileSync(metaFile, 'utf8')) as InferenceProject;
+	process.stderr.write(`writing the inference input of ${path.basename(p.dir)} …\n`);
+	const spec = scaledProjectSpec({ seed: SEED, models: p.meta.models, columnEdges: p.meta.columnEdges.total });
+	const manifest = JSON.parse(readFileSync(path.join(p.target, 'manifest.json'), 'utf8')) as Json;
+	const catalog: Json = {
+		metadata: { dbt_schema_version: 'https://schemas.getdbt.com/dbt/catalog/v1.json', dbt_version: manifest.metadata?.dbt_version, generated_at: manifest.metadata?.generated_at, invocation_id: manifest.metadata?.invocation_id, env: {} },
+		nodes: {},
+		sources: {},
+		errors: null
+	};
+	const warehouseColumns = new Map<string, string[]>();
+	for (const r of [...spec.sources, ...spec.nodes]) {
+		if (!('columns' in r) || r.resourceType === 'test') continue;
+		if (r.resourceType === 'model' && r.materialized === 'ephemeral') continue;
+		const cols = r.columns.filter((c) => !c.yamlOnly);
+		warehouseColumns.set(r.uniqueId, cols.map((c) => c.name));
+		const entry = {
+			metadata: { type: r.resourceType === 'model' && r.materialized === 'view' ? 'VIEW' : 'BASE TABLE', schema: r.schema, name: r.alias, database: r.database, comment: null, owner: null },
+			columns: Object.fromEntries(cols.map((c, index) => [c.name, { type: c.type, index: index + 1, name: c.name, comment: null }])),
+			stats: {},
+			unique_id: r.uniqueId
+		};
+		(r.resourceType === 'source' ? catalog.sources : catalog.nodes)[r.uniqueId] = entry;
+	}
+	const rewritten = { unions: 0, windows: 0 };
+	const tail = '\n\nselect * from final\n';
+	const ids = Object.keys(manifest.nodes).filter((id) => manifest.nodes[id].resource_type === 'model').sort();
+	ids.forEach((id, k) => {
+		const node = manifest.nodes[id];
+		const cols = warehouseColumns.get(id);
+		if (typeof node.compiled_code !== 'string' || !node.compiled_code.endsWith(tail) || !cols || cols.length < 2) return;
+		const head = node.compiled_code.slice(0, -tail.length);
+		if (k % 8 === 3) {
+			node.compiled_code = `${head}\n\nselect * from final\nwhere ${cols[0]} is not null\n\nunion all\n\nselect * from final\nwhere ${cols[0]} is null\n`;
+			rewritten.unions++;
+		} else if (k % 8 === 6) {
+			const ranked = `ranked as (\n\n    select\n        final.*,\n        row_number() over (partition by ${cols[0]} order by ${cols[1]} desc) as _dedup_rank\n    from final\n\n)`;
+			node.compiled_code = `${head},\n\n${ranked}\n\nselect\n    ${cols.join(',\n    ')}\nfrom ranked\nwhere _dedup_rank = 1\n`;
+			rewritten.windows++;
+		}
+	});
+	mkdirSync(dir, { recursive: true });
+	writeFileSync(manifestFile, JSON.stringify(manifest));
+	writeFileSync(catalogFile, JSON.stringify(catalog));
+	const meta: InferenceProject = { manifestFile, catalogFile, models: ids.length, rewritten };
+	writeFileSync(metaFile, `${JSON.stringify(meta, null, 2)}\n`);
+	return meta;
 }

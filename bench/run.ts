@@ -17,7 +17,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'column-lineage': () => import('./column-lineage'),
 	graph: () => import('./graph'),
 	polling: () => import('./polling'),
-	canvas: () => import('./canvas')
+	canvas: () => import('./canvas'),
+	infer: () => import('./infer')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

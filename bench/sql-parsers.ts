@@ -202,8 +202,7 @@ async function main() {
 
 	// Coverage of the inference module.
 	if (process.env.SKIP_COVERAGE) return;
-	const { inferModel, dialectOf } = await import('../src/lib/lineage/infer/index');
-	const { manifestInferenceInputs } = await import('../src/lib/lineage/infer/manifest');
+	const { inferModel, inferencePlan, resolverOf } = await import('../src/lib/lineage/infer/index');
 	console.log('\n## Inference coverage (src/lib/lineage/infer)\n');
 	console.log('| fixture | adapter | models | analyzed | partial | failed | skipped | analyzed of not skipped | ms/model (fastest round) | top reasons (models) |');
 	console.log('|---|---|---|---|---|---|---|---|---|---|');
@@ -211,7 +210,8 @@ async function main() {
 	inferModel({ sql: 'select 1', dialect: 'duckdb', resolve: () => null });
 	const skipNotes: string[] = [];
 	for (const f of fixtures) {
-		const inputs = manifestInferenceInputs(f.manifest, f.catalog);
+		const inputs = inferencePlan(f.manifest, f.catalog);
+		const resolver = resolverOf(inputs);
 		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0 };
 		const reasons = new Map<string, number>();
 		const t0 = performance.now();
@@ -222,7 +222,7 @@ async function main() {
 				continue;
 			}
 			timed++;
-			const r = inferModel({ sql: m.sql!, dialect: dialectOf(f.adapter).dialect, resolve: m.resolve, outputColumns: m.outputColumns });
+			const r = inferModel({ sql: m.sql!, dialect: inputs.dialect, resolve: resolver.forModel(m), outputColumns: m.outputColumns });
 			counts[r.outcome]++;
 			// A model counts once, under its first untraced column's innermost cause.
 			const why = r.outcome === 'failed' ? r.message : r.outcome === 'partial' ? r.untraced[0].reason : null;
@@ -233,7 +233,7 @@ async function main() {
 		for (let round = 1; round < ROUNDS; round++) {
 			const t1 = performance.now();
 			for (const m of inputs.models)
-				if (!m.skip) inferModel({ sql: m.sql!, dialect: dialectOf(f.adapter).dialect, resolve: m.resolve, outputColumns: m.outputColumns });
+				if (!m.skip) inferModel({ sql: m.sql!, dialect: inputs.dialect, resolve: resolver.forModel(m), outputColumns: m.outputColumns });
 			elapsed = Math.min(elapsed, performance.now() - t1);
 		}
 		const total = inputs.models.length;

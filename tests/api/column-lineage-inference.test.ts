@@ -8,10 +8,10 @@ import { readFileSync } from 'node:fs';
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { sql } from 'drizzle-orm';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
-import { graphCounts, versionKey } from '../../src/lib/server/repo/graph';
+import { graphCounts, readMarker, versionKey } from '../../src/lib/server/repo/graph';
 import { claimNextJob } from '../../src/lib/server/repo/queue';
 import { Worker } from '../../src/lib/server/runner/worker';
 import type { ColumnLineageEdge, DbtProvenance } from '../../src/lib/types/asset-graph';
@@ -26,6 +26,9 @@ const INDEX = fixture('constructed-index', 'jaffle-shop-1.12');
 const OTHER_CATALOG = fixture('dbt-bouncer-1.11.2-build', 'catalog.json');
 const read = (p: string) => new Uint8Array(readFileSync(p));
 const WS = 'infer';
+// A lineage job starts its inference threads (through tsx under vitest): on a loaded 2-core
+// machine that alone can take longer than the default test timeout.
+vi.setConfig({ testTimeout: 180_000 });
 
 function form(fields: Record<string, string | Uint8Array | undefined>): FormData {
 	const names: Record<string, string> = {
@@ -109,7 +112,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		const deploy = (path: string, fields: Record<string, string | Uint8Array | undefined>, kind = 'deploy') =>
 			alice.call('POST', `/api/w/${WS}/scripts/dbt/${kind}`, { form: form({ path, ...fields }) });
 
-		async function waitJob(id: string, timeoutMs = 60_000): Promise<any> {
+		async function waitJob(id: string, timeoutMs = 150_000): Promise<any> {
 			const until = Date.now() + timeoutMs;
 			for (;;) {
 				const r = await alice.get(`/api/w/${WS}/jobs/get/${id}`);
@@ -162,6 +165,8 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		});
 
 		it('runs the lineage job on the worker and scores against the hand-built index', async () => {
+			const key = versionKey(WS, 'f/analytics/jaffle', hexToHash(inferred.hash)!);
+			const before = await readMarker(h.db, key);
 			startWorker();
 			const job = await waitJob(inferred.lineageJobId);
 			expect(job.status).toBe('success');
@@ -195,8 +200,12 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			const d = await relation(assetOf.get('model.jaffle_shop.orders')!);
 			expect(d.column_lineage).toMatchObject({ source: 'inferred', job: { id: inferred.lineageJobId, status: 'success' } });
 			expect(['analyzed', 'partial']).toContain(d.column_lineage!.outcome);
-			const stored = await graphCounts(h.db, versionKey(WS, 'f/analytics/jaffle', hexToHash(inferred.hash)!));
+			const stored = await graphCounts(h.db, key);
 			expect(stored.columnEdges).toBeGreaterThanOrEqual(got.size);
+			// The marker moved: every cache keyed on it (graph-cache.ts) misses.
+			const after = await readMarker(h.db, key);
+			expect(after!.digest).not.toBe(before!.digest);
+			expect(after!.ingestedAt.getTime()).toBeGreaterThan(before!.ingestedAt.getTime());
 		});
 
 		it('serves the engine index when both an index and compiled SQL are present (no lineage job)', async () => {
@@ -228,14 +237,34 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(await h.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`)).toEqual(versions);
 		});
 
-		it("warns about a catalog of another project, counting what it lacks, and still infers", async () => {
+		it('refuses a bad catalog the same way when the manifest is parsed on its thread', async () => {
+			process.env.TRIBUTARY_MANIFEST_THREAD_MB = '0';
+			try {
+				const before = await jobRows();
+				const r = await deploy('f/analytics/bad_catalog', { manifest: manifestBytes, catalog: new TextEncoder().encode('not json') });
+				expect(r.status).toBe(400);
+				expect(r.body.error).toMatch(/^catalog\.json: is not valid JSON/);
+				expect(await jobRows()).toBe(before);
+			} finally {
+				delete process.env.TRIBUTARY_MANIFEST_THREAD_MB;
+			}
+		});
+
+		it("warns about a catalog of another project, counting what it lacks, and still infers (planned on the manifest's thread)", async () => {
+			// The plan and the catalog are read where the manifest is: here on its thread.
+			process.env.TRIBUTARY_MANIFEST_THREAD_MB = '0';
 			const r = await deploy('f/analytics/other_catalog', { manifest: manifestBytes, catalog: read(OTHER_CATALOG) }, 'preview');
+			delete process.env.TRIBUTARY_MANIFEST_THREAD_MB;
 			expect(r.status).toBe(201);
 			const w = r.body.warnings.find((x: string) => /catalog/.test(x));
 			expect(w).toMatch(/none of the manifest's \d+ relations|another project/);
 			expect(r.body.lineage_job_id).not.toBeNull();
 			const job = await waitJob(r.body.lineage_job_id);
 			expect(job.status).toBe('success');
+			// A preview's own graph (NULL hash, keyed by its job) got the inferred edges.
+			const edges = await pinnedLineage(r.body.job_id);
+			expect(edges.length).toBeGreaterThan(0);
+			expect(edges.every((e) => e.provenance === 'inferred')).toBe(true);
 		});
 
 		it('warns that a manifest without compiled SQL (dbt parse) needs dbt compile, run or build', async () => {
@@ -260,6 +289,32 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(job.result.inferred).toBe(1);
 			const edges = await pinnedLineage(r.body.job_id);
 			expect(edges.every((e) => e.provenance === 'inferred')).toBe(true);
+		});
+
+		it('a lineage job past TRIBUTARY_LINEAGE_TIMEOUT_S ends failed; the version keeps its graph', async () => {
+			await stopWorker();
+			process.env.TRIBUTARY_LINEAGE_TIMEOUT_S = '77';
+			// Every model changed: nothing comes from the cache, so the job cannot end before its deadline.
+			const changed = structuredClone(manifest);
+			for (const n of Object.values(changed.nodes as Record<string, any>)) if (typeof n.compiled_code === 'string') n.compiled_code += '\n-- timeout';
+			const r = await deploy('f/analytics/slow', { manifest: new TextEncoder().encode(JSON.stringify(changed)), catalog: catalogBytes });
+			delete process.env.TRIBUTARY_LINEAGE_TIMEOUT_S;
+			expect(r.status).toBe(201);
+			const id = r.body.lineage_job_id as string;
+			const [row] = await h.rows<{ t: unknown }>(sql`select timeout_s as t from job where id = ${id}::uuid`);
+			expect(Number(row.t)).toBe(77);
+			// A deadline already passed when it is claimed (the column is whole seconds).
+			await h.rows(sql`update job set timeout_s = 0 where id = ${id}::uuid`);
+			startWorker();
+			const job = await waitJob(id);
+			expect(job.status).toBe('failure');
+			expect(job.result.error).toMatch(/deadline passed \(TRIBUTARY_LINEAGE_TIMEOUT_S\)/);
+			const counts = await graphCounts(h.db, versionKey(WS, 'f/analytics/slow', hexToHash(r.body.hash)!));
+			expect(counts.nodes).toBe(r.body.nodes);
+			expect(counts.columnEdges).toBe(0);
+			const d = await relation(assetOf.get('model.jaffle_shop.orders')!, r.body.job_id);
+			expect(d.column_lineage).toMatchObject({ source: 'inferred', outcome: null, job: { id, status: 'failure' } });
+			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
 		});
 
 		it('a lineage job whose worker dies is reaped as failed; the version keeps its graph and says why', async () => {

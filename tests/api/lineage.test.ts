@@ -121,7 +121,8 @@ describeFixtures('column lineage', () => {
 					from_column: 'raw',
 					to_asset_path: 'main/analytics/draft',
 					to_column: 'clean',
-					kind: 'mod'
+					kind: 'mod',
+					provenance: 'engine'
 				};
 				// The NULL-hash rows are found (a `= NULL` comparison would find nothing).
 				expect(await edgesOf(pinned(w.c.wsadmin, w.jobs.PREVIEW, ['main/analytics/draft']))).toEqual([draft]);
@@ -246,7 +247,7 @@ describeFixtures('column lineage', () => {
 			it.each(cases)('%s: the same edges and relations, unpinned and pinned to the deploy', async (uid, comp) => {
 				const pathOf = jaffleAssetPaths(w.manifest);
 				const want = comp.edges
-					.map(([pu, pc, cu, cc, k]) => ({ from_asset_path: pathOf.get(pu)!, from_column: pc, to_asset_path: pathOf.get(cu)!, to_column: cc, kind: k }))
+					.map(([pu, pc, cu, cc, k]) => ({ from_asset_path: pathOf.get(pu)!, from_column: pc, to_asset_path: pathOf.get(cu)!, to_column: cc, kind: k, provenance: 'engine' }))
 					.map((e) => JSON.stringify(e))
 					.sort();
 				const wantNodes = new Set(comp.nodes.map((n) => pathOf.get(n)));

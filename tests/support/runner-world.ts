@@ -131,6 +131,8 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 	const [wendy, rita, carl] = [await login('wendy'), await login('rita'), await login('carl')];
 	const jobsDir = mkdtempSync(path.join(tmpdir(), 'tributary-jobs-'));
 	process.env.TRIBUTARY_JOBS_DIR = jobsDir;
+	// These worlds test runs: no lineage job may take a slot or a claim (tests/api/column-lineage-inference.test.ts tests those).
+	process.env.TRIBUTARY_LINEAGE_INFERENCE = '0';
 	const config = runnerConfig(workerOpts.config);
 	const worker = new Worker({ h, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
 	if (workerOpts.start !== false) worker.start();

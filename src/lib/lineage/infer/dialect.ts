@@ -1,14 +1,39 @@
 import type { InferDialect } from './types';
 
+// dbt adapter names (`metadata.adapter_type`) → the dialect their compiled SQL is written in.
+// Adapters whose warehouse speaks another's SQL read as that one (materialize, risingwave and
+// cockroachdb speak Postgres; motherduck is DuckDB; glue and starburst run Spark and Trino).
 const ADAPTERS: Record<string, InferDialect> = {
 	duckdb: 'duckdb',
 	motherduck: 'duckdb',
 	postgres: 'postgres',
+	alloydb: 'postgres',
+	cockroachdb: 'postgres',
+	risingwave: 'postgres',
+	materialize: 'materialize',
 	redshift: 'redshift',
 	snowflake: 'snowflake',
 	bigquery: 'bigquery',
 	databricks: 'databricks',
-	spark: 'spark'
+	spark: 'spark',
+	glue: 'spark',
+	trino: 'trino',
+	starburst: 'trino',
+	presto: 'trino',
+	athena: 'athena',
+	sqlserver: 'tsql',
+	synapse: 'tsql',
+	fabric: 'fabric',
+	mysql: 'mysql',
+	singlestore: 'mysql',
+	clickhouse: 'clickhouse',
+	oracle: 'oracle',
+	sqlite: 'sqlite',
+	teradata: 'teradata',
+	hive: 'hive',
+	impala: 'hive',
+	dremio: 'dremio',
+	exasol: 'exasol'
 };
 
 /** The dialect for a manifest's `metadata.adapter_type`; an unknown adapter reads as generic SQL, with a warning. */
@@ -31,5 +56,36 @@ export const POLYGLOT_DIALECT: Record<InferDialect, string> = {
 	bigquery: 'bigquery',
 	databricks: 'databricks',
 	spark: 'spark',
+	trino: 'trino',
+	athena: 'athena',
+	tsql: 'tsql',
+	fabric: 'fabric',
+	mysql: 'mysql',
+	clickhouse: 'clickhouse',
+	oracle: 'oracle',
+	sqlite: 'sqlite',
+	teradata: 'teradata',
+	hive: 'hive',
+	materialize: 'materialize',
+	dremio: 'dremio',
+	exasol: 'exasol',
 	generic: 'generic'
 };
+
+/** How the dialect quotes an identifier (a word the parser refused is quoted and parsed again). */
+export function quoteIdentifier(dialect: InferDialect, word: string): string {
+	switch (dialect) {
+		case 'bigquery':
+		case 'databricks':
+		case 'spark':
+		case 'hive':
+		case 'mysql':
+		case 'clickhouse':
+			return `\`${word}\``;
+		case 'tsql':
+		case 'fabric':
+			return `[${word}]`;
+		default:
+			return `"${word}"`;
+	}
+}

@@ -243,7 +243,11 @@ describe('dialectOf', () => {
 		['bigquery', 'bigquery', false],
 		['databricks', 'databricks', false],
 		['spark', 'spark', false],
-		['trino', 'generic', true],
+		['Snowflake', 'snowflake', false],
+		['trino', 'trino', false],
+		['sqlserver', 'tsql', false],
+		['materialize', 'materialize', false],
+		['some_new_warehouse', 'generic', true],
 		[null, 'generic', true]
 	])('%s → %s', (adapter, dialect, warns) => {
 		const d = dialectOf(adapter);

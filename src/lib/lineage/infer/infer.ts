@@ -13,15 +13,13 @@
 // The rule throughout: where the SQL alone does not decide where a column comes from, the column
 // is reported untraced with the reason. A missing edge is visible; a wrong one is not.
 import { parse } from '@polyglot-sql/sdk';
-import { POLYGLOT_DIALECT } from './dialect';
-import type { InferInput, InferResult, InputColumn, OutputColumn, ParentRelation, Untraced } from './types';
+import { POLYGLOT_DIALECT, quoteIdentifier } from './dialect';
+import { DEFAULT_BUDGET_MS, type InferInput, type InferResult, type InferredEdge, type InputColumn, type OutputColumn, type ParentRelation, type Untraced } from './types';
 
 /** Past this size a model is not analysed: parse time and memory grow with it, and no real model is near it. */
 export const MAX_SQL_CHARS = 1_000_000;
 /** Nesting deeper than this (parentheses, subqueries) is "too complex to analyse". */
 const MAX_DEPTH = 400;
-/** Per-model evaluation budget, in ms, after parsing. */
-const BUDGET_MS = 2_000;
 
 type Ast = any;
 
@@ -84,6 +82,7 @@ interface Ctx {
 	warnings: string[];
 	depth: number;
 	deadline: number;
+	budgetMs: number;
 }
 
 class TooComplex extends Error {}
@@ -122,7 +121,7 @@ function addScans(into: ScanSet, edges: Iterable<{ node: string; column: string 
 
 function guard(ctx: Ctx) {
 	if (ctx.depth > MAX_DEPTH) throw new TooComplex(`nesting deeper than ${MAX_DEPTH}`);
-	if (performance.now() > ctx.deadline) throw new TooComplex(`over the ${BUDGET_MS} ms budget`);
+	if (performance.now() > ctx.deadline) throw new TooComplex(`over the ${ctx.budgetMs} ms budget`);
 }
 
 // ─── Relations ────────────────────────────────────────────────────────────────────────────
@@ -672,7 +671,6 @@ const MAX_KEYWORD_RETRIES = 8;
 function parseTolerantly(sql: string, dialect: InferInput['dialect']): Ast {
 	const name = POLYGLOT_DIALECT[dialect] as never;
 	const first = parse(sql, name) as Ast;
-	const quote = dialect === 'bigquery' || dialect === 'databricks' || dialect === 'spark' ? '`' : '"';
 	let current = first;
 	let text = sql;
 	for (let k = 0; k < MAX_KEYWORD_RETRIES && !current.success; k++) {
@@ -680,7 +678,7 @@ function parseTolerantly(sql: string, dialect: InferInput['dialect']): Ast {
 		if (typeof start !== 'number' || /["`\w]/.test(text[start - 1] ?? '')) break;
 		const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(start))?.[0];
 		if (!word) break;
-		text = `${text.slice(0, start)}${quote}${text.slice(start, start + word.length)}${quote}${text.slice(start + word.length)}`;
+		text = `${text.slice(0, start)}${quoteIdentifier(dialect, word)}${text.slice(start + word.length)}`;
 		current = parse(text, name) as Ast;
 	}
 	return current.success ? current : first;
@@ -702,7 +700,8 @@ export function inferModel(input: InferInput): InferResult {
 	}
 	const root = (parsed.ast as Ast[]).map(queryOf).find((q) => q !== null);
 	if (!root) return parseError('the compiled SQL is not a query (SELECT, WITH or a set operation)');
-	const ctx: Ctx = { input, warnings: [], depth: 0, deadline: performance.now() + BUDGET_MS };
+	const budgetMs = input.budgetMs ?? DEFAULT_BUDGET_MS;
+	const ctx: Ctx = { input, warnings: [], depth: 0, deadline: performance.now() + budgetMs, budgetMs };
 	let rel: Rel;
 	try {
 		rel = evalQuery(root, { entries: [], parent: null, ctes: new Map(), lateral: new Map() }, ctx);
@@ -748,4 +747,16 @@ function finish(rel: Rel, catalogColumns: string[] | null, warnings: string[]): 
 	}
 	if (untraced.length) return { outcome: 'partial', columns, scanned, untraced, warnings };
 	return { outcome: 'analyzed', columns, scanned, warnings };
+}
+
+/**
+ * A model's edges in the engine's row form: its copy/mod inputs, and every scanned column as a
+ * `scan` into every output column (the engine keeps a copy and a scan of the same pair as two rows).
+ */
+export function modelEdges(result: InferResult): InferredEdge[] {
+	if (result.outcome === 'failed') return [];
+	const out: InferredEdge[] = [];
+	for (const c of result.columns) for (const i of c.inputs) out.push({ fromNode: i.node, fromColumn: i.column, toColumn: c.name, kind: i.kind });
+	for (const c of result.columns) for (const s of result.scanned) out.push({ fromNode: s.node, fromColumn: s.column, toColumn: c.name, kind: 'scan' });
+	return out;
 }

@@ -1,31 +1,48 @@
-// What inference needs from a dbt project's manifest.json and catalog.json: each model's compiled
-// SQL (or why it has none), and a lookup from the relations the SQL names to manifest nodes with
-// their columns in catalog order (else the manifest's declared columns, order unknown to the warehouse).
+// What inference needs from a dbt project's manifest.json and catalog.json, as a plan: plain,
+// serializable data (it is stored with a version and sent to worker threads), from which
+// `resolverOf` builds the lookup from the relations the SQL names to manifest nodes with their
+// columns in catalog order (else the manifest's declared columns, order unknown to the warehouse).
 import { splitRelationName } from '../relation-path';
-import type { ParentRelation, RelationLookup } from './types';
+import { dialectOf } from './dialect';
+import type { InferDialect, ParentRelation, RelationLookup } from './types';
 
 // The artifacts are read defensively as plain data: their shape varies across dbt versions, and a
 // field this code does not need must not stop it.
 type Json = any;
 
-export interface ModelToInfer {
+/** A relation SQL may read: a model (not ephemeral), seed, snapshot or source. */
+export interface PlannedRelation {
+	node: string;
+	/** Its name's parts, lowercased (`['db', 'main', 'stg_orders']`). */
+	parts: string[];
+	/** Its columns in catalog order; null when the catalog does not list it. */
+	columns: string[] | null;
+	/** With no catalog columns: the manifest's declared (YAML) columns, maybe not all of them. */
+	declared: string[] | null;
+}
+
+export interface PlannedModel {
 	node: string;
 	/** Null when the model is skipped (`skip` says why). */
 	sql: string | null;
 	skip: string | null;
 	/** The model's own columns in catalog order, when the catalog has it. */
 	outputColumns: string[] | null;
-	/** Relation lookup for this model: where two nodes share a relation, the one it depends on. */
-	resolve: RelationLookup;
+	/** Its `depends_on.nodes`: where two nodes share a relation, the one it depends on is meant. */
+	dependsOn: string[];
 }
 
-export interface InferenceInputs {
+export interface InferencePlan {
 	adapterType: string | null;
-	models: ModelToInfer[];
-	/** Relation lookup for SQL outside any one model (no depends_on to decide shared relations). */
-	resolve: RelationLookup;
-	/** Nodes with a relation that the catalog does not list (their columns come from the manifest, if at all). */
+	dialect: InferDialect;
+	/** Set when the adapter has no dialect of its own here (generic SQL is parsed). */
+	dialectWarning: string | null;
+	relations: PlannedRelation[];
+	models: PlannedModel[];
+	/** Relations the catalog does not list (their columns come from the manifest, or from inference). */
 	notInCatalog: string[];
+	/** No catalog, or one that lacks relations of this manifest (another project's?), counted. */
+	catalogWarning: string | null;
 }
 
 const RELATION_TYPES = new Set(['model', 'seed', 'snapshot', 'source']);
@@ -55,50 +72,116 @@ function relationParts(node: Json): string[] | null {
 	return [node.database, node.schema, name].filter((p): p is string => typeof p === 'string' && p !== '').map((p) => p.toLowerCase());
 }
 
-export function manifestInferenceInputs(manifest: Json, catalog: Json | null): InferenceInputs {
-	const nodes: Json[] = [...Object.values((manifest?.nodes ?? {}) as Record<string, Json>), ...Object.values((manifest?.sources ?? {}) as Record<string, Json>)];
-	// Every spelling of a relation (`db.schema.name`, `schema.name`, `name`) → the nodes that have it.
-	// Two nodes may share a table (a seed and the source declared over it): the reader's depends_on decides.
-	const bySpelling = new Map<string, ParentRelation[]>();
-	const fullSpellings = new Set<string>();
+const plural = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`;
+
+function catalogWarningOf(catalog: Json | null, relations: PlannedRelation[], notInCatalog: string[]): string | null {
+	if (catalog === null || catalog === undefined)
+		return 'no catalog.json (from `dbt docs generate`): columns come from the compiled SQL and the YAML, so `select *` over a seed, source or snapshot cannot be expanded';
+	if (notInCatalog.length === 0) return null;
+	const missing = new Set(notInCatalog);
+	const models = relations.filter((r) => missing.has(r.node) && r.node.startsWith('model.')).length;
+	const others = notInCatalog.length - models;
+	const listed = Object.keys(catalog?.nodes ?? {}).length + Object.keys(catalog?.sources ?? {}).length;
+	const what = [models ? plural(models, 'model') : null, others ? plural(others, 'other relation') : null].filter(Boolean).join(' and ');
+	const head =
+		notInCatalog.length === relations.length
+			? `the catalog lists none of the manifest's ${plural(relations.length, 'relation')} (${listed} entries: a catalog of another project?)`
+			: `the catalog lacks ${what} of the manifest's ${plural(relations.length, 'relation')}`;
+	return `${head}: their columns come from the compiled SQL and the YAML, so lineage through them may be partial`;
+}
+
+/** The inference plan of a manifest and (maybe) its catalog. Never throws on odd input: what cannot be read is left out. */
+export function inferencePlan(manifest: unknown, catalog: unknown | null): InferencePlan {
+	const m = manifest as Json;
+	const cat = (catalog ?? null) as Json;
+	const nodes: Json[] = [...Object.values((m?.nodes ?? {}) as Record<string, Json>), ...Object.values((m?.sources ?? {}) as Record<string, Json>)];
+	const relations: PlannedRelation[] = [];
 	const notInCatalog: string[] = [];
 	for (const n of nodes) {
-		if (!RELATION_TYPES.has(n?.resource_type)) continue;
+		if (!RELATION_TYPES.has(n?.resource_type) || typeof n.unique_id !== 'string') continue;
 		if (n.resource_type === 'model' && n.config?.materialized === 'ephemeral') continue;
 		const parts = relationParts(n);
 		if (!parts) continue;
-		const fromCatalog = catalogColumns((n.resource_type === 'source' ? catalog?.sources : catalog?.nodes)?.[n.unique_id]);
-		if (!fromCatalog) notInCatalog.push(n.unique_id);
-		// Declared columns are not necessarily all of them: they name columns, but `*` over them is not trusted.
-		const parent: ParentRelation = { node: n.unique_id, columns: fromCatalog, declared: fromCatalog ? null : declaredColumns(n) };
-		fullSpellings.add(parts.join('.'));
-		for (let k = 0; k < parts.length; k++) {
-			const key = parts.slice(k).join('.');
-			bySpelling.set(key, [...(bySpelling.get(key) ?? []), parent]);
-		}
+		const columns = catalogColumns((n.resource_type === 'source' ? cat?.sources : cat?.nodes)?.[n.unique_id]);
+		if (!columns) notInCatalog.push(n.unique_id);
+		relations.push({ node: n.unique_id, parts, columns, declared: columns ? null : declaredColumns(n) });
 	}
-	const lookup = (parts: string[], dependsOn: Set<string> | null): ParentRelation | null => {
-		const key = parts.map((p) => p.toLowerCase()).join('.');
-		const all = bySpelling.get(key) ?? [];
-		const candidates = dependsOn && all.some((c) => dependsOn.has(c.node)) ? all.filter((c) => dependsOn.has(c.node)) : all;
-		const distinct = [...new Map(candidates.map((c) => [c.node, c])).values()];
-		if (distinct.length === 1) return distinct[0];
-		// A full name shared by nodes of different kinds: prefer the source, as dbt's own lineage does.
-		if (distinct.length > 1 && fullSpellings.has(key)) return distinct.find((c) => c.node.startsWith('source.')) ?? null;
-		return null;
-	};
-	const resolve: RelationLookup = (parts) => lookup(parts, null);
-	const models: ModelToInfer[] = [];
-	for (const n of Object.values((manifest?.nodes ?? {}) as Record<string, Json>)) {
-		if (n?.resource_type !== 'model') continue;
-		const outputColumns = catalogColumns(catalog?.nodes?.[n.unique_id]);
-		const dependsOn = new Set<string>(Array.isArray(n.depends_on?.nodes) ? n.depends_on.nodes : []);
-		const base = { node: n.unique_id as string, outputColumns, resolve: ((parts) => lookup(parts, dependsOn)) as RelationLookup };
+	const models: PlannedModel[] = [];
+	for (const n of Object.values((m?.nodes ?? {}) as Record<string, Json>)) {
+		if (n?.resource_type !== 'model' || typeof n.unique_id !== 'string') continue;
+		const base = {
+			node: n.unique_id as string,
+			outputColumns: catalogColumns(cat?.nodes?.[n.unique_id]),
+			dependsOn: Array.isArray(n.depends_on?.nodes) ? (n.depends_on.nodes as unknown[]).filter((d): d is string => typeof d === 'string') : []
+		};
 		if (n.language === 'python') models.push({ ...base, sql: null, skip: 'a Python model' });
 		else if (n.config?.materialized === 'ephemeral') models.push({ ...base, sql: null, skip: 'ephemeral: inlined into the models that read it' });
 		else if (typeof n.compiled_code !== 'string' || n.compiled_code.trim() === '')
 			models.push({ ...base, sql: null, skip: 'no compiled SQL in the manifest (run dbt compile, run or build)' });
 		else models.push({ ...base, sql: n.compiled_code, skip: null });
 	}
-	return { adapterType: manifest?.metadata?.adapter_type ?? null, models, resolve, notInCatalog };
+	const adapterType = typeof m?.metadata?.adapter_type === 'string' ? m.metadata.adapter_type : null;
+	const { dialect, warning } = dialectOf(adapterType);
+	return { adapterType, dialect, dialectWarning: warning, relations, models, notInCatalog, catalogWarning: catalogWarningOf(cat, relations, notInCatalog) };
+}
+
+export interface Resolver {
+	/** A relation as written in the SQL; `dependsOn` decides between nodes that share it. */
+	resolve(parts: string[], dependsOn?: ReadonlySet<string> | null): ParentRelation | null;
+	/** The lookup for one model's SQL. */
+	forModel(model: Pick<PlannedModel, 'dependsOn'>): RelationLookup;
+	/** A node's relation as the SQL would see it (catalog columns, else inferred, else declared); null if it has none. */
+	relation(node: string): ParentRelation | null;
+}
+
+/**
+ * The relation lookup of a plan. `inferred` gives columns of relations the catalog lacks, as
+ * inference found them for the models upstream; they count as the relation's columns. It is read
+ * at each lookup, so a caller may fill it as the models upstream are done.
+ */
+export function resolverOf(plan: Pick<InferencePlan, 'relations'>, inferred?: ReadonlyMap<string, string[]> | null): Resolver {
+	// Every spelling of a relation (`db.schema.name`, `schema.name`, `name`) → the nodes that have it.
+	// Two nodes may share a table (a seed and the source declared over it): the reader's depends_on decides.
+	const bySpelling = new Map<string, PlannedRelation[]>();
+	const fullSpellings = new Set<string>();
+	const byNode = new Map<string, PlannedRelation>();
+	for (const r of plan.relations) {
+		byNode.set(r.node, r);
+		fullSpellings.add(r.parts.join('.'));
+		for (let k = 0; k < r.parts.length; k++) {
+			const key = r.parts.slice(k).join('.');
+			const list = bySpelling.get(key);
+			if (list) list.push(r);
+			else bySpelling.set(key, [r]);
+		}
+	}
+	// Declared columns are not necessarily all of them: they name columns, but `*` over them is not trusted.
+	const parentOf = (r: PlannedRelation): ParentRelation => {
+		const fromInference = r.columns === null ? (inferred?.get(r.node) ?? null) : null;
+		return fromInference ? { node: r.node, columns: fromInference, declared: null } : { node: r.node, columns: r.columns, declared: r.declared };
+	};
+	const resolve = (parts: string[], dependsOn?: ReadonlySet<string> | null): ParentRelation | null => {
+		const key = parts.map((p) => p.toLowerCase()).join('.');
+		const all = bySpelling.get(key) ?? [];
+		const candidates = dependsOn && all.some((c) => dependsOn.has(c.node)) ? all.filter((c) => dependsOn.has(c.node)) : all;
+		const distinct = [...new Map(candidates.map((c) => [c.node, c])).values()];
+		if (distinct.length === 1) return parentOf(distinct[0]);
+		// A full name shared by nodes of different kinds: prefer the source, as dbt's own lineage does.
+		if (distinct.length > 1 && fullSpellings.has(key)) {
+			const source = distinct.find((c) => c.node.startsWith('source.'));
+			return source ? parentOf(source) : null;
+		}
+		return null;
+	};
+	return {
+		resolve,
+		forModel(model) {
+			const dependsOn = new Set(model.dependsOn);
+			return (parts) => resolve(parts, dependsOn);
+		},
+		relation(node) {
+			const r = byNode.get(node);
+			return r ? parentOf(r) : null;
+		}
+	};
 }

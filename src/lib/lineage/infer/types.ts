@@ -1,11 +1,35 @@
 // The shapes of column-lineage inference (issue 15): one model's compiled SQL in, its column
 // edges and an honest outcome out. Pure data, so a worker thread can send them as they are.
 
+/** A model's time budget, in ms (the evaluation's after parsing in one call; the whole model's in the pool). */
+export const DEFAULT_BUDGET_MS = 2_000;
+
 /** How an input column reaches an output column (the engine's kinds; NOTES.md "Lineage conventions"). */
 export type InferredKind = 'copy' | 'mod' | 'scan';
 
 /** The SQL dialects inference parses; an adapter outside them falls back to `generic`. */
-export type InferDialect = 'duckdb' | 'postgres' | 'redshift' | 'snowflake' | 'bigquery' | 'databricks' | 'spark' | 'generic';
+export type InferDialect =
+	| 'duckdb'
+	| 'postgres'
+	| 'redshift'
+	| 'snowflake'
+	| 'bigquery'
+	| 'databricks'
+	| 'spark'
+	| 'trino'
+	| 'athena'
+	| 'tsql'
+	| 'fabric'
+	| 'mysql'
+	| 'clickhouse'
+	| 'oracle'
+	| 'sqlite'
+	| 'teradata'
+	| 'hive'
+	| 'materialize'
+	| 'dremio'
+	| 'exasol'
+	| 'generic';
 
 /** A relation the SQL reads that is a manifest node. */
 export interface ParentRelation {
@@ -26,6 +50,8 @@ export interface InferInput {
 	resolve: RelationLookup;
 	/** The model's own columns in catalog order: output names take their spelling (and, for unnamed expressions, their name by position). */
 	outputColumns?: string[] | null;
+	/** Evaluation budget after parsing, in ms (the parse itself cannot be interrupted; the pool bounds it). */
+	budgetMs?: number;
 }
 
 export interface InputColumn {

@@ -1,7 +1,6 @@
 // Deploy and preview of a dbt project from its artifacts: parse everything first (a refusal
 // stores nothing), then write the version, its job and its graph in ONE transaction, so a
 // failure leaves the previously stored graph exactly as it was.
-import { inferencePlan, type InferencePlan } from '$lib/lineage/infer/manifest';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
@@ -11,7 +10,7 @@ import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
 import { processWorker } from '../runner/worker';
-import { parseCatalog } from './catalog';
+import { planInference, type PlannedInference } from './inference-plan';
 import { parseDescriptor } from './descriptor';
 import { buildGraphContent, decodeUtf8, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
@@ -73,37 +72,40 @@ export function lineageTimeoutS(env: NodeJS.ProcessEnv = process.env): number {
 	return env.TRIBUTARY_LINEAGE_TIMEOUT_S && Number.isFinite(v) && v > 0 ? Math.ceil(v) : 600;
 }
 
-const NO_COMPILED_SQL = 'no compiled SQL in the manifest';
+/** TRIBUTARY_LINEAGE_INFERENCE=0: never infer column lineage (a deploy without an index then has none). */
+export function inferenceEnabled(env: NodeJS.ProcessEnv = process.env): boolean {
+	return env.TRIBUTARY_LINEAGE_INFERENCE !== '0';
+}
 
 /**
- * Whether and what to infer: only when no engine index was uploaded (its edges win) and some
- * model has compiled SQL. The manifest is parsed again here, as inference reads it whole.
+ * Whether the lineage job runs, from the plan made where the manifest was parsed: only when no
+ * engine index was stored (its edges win) and some model has compiled SQL. An index uploaded but
+ * unreadable was not foreseen there: that rare deploy plans here, on the request thread.
  */
-function planInference(
+function inferenceOf(
 	req: UploadRequest,
-	catalogJson: unknown | null,
-	indexUploaded: boolean,
+	planned: PlannedInference | null,
+	indexStored: boolean,
 	warn: (w: string) => void
-): { plan: InferencePlan | null; lineage: DeployColumnLineage } {
+): { plan: PlannedInference | null; lineage: DeployColumnLineage } {
 	const models = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
-	if (indexUploaded) return { plan: null, lineage: { source: 'engine', models } };
-	const plan = inferencePlan(JSON.parse(decodeUtf8(req.manifest)), catalogJson);
-	const withSql = plan.models.filter((m) => m.sql !== null && m.skip === null).length;
-	const noSql = plan.models.filter((m) => m.sql === null && (m.skip ?? '').startsWith(NO_COMPILED_SQL)).length;
-	if (noSql > 0) {
+	if (indexStored) return { plan: null, lineage: { source: 'engine', models } };
+	if (!inferenceEnabled()) return { plan: null, lineage: { source: null, models } };
+	const plan = planned ?? planInference(JSON.parse(decodeUtf8(req.manifest)), req.catalog ? JSON.parse(decodeUtf8(req.catalog)) : null);
+	if (plan.noSql > 0) {
 		warn(
-			withSql === 0
+			plan.withSql === 0
 				? `${req.manifest.name} has no compiled SQL (a manifest from \`dbt parse\`?): column lineage cannot be inferred. ` +
-						'Deploy the target/ of `dbt compile`, `dbt run` or `dbt build`, which write each model\'s compiled_code'
-				: `${req.manifest.name}: ${fmt(noSql)} models have no compiled SQL and get no column lineage ` +
+						"Deploy the target/ of `dbt compile`, `dbt run` or `dbt build`, which write each model's compiled_code"
+				: `${req.manifest.name}: ${fmt(plan.noSql)} models have no compiled SQL and get no column lineage ` +
 						'(`dbt compile`, `dbt run` or `dbt build` write it for every selected model)'
 		);
 	}
-	if (withSql === 0) return { plan: null, lineage: { source: null, models } };
+	if (plan.withSql === 0) return { plan: null, lineage: { source: null, models } };
 	if (plan.dialectWarning) warn(plan.dialectWarning);
 	if (plan.catalogWarning) warn(plan.catalogWarning);
-	models.pending = withSql;
-	models.skipped = plan.models.length - withSql;
+	models.pending = plan.withSql;
+	models.skipped = plan.models - plan.withSql;
 	return { plan, lineage: { source: 'inferred', models } };
 }
 
@@ -135,8 +137,6 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 
 	const p = req.profile;
 	p?.reset();
-	// Before anything else: a catalog that is not one refuses the whole upload.
-	const catalog = req.catalog ? { name: req.catalog.name, parsed: parseCatalog(req.catalog) } : undefined;
 	const descriptor = parseDescriptor(req.descriptor ?? '');
 	for (const w of descriptor.warnings) warn(`descriptor: ${w}`);
 	const wh = (await getWarehouse(h, req.workspace, descriptor.warehouse)) ?? { defaultDatabase: null };
@@ -150,7 +150,9 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		manifest: req.manifest,
 		columnLineage: req.columnLineage,
 		nodeColumns: req.nodeColumns,
-		catalog,
+		catalog: req.catalog,
+		// Planned where the manifest is parsed (off the request thread when big); an index wins.
+		planInference: inferenceEnabled() && !req.columnLineage,
 		warehouse: descriptor.warehouse,
 		defaultDatabase: wh.defaultDatabase,
 		selection: { select: descriptor.select, exclude: descriptor.exclude, selector: descriptor.selector },
@@ -170,11 +172,11 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	}
 	log.push(...built.indexLog);
 	warnings.push(...built.warnings);
-	const { plan, lineage } = planInference(req, catalog?.parsed.json ?? null, columnEdges !== null, warn);
+	const { plan, lineage } = inferenceOf(req, built.inference, columnEdges !== null, warn);
 	if (!plan && built.catalogMissing) {
 		const { missing, relations } = built.catalogMissing;
 		warn(
-			`${catalog!.name}: ${fmt(missing)} of ${fmt(relations)} relations of the manifest are not in the catalog ` +
+			`${req.catalog!.name}: ${fmt(missing)} of ${fmt(relations)} relations of the manifest are not in the catalog ` +
 				`(${missing === relations ? 'a catalog of another project?' : 'older than the manifest?'}); they have no typed columns`
 		);
 	}
@@ -182,6 +184,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		log.push('no catalog.json uploaded (`dbt docs generate` writes it): no typed columns, and `select *` is expanded only from declared columns');
 	}
 	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
+	else if (columnEdges === null && !inferenceEnabled()) log.push('column lineage: not inferred (TRIBUTARY_LINEAGE_INFERENCE=0)');
 
 	const digest = graphDigest(content);
 	mark(p, 'digest');
@@ -238,7 +241,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 				result: { progress: { done: 0, total: lineage.models.pending } },
 				logs: ''
 			});
-			await storeLineagePlan(tx, req.workspace, lineageJobId, plan);
+			await storeLineagePlan(tx, req.workspace, lineageJobId, plan.gz);
 			log.push(`lineage job ${lineageJobId} queued`);
 		}
 		mark(p, 'store: version, archive, job');

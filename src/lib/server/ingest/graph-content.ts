@@ -2,11 +2,11 @@
 // every writer of a graph: a deploy or preview upload, a run's own snapshot, a recorded run. Pure
 // apart from decoding: nothing here touches the database.
 import { assignComponents, type ColumnEdgeRow, type GraphContent, type NodeRow } from '../repo/graph';
-import type { ParsedCatalog } from './catalog';
+import type { PlannedInference } from './inference-plan';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { IngestError } from './errors';
 import { requireManifestBytes } from '../limits';
-import { decodeUtf8Bytes, parseManifestBytes } from './manifest-thread';
+import { decodeUtf8Bytes, parseUploadBytes } from './manifest-thread';
 import { type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from './profile';
 
@@ -19,8 +19,10 @@ export interface GraphInput {
 	manifest: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
-	/** Already parsed (parseCatalog refuses a file that is not one before anything else runs). */
-	catalog?: { name: string; parsed: ParsedCatalog };
+	/** catalog.json: one that is not a catalog refuses the upload (IngestError naming it). */
+	catalog?: UploadedFile;
+	/** Plan column-lineage inference where the manifest is parsed (see inference-plan.ts). */
+	planInference?: boolean;
 	warehouse: string;
 	defaultDatabase: string | null;
 	selection: Selection;
@@ -48,6 +50,8 @@ export interface BuiltGraph {
 	warnings: string[];
 	/** Relations of the manifest the catalog does not describe; null without a catalog or with none missing. */
 	catalogMissing: { missing: number; relations: number } | null;
+	/** The inference plan, when asked for (planInference). */
+	inference: PlannedInference | null;
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
@@ -69,13 +73,18 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 	};
 	const p = input.profile;
 	requireManifestBytes(input.manifest.name, input.manifest.bytes.length);
-	const parsed = await parseManifestBytes(input.manifest.bytes, {
-		fileName: input.manifest.name,
-		warehouse: input.warehouse,
-		defaultDatabase: input.defaultDatabase,
-		selection: input.selection,
-		onParsed: () => mark(p, 'manifest: decode + JSON.parse')
-	});
+	const upload = await parseUploadBytes(
+		input.manifest.bytes,
+		{
+			fileName: input.manifest.name,
+			warehouse: input.warehouse,
+			defaultDatabase: input.defaultDatabase,
+			selection: input.selection,
+			onParsed: () => mark(p, 'manifest: decode + JSON.parse')
+		},
+		{ catalog: input.catalog ?? null, plan: input.planInference ?? false }
+	);
+	const parsed = upload.graph;
 	mark(p, 'manifest: nodes, edges, selection');
 	const manifestLog =
 		`${input.manifest.name}: dbt ${parsed.dbtVersion ?? 'unknown'}, manifest ${parsed.schemaVersion}, ` +
@@ -135,12 +144,13 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 
 	mark(p, 'index: node_columns decode');
 	const cat = input.catalog;
-	if (cat && schemas === null) {
+	const catalogColumns = upload.catalogColumns;
+	if (cat && catalogColumns && schemas === null) {
 		schemas = new Map();
 		let missing = 0;
 		let relations = 0;
 		for (const n of parsed.nodes) {
-			const cols = cat.parsed.columns.get(n.uniqueId);
+			const cols = catalogColumns.get(n.uniqueId);
 			if (cols) schemas.set(n.uniqueId, cols);
 			if (n.assetPath !== null && CATALOGUED.has(n.resourceType)) {
 				relations++;
@@ -161,7 +171,8 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		manifestLog,
 		indexLog,
 		warnings,
-		catalogMissing
+		catalogMissing,
+		inference: upload.inference
 	};
 }
 

@@ -5,7 +5,9 @@
 // workerData, its top level parses and posts the graph back (structured clone; the bench
 // `ingest` records what a deploy pays for it).
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
+import { parseCatalog } from './catalog';
 import { IngestError } from './errors';
+import { planInference, type PlannedInference } from './inference-plan';
 import { parseManifest, type ManifestOptions, type ParsedGraph } from './manifest';
 
 const THREAD_TAG = 'tributary-manifest-parse';
@@ -13,12 +15,28 @@ const THREAD_TAG = 'tributary-manifest-parse';
 /** Options a thread can receive (no callbacks). */
 export type ThreadManifestOptions = Omit<ManifestOptions, 'onParsed'>;
 
-type ThreadAnswer = { ok: true; graph: ParsedGraph } | { ok: false; ingest: { file: string; message: string; field?: string; status: number } | null; message: string };
+/** What an upload reads beside its manifest, in the same place (inline or on the thread). */
+export interface UploadExtras {
+	/** catalog.json: refused (IngestError naming it) when not a catalog; its columns by unique_id. */
+	catalog?: { name: string; bytes: Uint8Array } | null;
+	/** Plan column-lineage inference from the manifest (and catalog). */
+	plan?: boolean;
+}
+
+export interface ParsedUpload {
+	graph: ParsedGraph;
+	/** unique_id → columns (name, type) in catalog order; null without a catalog. */
+	catalogColumns: Map<string, { name: string; type?: string }[]> | null;
+	inference: PlannedInference | null;
+}
+
+type ThreadAnswer = { ok: true; upload: ParsedUpload } | { ok: false; ingest: { file: string; message: string; field?: string; status: number } | null; message: string };
 
 interface ThreadInput {
 	tag: typeof THREAD_TAG;
 	bytes: Uint8Array;
 	opts: ThreadManifestOptions;
+	extras: UploadExtras;
 }
 
 /** Manifests at or above this many bytes are parsed off the request thread. */
@@ -38,9 +56,21 @@ export function decodeUtf8Bytes(bytes: Uint8Array, fileName: string): string {
 
 const fileNameOf = (opts: ManifestOptions) => opts.fileName ?? 'manifest.json';
 
+/** The catalog first (a bad one refuses the upload before the manifest's work), then the manifest, then the plan. */
+function parseUploadInline(bytes: Uint8Array, opts: ManifestOptions, extras: UploadExtras): ParsedUpload {
+	const catalog = extras.catalog ? parseCatalog(extras.catalog) : null;
+	let doc: unknown = null;
+	const graph = parseManifest(decodeUtf8Bytes(bytes, fileNameOf(opts)), { ...opts, onDocument: (d) => (doc = d) });
+	return {
+		graph,
+		catalogColumns: catalog?.columns ?? null,
+		inference: extras.plan ? planInference(doc, catalog?.json ?? null) : null
+	};
+}
+
 function answerOf(input: ThreadInput): ThreadAnswer {
 	try {
-		return { ok: true, graph: parseManifest(decodeUtf8Bytes(input.bytes, fileNameOf(input.opts)), input.opts) };
+		return { ok: true, upload: parseUploadInline(input.bytes, input.opts, input.extras) };
 	} catch (e) {
 		if (e instanceof IngestError) {
 			// The message is already "<file> (<field>): <problem>"; keep it whole.
@@ -72,14 +102,14 @@ function threadOf(input: ThreadInput): Worker {
 }
 
 /** Parses `bytes` on a worker thread with parseManifest's own errors; IngestErrors keep their status. */
-function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions): Promise<ParsedGraph> {
-	const input: ThreadInput = { tag: THREAD_TAG, bytes, opts };
+function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions, extras: UploadExtras): Promise<ParsedUpload> {
+	const input: ThreadInput = { tag: THREAD_TAG, bytes, opts, extras };
 	return new Promise((resolve, reject) => {
 		const worker = threadOf(input);
 		let settled = false;
 		worker.once('message', (answer: ThreadAnswer) => {
 			settled = true;
-			if (answer.ok) resolve(answer.graph);
+			if (answer.ok) resolve(answer.upload);
 			else if (answer.ingest) reject(new ThreadIngestError(answer.ingest.file, answer.ingest.message, answer.ingest.field, answer.ingest.status));
 			else reject(new Error(answer.message));
 			void worker.terminate();
@@ -96,9 +126,18 @@ function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions):
 
 /** parseManifest inline for small manifests, on a thread for big ones. */
 export async function parseManifestBytes(bytes: Uint8Array, opts: ManifestOptions, threadBytes = manifestThreadBytes()): Promise<ParsedGraph> {
-	if (bytes.length < threadBytes) return parseManifest(decodeUtf8Bytes(bytes, fileNameOf(opts)), opts);
-	const { onParsed, ...threadOpts } = opts;
-	const graph = await parseManifestOffThread(bytes, threadOpts);
+	return (await parseUploadBytes(bytes, opts, {}, threadBytes)).graph;
+}
+
+/**
+ * An upload's manifest with what is read beside it (the catalog, the inference plan), inline for
+ * small manifests and on a thread for big ones: on the generated 3000-model project the plan and
+ * the catalog would otherwise hold the request thread as long again as the manifest's parse.
+ */
+export async function parseUploadBytes(bytes: Uint8Array, opts: ManifestOptions, extras: UploadExtras, threadBytes = manifestThreadBytes()): Promise<ParsedUpload> {
+	if (bytes.length < threadBytes) return parseUploadInline(bytes, opts, extras);
+	const { onParsed, onDocument: _doc, ...threadOpts } = opts;
+	const upload = await parseManifestOffThread(bytes, threadOpts, extras);
 	onParsed?.();
-	return graph;
+	return upload;
 }

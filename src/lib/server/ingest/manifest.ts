@@ -106,6 +106,8 @@ export interface ManifestOptions {
 	indirectSelection?: IndirectSelection;
 	/** Called when JSON.parse is done (the ingest profile splits the parse from the selection). */
 	onParsed?: () => void;
+	/** Called with the parsed document once the whole manifest was accepted (inference plans from it). */
+	onDocument?: (doc: unknown) => void;
 }
 
 type Json = Record<string, unknown>;
@@ -182,6 +184,7 @@ export function parseManifest(text: string, opts: ManifestOptions = {}): ParsedG
 	const byResourceType: Record<string, number> = {};
 	for (const n of nodes) byResourceType[n.resourceType] = (byResourceType[n.resourceType] ?? 0) + 1;
 
+	opts.onDocument?.(doc);
 	return {
 		nodes,
 		edges,

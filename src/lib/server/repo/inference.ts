@@ -1,7 +1,7 @@
 // Storage of column-lineage inference (issue 15): a queued lineage job's plan, the per-workspace
 // cache of per-model results, the lineage state a relation's details pane reads, and the job's
 // progress. Every statement of the lineage job lives here or in graph.ts.
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzipSync } from 'node:zlib';
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { JobStatus } from '../../types/jobs';
 import type { Database, Tx } from '../db';
@@ -12,8 +12,9 @@ import type { GraphKey, StoredModelOutcome } from './graph';
 /** Cache entries unused for this many days are dropped by the retention sweep. */
 export const INFER_CACHE_DAYS = 30;
 
-export async function storeLineagePlan(tx: Tx, workspace: string, jobId: string, plan: unknown): Promise<void> {
-	await tx.insert(lineagePlan).values({ jobId, workspace, data: gzipSync(Buffer.from(JSON.stringify(plan))) });
+/** `gz`: the serialized plan, gzip (ingest/inference-plan.ts makes it where the manifest is parsed). */
+export async function storeLineagePlan(tx: Tx, workspace: string, jobId: string, gz: Uint8Array): Promise<void> {
+	await tx.insert(lineagePlan).values({ jobId, workspace, data: gz });
 }
 
 /** The plan of a lineage job, or null when it is gone (the job already ended). */

@@ -1,0 +1,193 @@
+// inferProject: worker threads, DAG order, a per-model budget, crashes contained, the cache.
+import { describe, expect, it } from 'vitest';
+import { MAX_SQL_CHARS, type InferencePlan, type PlannedModel, type PlannedRelation } from '../../lineage/infer/index';
+import { inferProject, type InferCache, type ModelLineage } from './pool';
+
+const rel = (node: string, parts: string[], columns: string[] | null, declared: string[] | null = null): PlannedRelation => ({ node, parts, columns, declared });
+const model = (node: string, sql: string | null, dependsOn: string[], outputColumns: string[] | null = null, skip: string | null = null): PlannedModel => ({
+	node,
+	sql,
+	skip: sql === null ? (skip ?? 'no compiled SQL') : null,
+	outputColumns,
+	dependsOn
+});
+
+function planOf(relations: PlannedRelation[], models: PlannedModel[]): InferencePlan {
+	return { adapterType: 'duckdb', dialect: 'duckdb', dialectWarning: null, relations, models, notInCatalog: relations.filter((r) => r.columns === null).map((r) => r.node), catalogWarning: null };
+}
+
+const SOURCE = rel('source.p.raw.orders', ['db', 'raw', 'orders'], ['id', 'customer_id', 'amount', 'status']);
+
+/** A chain a ← b ← c where only the source is in the catalog: c's `select *` needs b's inferred columns. */
+function chainPlan(): InferencePlan {
+	return planOf(
+		[SOURCE, rel('model.p.a', ['db', 'main', 'a'], null), rel('model.p.b', ['db', 'main', 'b'], null), rel('model.p.c', ['db', 'main', 'c'], null)],
+		[
+			model('model.p.c', 'select * from db.main.b', ['model.p.b']),
+			model('model.p.b', 'select id, total * 2 as doubled from db.main.a', ['model.p.a']),
+			model('model.p.a', 'select id, amount as total from db.raw.orders where status = 1', ['source.p.raw.orders']),
+			model('model.p.py', null, [], null, 'a Python model')
+		]
+	);
+}
+
+const byNode = (ms: ModelLineage[]) => new Map(ms.map((m) => [m.node, m]));
+
+describe('inferProject', () => {
+	it('infers in DAG order: a select * over a model the catalog lacks expands to its inferred columns', async () => {
+		const progress: number[] = [];
+		const r = await inferProject(chainPlan(), { threads: 2, onProgress: (p) => progress.push(p.done) });
+		expect(r.models.map((m) => m.node)).toEqual(['model.p.c', 'model.p.b', 'model.p.a', 'model.p.py']);
+		const m = byNode(r.models);
+		expect(m.get('model.p.c')!.outcome).toBe('analyzed');
+		expect(m.get('model.p.c')!.outputColumns).toEqual(['id', 'doubled']);
+		expect(m.get('model.p.c')!.edges.filter((e) => e.kind !== 'scan')).toEqual([
+			{ fromNode: 'model.p.b', fromColumn: 'id', toColumn: 'id', kind: 'copy' },
+			{ fromNode: 'model.p.b', fromColumn: 'doubled', toColumn: 'doubled', kind: 'copy' }
+		]);
+		expect(m.get('model.p.b')!.edges).toContainEqual({ fromNode: 'model.p.a', fromColumn: 'total', toColumn: 'doubled', kind: 'mod' });
+		expect(m.get('model.p.a')!.edges).toContainEqual({ fromNode: 'source.p.raw.orders', fromColumn: 'status', toColumn: 'total', kind: 'scan' });
+		expect(m.get('model.p.py')).toMatchObject({ outcome: 'skipped', message: 'a Python model', cacheKey: null });
+		expect(progress.at(-1)).toBe(4);
+		expect(progress).toEqual([...progress].sort((x, y) => x - y));
+	});
+
+	it('without the DAG order the same select * could not be expanded (the order is what lifts it)', async () => {
+		const plan = chainPlan();
+		// c no longer says it depends on b: it does not wait, and b's columns are unknown when it runs.
+		plan.models[0] = { ...plan.models[0], dependsOn: [] };
+		const r = await inferProject(plan, { threads: 1 });
+		expect(byNode(r.models).get('model.p.c')!.outcome).toBe('partial');
+	});
+
+	it('passes the plan warnings through', async () => {
+		const plan = { ...chainPlan(), dialectWarning: 'dialect w', catalogWarning: 'catalog w' };
+		expect((await inferProject(plan, { threads: 1 })).warnings).toEqual(['dialect w', 'catalog w']);
+	});
+
+	it('stops when aborted', async () => {
+		const ctl = new AbortController();
+		ctl.abort();
+		await expect(inferProject(chainPlan(), { signal: ctl.signal })).rejects.toThrow(/abort/i);
+		const late = new AbortController();
+		const running = inferProject(chainPlan(), { signal: late.signal, onProgress: (p) => p.done === 2 && late.abort() });
+		await expect(running).rejects.toThrow(/abort/i);
+	});
+});
+
+describe('inferProject on bad input: bounded per model, the others unaffected', () => {
+	const good = 'select id, amount from db.raw.orders';
+	const nested = `select ${'('.repeat(500)}amount${')'.repeat(500)} as x from db.raw.orders`;
+	const union = Array.from({ length: 200 }, (_, k) => `select id, amount + ${k} as amount from db.raw.orders`).join('\nunion all\n');
+	const columns = Array.from({ length: 4000 }, (_, k) => `amount + ${k} as c${k}`).join(',\n  ');
+	// A megabyte, just under MAX_SQL_CHARS (past it a model fails before parsing): the budget bounds it.
+	const huge = `select ${columns}\nfrom db.raw.orders\n${'-- padding so the model is a megabyte of SQL\n'.repeat(Math.floor((MAX_SQL_CHARS - columns.length - 30) / 45))}`;
+	const cases: { name: string; sql: string; outcome: string[]; message?: RegExp }[] = [
+		{ name: 'SQL that does not parse', sql: 'select id,, from db.raw.orders where', outcome: ['failed'], message: /./ },
+		{ name: '500 nested parentheses', sql: nested, outcome: ['failed'], message: /too complex to analyse/ },
+		// Either within the budget or over it, depending on the machine: never a crash, never unbounded.
+		{ name: 'a 200-branch UNION', sql: union, outcome: ['analyzed', 'failed'] },
+		{ name: 'a 1 MB compiled model', sql: huge, outcome: ['analyzed', 'failed'] }
+	];
+
+	it.each(cases)('$name', async ({ sql, outcome, message }) => {
+		const plan = planOf([SOURCE], [model('model.p.before', good, []), model('model.p.bad', sql, []), model('model.p.after', good, [])]);
+		const started = performance.now();
+		const r = await inferProject(plan, { threads: 1, budgetMs: 2_000 });
+		// The budget bounds the model (plus a thread's start-up when it had to be replaced).
+		expect(performance.now() - started).toBeLessThan(15_000);
+		const m = byNode(r.models);
+		expect(sql.length).toBeLessThanOrEqual(MAX_SQL_CHARS);
+		expect(outcome).toContain(m.get('model.p.bad')!.outcome);
+		if (m.get('model.p.bad')!.outcome === 'failed') expect(m.get('model.p.bad')!.message).toMatch(message ?? /too complex to analyse/);
+		expect([m.get('model.p.before')!.outcome, m.get('model.p.after')!.outcome]).toEqual(['analyzed', 'analyzed']);
+	});
+
+	it('a parse error carries the parser’s message, line and column', async () => {
+		const r = await inferProject(planOf([SOURCE], [model('model.p.bad', 'select id\nfrom db.raw.orders\nwhere (amount > ', [])]), { threads: 1 });
+		const bad = r.models[0];
+		expect(bad.outcome).toBe('failed');
+		expect(bad.message).not.toBe('');
+		expect(bad.line).toBe(3);
+		expect(bad.column).toBeGreaterThan(0);
+	});
+
+	it('a model over the budget fails as too complex, its thread is replaced, and the rest go on', async () => {
+		// The megabyte model takes seconds to parse, far over 300 ms; a one-line model takes about one.
+		const plan = planOf([SOURCE], [model('model.p.slow', huge, []), ...Array.from({ length: 4 }, (_, k) => model(`model.p.ok${k}`, good, []))]);
+		const started = performance.now();
+		const r = await inferProject(plan, { threads: 1, budgetMs: 300 });
+		expect(performance.now() - started).toBeLessThan(10_000);
+		const m = byNode(r.models);
+		expect(m.get('model.p.slow')).toMatchObject({ outcome: 'failed', cacheKey: null, message: 'too complex to analyse: over the 300 ms budget' });
+		expect(r.models.filter((x) => x.node.startsWith('model.p.ok')).map((x) => x.outcome)).toEqual(['analyzed', 'analyzed', 'analyzed', 'analyzed']);
+	});
+
+	it('a thread out of memory fails only its model, and a fresh thread takes the rest', async () => {
+		// 20 000 select items make a syntax tree far over a 16 MB heap; a one-column model fits it.
+		const wide = `select ${Array.from({ length: 20_000 }, (_, k) => `amount + ${k} as c${k}`).join(', ')} from db.raw.orders`;
+		const plan = planOf([SOURCE], [model('model.p.wide', wide, []), model('model.p.after', good, [])]);
+		const r = await inferProject(plan, { threads: 1, threadHeapMb: 16, budgetMs: 30_000 });
+		const m = byNode(r.models);
+		expect(m.get('model.p.wide')).toMatchObject({ outcome: 'failed', cacheKey: null });
+		expect(m.get('model.p.wide')!.message).toMatch(/too complex to analyse: out of memory/);
+		expect(m.get('model.p.after')!.outcome).toBe('analyzed');
+	});
+});
+
+/** A cache in a Map, counting what it is asked. */
+class MapCache implements InferCache {
+	entries = new Map<string, ModelLineage>();
+	asked = 0;
+	put_ = 0;
+	async get(keys: string[]) {
+		this.asked += keys.length;
+		return new Map(keys.filter((k) => this.entries.has(k)).map((k) => [k, this.entries.get(k)!]));
+	}
+	async put(entries: ModelLineage[]) {
+		this.put_ += entries.length;
+		for (const e of entries) this.entries.set(e.cacheKey!, e);
+	}
+}
+
+describe('inferProject with a cache', () => {
+	// 40 models in 4 layers; none in the catalog, so each layer's `select *` depends on the one above.
+	function layered(change: Set<string> = new Set(), widen = new Set<string>()): InferencePlan {
+		const relations: PlannedRelation[] = [SOURCE];
+		const models: PlannedModel[] = [];
+		for (let layer = 0; layer < 4; layer++)
+			for (let k = 0; k < 10; k++) {
+				const node = `model.p.m${layer}_${k}`;
+				relations.push(rel(node, ['db', 'main', `m${layer}_${k}`], null));
+				const parent = layer === 0 ? 'db.raw.orders' : `db.main.m${layer - 1}_${k}`;
+				const extra = widen.has(node) ? ', 1 as added' : '';
+				const filter = change.has(node) ? ' where id > 0' : '';
+				models.push(model(node, `select *${extra} from ${parent}${filter}`, [layer === 0 ? SOURCE.node : `model.p.m${layer - 1}_${k}`]));
+			}
+		return planOf(relations, models);
+	}
+
+	it('a re-run hits for every model; 10 changed models re-infer only those, and their children when their columns change', async () => {
+		const cache = new MapCache();
+		const first = await inferProject(layered(), { threads: 2, cache });
+		expect(first.cacheHits).toBe(0);
+		expect(first.models.every((m) => m.outcome === 'analyzed' && m.cacheKey)).toBe(true);
+		expect(cache.put_).toBe(40);
+
+		const again = await inferProject(layered(), { threads: 2, cache });
+		expect(again.cacheHits).toBe(40);
+		expect(again.models).toEqual(first.models);
+
+		// Ten changed models whose columns stay the same (a new filter): only those re-infer.
+		const filtered = new Set(Array.from({ length: 10 }, (_, k) => `model.p.m${k % 4}_${k}`));
+		const r1 = await inferProject(layered(filtered), { threads: 2, cache });
+		expect(r1.cacheHits).toBe(30);
+
+		// Ten changed models that gain a column: they re-infer, and so do their children (and theirs).
+		const widened = new Set(Array.from({ length: 10 }, (_, k) => `model.p.m2_${k}`));
+		const r2 = await inferProject(layered(new Set(), widened), { threads: 2, cache });
+		expect(r2.cacheHits).toBe(20);
+		const m3 = byNode(r2.models).get('model.p.m3_4')!;
+		expect(m3.outputColumns).toEqual(['id', 'customer_id', 'amount', 'status', 'added']);
+	});
+});
