@@ -616,6 +616,7 @@ describe('demo project', () => {
 			await writeProjectDir(demo, dir);
 			expect(JSON.parse(await readFile(path.join(dir, 'target/manifest.json'), 'utf8'))).toEqual(demo.manifest);
 			expect(JSON.parse(await readFile(path.join(dir, 'target/run_results.json'), 'utf8'))).toEqual(demo.runResults);
+			expect(JSON.parse(await readFile(path.join(dir, 'target/catalog.json'), 'utf8'))).toEqual(demo.catalog);
 			expect((await readFile(path.join(dir, 'target/index/dbt.column_lineage.parquet'))).equals(Buffer.from(demo.columnLineageParquet))).toBe(true);
 			expect((await readFile(path.join(dir, 'target/index/dbt.node_columns.parquet'))).equals(Buffer.from(demo.nodeColumnsParquet))).toBe(true);
 			expect(await readFile(path.join(dir, 'logs/dbt.log'), 'utf8')).toBe(demo.eventLog);
