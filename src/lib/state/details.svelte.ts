@@ -5,8 +5,8 @@ import {
 	assetColumns,
 	buildProducerColumnGraph,
 	connectedComponent,
-	edgeKey,
 	dbtRelationsOf,
+	edgeKey,
 	edgesAmong,
 	emptyColumnGraph,
 	mergeColumnGraphs,
@@ -144,7 +144,7 @@ export function lineageNotice(cl: ModelColumnLineage | null | undefined): Lineag
 		return notice(
 			'none',
 			'This project has no column lineage.',
-			"Its deploy carried neither dbt's column index nor compiled SQL: deploy the target/ of dbt compile, run or build (with dbt docs generate's catalog.json for typed columns) to have it inferred."
+			"Its deploy carried no column index, and nothing was inferred from compiled SQL (a manifest from dbt parse has none): deploy the target/ of dbt compile, run or build, with dbt docs generate's catalog.json for typed columns."
 		);
 	if (cl.outcome === 'failed') return notice('failed', "This model's compiled SQL could not be analysed.", `${cl.message ?? 'The parser gave no reason.'}${position(cl)}`);
 	if (cl.outcome === 'skipped') return notice('skipped', 'Column lineage was not inferred for this model.', cl.message);
