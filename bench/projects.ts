@@ -153,7 +153,7 @@ export async function inferenceProject(models: number, columnEdges: number): Pro
 	};
 	const warehouseColumns = new Map<string, string[]>();
 	for (const r of [...spec.sources, ...spec.nodes]) {
-		if (!('columns' in r) || r.resourceType === 'test') continue;
+		if (!('columns' in r)) continue;
 		if (r.resourceType === 'model' && r.materialized === 'ephemeral') continue;
 		const cols = r.columns.filter((c) => !c.yamlOnly);
 		warehouseColumns.set(r.uniqueId, cols.map((c) => c.name));

@@ -216,7 +216,7 @@ async function waitLineage(workspace, headers, id) {
 		if (!res.ok) fail(`lineage job ${id}: ${res.status} ${await errorText(res)}`);
 		const j = await res.json();
 		const p = j.result?.progress;
-		const line = `inferring column lineage: ${j.status}${p ? ` ${p.done} / ${p.total} models` : ''}  ${((Date.now() - started) / 1000).toFixed(1)}s`;
+		const line = `inferring column lineage: ${j.status}${p ? ` ${p.done} / ${p.total} models${p.storing ? ', storing the edges' : ''}` : ''}  ${((Date.now() - started) / 1000).toFixed(1)}s`;
 		if (tty) process.stderr.write(`\r${line}`);
 		else if (line.replace(/\s+[\d.]+s$/, '') !== last) process.stderr.write(`${line}\n`);
 		last = line.replace(/\s+[\d.]+s$/, '');

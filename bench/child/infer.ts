@@ -1,14 +1,16 @@
 // Column lineage inference of a whole project in a fresh process (peak RSS is per process, and
-// worker threads are part of it), printing JSON on its last line.
+// worker threads are part of it), printing JSON on its last line. It starts from the inference
+// plan (JSON, as a lineage job would read it stored with the version), not from the manifest:
+// parsing the manifest is the deploy's cost, measured by the ingest benchmark.
 //
-//   --manifest M --catalog C [--threads N]          a cold inference (no cache)
-//   --manifest M --catalog C --redeploy 10          a cold inference into an in-memory cache, then
-//                                                   the same manifest with 10 models' compiled SQL
-//                                                   changed: plan + inference with the cache warm
+//   --plan P [--threads N]             a cold inference (no cache)
+//   --plan P --redeploy P2             the same into an in-memory cache (the cold figures are taken
+//                                      before going on), then plan P2 (the same project with 10
+//                                      models changed) with the cache warm
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { isMainThread } from 'node:worker_threads';
-import { inferencePlan } from '../../src/lib/lineage/infer/manifest';
+import type { InferencePlan } from '../../src/lib/lineage/infer/manifest';
 import { inferProject, type InferCache, type ModelLineage } from '../../src/lib/server/inference/pool';
 
 // Bundled, this file is also the inference threads' module (pool.ts lives in it): only the main thread measures.
@@ -22,49 +24,43 @@ class MapCache implements InferCache {
 	}
 }
 
-if (isMainThread) {
-	const { values } = parseArgs({ options: { manifest: { type: 'string' }, catalog: { type: 'string' }, threads: { type: 'string' }, redeploy: { type: 'string' } } });
+const counts = (ms: ModelLineage[]) => {
+	const c: Record<string, number> = { analyzed: 0, partial: 0, failed: 0, skipped: 0 };
+	for (const m of ms) c[m.outcome]++;
+	return c;
+};
+
+async function main() {
+	const { values } = parseArgs({ options: { plan: { type: 'string' }, threads: { type: 'string' }, redeploy: { type: 'string' }, heap: { type: 'string' } } });
 	const threads = values.threads ? Number(values.threads) : undefined;
+	const threadHeapMb = values.heap ? Number(values.heap) : undefined;
 	const peakRss = () => process.resourceUsage().maxRSS / 1024;
 	const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
-
-	const counts = (ms: ModelLineage[]) => {
-		const c: Record<string, number> = { analyzed: 0, partial: 0, failed: 0, skipped: 0 };
-		for (const m of ms) c[m.outcome]++;
-		return c;
-	};
-
-	const manifestText = readFileSync(values.manifest!, 'utf8');
-	const catalogText = readFileSync(values.catalog!, 'utf8');
-	const baselineRssMb = peakRss();
 	const cache = values.redeploy ? new MapCache() : undefined;
+	const baselineRssMb = peakRss();
 
 	const t0 = performance.now();
-	const plan = inferencePlan(JSON.parse(manifestText), JSON.parse(catalogText));
-	const cold = await inferProject(plan, { threads, cache });
+	const cpu0 = process.cpuUsage();
+	const cold = await inferProject(JSON.parse(readFileSync(values.plan!, 'utf8')) as InferencePlan, { threads, cache, threadHeapMb });
 	const coldSeconds = (performance.now() - t0) / 1000;
+	const cpu = process.cpuUsage(cpu0);
+	// Every thread's CPU time: what the inference costs whatever else the machine is doing.
+	const coldCpuSeconds = (cpu.user + cpu.system) / 1e6;
 	const perModelMs = cold.models.filter((m) => m.ms !== null).map((m) => m.ms!);
-	const failures = cold.models.filter((m) => m.outcome === 'failed').slice(0, 5).map((m) => `${m.node}: ${m.message}`);
+	const failures = cold.models.filter((m) => m.outcome === 'failed').map((m) => `${m.node}: ${m.message}`);
 	const partials = cold.models.filter((m) => m.outcome === 'partial').slice(0, 5).map((m) => `${m.node}: ${m.untraced[0]?.column}: ${m.untraced[0]?.reason}`);
 	const edges = cold.models.reduce((n, m) => n + m.edges.length, 0);
+	const coldFigures = { coldSeconds, coldCpuSeconds, perModelMs, peakRssMb: peakRss(), mainThread: process.memoryUsage(), baselineRssMb, outcomes: counts(cold.models), edges, failures, partials };
+	if (!values.redeploy) return out(coldFigures);
 
-	if (!values.redeploy) {
-		out({ coldSeconds, perModelMs, peakRssMb: peakRss(), baselineRssMb, outcomes: counts(cold.models), edges, failures, partials });
-		process.exit(0);
-	}
-
-	// The redeploy: the same project with N models' compiled SQL changed (a comment, which changes the
-	// digest as any edit does), read, planned and inferred again as a lineage job would.
-	const changes = Number(values.redeploy);
-	const manifest = JSON.parse(manifestText);
-	const withSql = Object.keys(manifest.nodes)
-		.filter((id) => manifest.nodes[id].resource_type === 'model' && typeof manifest.nodes[id].compiled_code === 'string' && manifest.nodes[id].config?.materialized !== 'ephemeral')
-		.sort();
-	const step = Math.floor(withSql.length / changes);
-	for (let k = 0; k < changes; k++) manifest.nodes[withSql[k * step]].compiled_code += `\n-- changed in redeploy ${k}\n`;
-	const changedText = JSON.stringify(manifest);
 	const t1 = performance.now();
-	const again = await inferProject(inferencePlan(JSON.parse(changedText), JSON.parse(catalogText)), { threads, cache });
+	const cpu1 = process.cpuUsage();
+	const again = await inferProject(JSON.parse(readFileSync(values.redeploy, 'utf8')) as InferencePlan, { threads, cache, threadHeapMb });
 	const redeploySeconds = (performance.now() - t1) / 1000;
-	out({ coldSeconds, redeploySeconds, reinferred: again.models.filter((m) => m.outcome !== 'skipped').length - again.cacheHits, cacheHits: again.cacheHits, peakRssMb: peakRss(), outcomes: counts(again.models) });
+	const cpuAgain = process.cpuUsage(cpu1);
+	const redeployCpuSeconds = (cpuAgain.user + cpuAgain.system) / 1e6;
+	const inferredAgain = again.models.filter((m) => m.outcome !== 'skipped').length - again.cacheHits;
+	out({ ...coldFigures, redeploySeconds, redeployCpuSeconds, reinferred: inferredAgain, cacheHits: again.cacheHits, redeployOutcomes: counts(again.models) });
 }
+
+if (isMainThread) await main();

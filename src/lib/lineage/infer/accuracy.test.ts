@@ -3,7 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
-import { inferModel, inferencePlan, modelEdges, resolverOf } from './index';
+import { inferencePlan, resolverOf } from './index';
+import { inferModel, modelEdges } from './infer';
 import { readIndexEdges, scoreEdges, type EdgeScore, type ScoredEdge } from './score';
 
 const JAFFLE = 'jaffle-shop-1.12-duckdb-docs-generate';

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { dialectOf, inferModel, modelEdges, type InferDialect, type ParentRelation } from './index';
+import { dialectOf, type InferDialect, type ParentRelation } from './index';
+import { inferModel, modelEdges } from './infer';
 
 // Relations the cases read, as a manifest + catalog would give them.
 const RELATIONS: Record<string, ParentRelation> = {

@@ -57,3 +57,31 @@ it('inferencePlan of something that is not a manifest plans nothing, and does no
 		expect(plan.dialect).toBe('generic');
 	}
 });
+
+describeFixtures('inferencePlan relations', () => {
+	it('carry the catalog’s columns in its order with their types', () => {
+		const plan = inferencePlan(read(JAFFLE, 'manifest.json'), read(JAFFLE, 'catalog.json'));
+		const stg = plan.relations.find((r) => r.node === 'model.jaffle_shop.stg_locations')!;
+		const entry = read(JAFFLE, 'catalog.json').nodes['model.jaffle_shop.stg_locations'];
+		const byIndex = (Object.values(entry.columns) as { name: string; type: string; index: number }[]).sort((a, b) => a.index - b.index);
+		expect(stg.columns).toEqual(byIndex.map((c) => c.name));
+		expect(stg.types).toEqual(byIndex.map((c) => c.type));
+		expect(stg.parts).toEqual(['jaffle_shop', 'main', 'stg_locations']);
+	});
+});
+
+describeFixtures('inferencePlan on a manifest without compiled SQL', () => {
+	it('a manifest from dbt parse: every model skipped, a warning naming the commands that compile', () => {
+		const manifest = read(JAFFLE, 'manifest.json');
+		for (const n of Object.values(manifest.nodes) as { compiled_code?: string }[]) delete n.compiled_code;
+		const plan = inferencePlan(manifest, read(JAFFLE, 'catalog.json'));
+		expect(plan.models.every((m) => m.sql === null && m.skip?.includes('dbt compile'))).toBe(true);
+		expect(plan.compiledWarning).toMatch(/^no model has compiled SQL \(a manifest from `dbt parse`\).*`dbt compile`/);
+	});
+
+	it('some models without it are counted', () => {
+		const plan = inferencePlan(read('dbt-bouncer-1.11.2-build', 'manifest.json'), read('dbt-bouncer-1.11.2-build', 'catalog.json'));
+		expect(plan.compiledWarning).toMatch(/^20 models of 29 have no compiled SQL/);
+		expect(inferencePlan(read(JAFFLE, 'manifest.json'), read(JAFFLE, 'catalog.json')).compiledWarning).toBeNull();
+	});
+});

@@ -17,6 +17,8 @@ export interface PlannedRelation {
 	parts: string[];
 	/** Its columns in catalog order; null when the catalog does not list it. */
 	columns: string[] | null;
+	/** The catalog's type of each of `columns` (same order; null where the catalog gives none). */
+	types?: (string | null)[] | null;
 	/** With no catalog columns: the manifest's declared (YAML) columns, maybe not all of them. */
 	declared: string[] | null;
 }
@@ -43,16 +45,19 @@ export interface InferencePlan {
 	notInCatalog: string[];
 	/** No catalog, or one that lacks relations of this manifest (another project's?), counted. */
 	catalogWarning: string | null;
+	/** Models without compiled SQL (a manifest from `dbt parse`), counted, with the command that gives it. */
+	compiledWarning?: string | null;
 }
 
 const RELATION_TYPES = new Set(['model', 'seed', 'snapshot', 'source']);
 
-function catalogColumns(entry: Json): string[] | null {
+function catalogEntryColumns(entry: Json): Json[] | null {
 	if (!entry || typeof entry.columns !== 'object' || entry.columns === null) return null;
-	return (Object.values(entry.columns) as Json[])
-		.filter((c) => typeof c?.name === 'string')
-		.sort((a, b) => (Number(a.index) || 0) - (Number(b.index) || 0))
-		.map((c) => c.name as string);
+	return (Object.values(entry.columns) as Json[]).filter((c) => typeof c?.name === 'string').sort((a, b) => (Number(a.index) || 0) - (Number(b.index) || 0));
+}
+
+function catalogColumns(entry: Json): string[] | null {
+	return catalogEntryColumns(entry)?.map((c) => c.name as string) ?? null;
 }
 
 function declaredColumns(node: Json): string[] | null {
@@ -90,6 +95,16 @@ function catalogWarningOf(catalog: Json | null, relations: PlannedRelation[], no
 	return `${head}: their columns come from the compiled SQL and the YAML, so lineage through them may be partial`;
 }
 
+const NO_SQL = 'no compiled SQL in the manifest (run dbt compile, run or build)';
+
+function compiledWarningOf(models: PlannedModel[]): string | null {
+	const sqlModels = models.filter((m) => m.skip !== 'a Python model' && !m.skip?.startsWith('ephemeral'));
+	const without = sqlModels.filter((m) => m.skip === NO_SQL).length;
+	if (without === 0) return null;
+	const head = without === sqlModels.length ? `no model has compiled SQL (a manifest from \`dbt parse\`)` : `${plural(without, 'model')} of ${sqlModels.length} have no compiled SQL`;
+	return `${head}: column lineage is inferred from compiled SQL, which \`dbt compile\`, \`dbt run\` or \`dbt build\` write into the manifest`;
+}
+
 /** The inference plan of a manifest and (maybe) its catalog. Never throws on odd input: what cannot be read is left out. */
 export function inferencePlan(manifest: unknown, catalog: unknown | null): InferencePlan {
 	const m = manifest as Json;
@@ -102,9 +117,11 @@ export function inferencePlan(manifest: unknown, catalog: unknown | null): Infer
 		if (n.resource_type === 'model' && n.config?.materialized === 'ephemeral') continue;
 		const parts = relationParts(n);
 		if (!parts) continue;
-		const columns = catalogColumns((n.resource_type === 'source' ? cat?.sources : cat?.nodes)?.[n.unique_id]);
+		const entry = catalogEntryColumns((n.resource_type === 'source' ? cat?.sources : cat?.nodes)?.[n.unique_id]);
+		const columns = entry?.map((c) => c.name as string) ?? null;
 		if (!columns) notInCatalog.push(n.unique_id);
-		relations.push({ node: n.unique_id, parts, columns, declared: columns ? null : declaredColumns(n) });
+		const types = entry?.map((c) => (typeof c.type === 'string' ? c.type : null)) ?? null;
+		relations.push({ node: n.unique_id, parts, columns, types, declared: columns ? null : declaredColumns(n) });
 	}
 	const models: PlannedModel[] = [];
 	for (const n of Object.values((m?.nodes ?? {}) as Record<string, Json>)) {
@@ -117,12 +134,21 @@ export function inferencePlan(manifest: unknown, catalog: unknown | null): Infer
 		if (n.language === 'python') models.push({ ...base, sql: null, skip: 'a Python model' });
 		else if (n.config?.materialized === 'ephemeral') models.push({ ...base, sql: null, skip: 'ephemeral: inlined into the models that read it' });
 		else if (typeof n.compiled_code !== 'string' || n.compiled_code.trim() === '')
-			models.push({ ...base, sql: null, skip: 'no compiled SQL in the manifest (run dbt compile, run or build)' });
+			models.push({ ...base, sql: null, skip: NO_SQL });
 		else models.push({ ...base, sql: n.compiled_code, skip: null });
 	}
 	const adapterType = typeof m?.metadata?.adapter_type === 'string' ? m.metadata.adapter_type : null;
 	const { dialect, warning } = dialectOf(adapterType);
-	return { adapterType, dialect, dialectWarning: warning, relations, models, notInCatalog, catalogWarning: catalogWarningOf(cat, relations, notInCatalog) };
+	return {
+		adapterType,
+		dialect,
+		dialectWarning: warning,
+		relations,
+		models,
+		notInCatalog,
+		catalogWarning: catalogWarningOf(cat, relations, notInCatalog),
+		compiledWarning: compiledWarningOf(models)
+	};
 }
 
 export interface Resolver {

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { inferencePlan } from '../../lineage/infer/index';
+import { readIndexEdges, scoreEdges } from '../../lineage/infer/score';
 import { inferProject } from './pool';
 
 describeFixtures('column lineage inference coverage on the real fixtures', () => {
@@ -26,5 +27,19 @@ describeFixtures('column lineage inference coverage on the real fixtures', () =>
 		expect(models.filter((m) => m.outcome === 'failed').map((m) => `${m.node}: ${m.message}`)).toEqual([]);
 		expect(count('skipped')).toBe(skipped);
 		expect(count('analyzed') / (count('analyzed') + count('partial'))).toBeGreaterThanOrEqual(floor - 1e-9);
+	});
+});
+
+describeFixtures('jaffle-shop 1.12 through inferProject (as deploy runs it) vs the hand-built index', () => {
+	it('finds the 87 copy/mod edges and the scan rows exactly', async () => {
+		const dir = 'jaffle-shop-1.12-duckdb-docs-generate';
+		const plan = inferencePlan(JSON.parse(readFileSync(fixture(dir, 'manifest.json'), 'utf8')), JSON.parse(readFileSync(fixture(dir, 'catalog.json'), 'utf8')));
+		const { models } = await inferProject(plan);
+		const expected = await readIndexEdges(readFileSync(fixture('constructed-index', 'jaffle-shop-1.12', 'index', 'dbt.column_lineage.parquet')));
+		const score = scoreEdges(
+			expected,
+			models.flatMap((m) => m.edges.map((e) => ({ ...e, toNode: m.node })))
+		);
+		expect([score.expected, score.matched, score.wrong, score.kinds, score.scans.wrong, score.scans.missed]).toEqual([87, 87, [], [], [], []]);
 	});
 });

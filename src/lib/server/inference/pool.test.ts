@@ -1,6 +1,8 @@
 // inferProject: worker threads, DAG order, a per-model budget, crashes contained, the cache.
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { MAX_SQL_CHARS, type InferencePlan, type PlannedModel, type PlannedRelation } from '../../lineage/infer/index';
+import type { InferencePlan, PlannedModel, PlannedRelation } from '../../lineage/infer/index';
+import { MAX_SQL_CHARS } from '../../lineage/infer/infer';
 import { inferProject, type InferCache, type ModelLineage } from './pool';
 
 const rel = (node: string, parts: string[], columns: string[] | null, declared: string[] | null = null): PlannedRelation => ({ node, parts, columns, declared });
@@ -60,6 +62,39 @@ describe('inferProject', () => {
 		expect(byNode(r.models).get('model.p.c')!.outcome).toBe('partial');
 	});
 
+	it('spreads a big project over two threads when asked', async () => {
+		const models = Array.from({ length: 450 }, (_, k) => model(`model.p.m${k}`, `select id, amount + ${k} as amount from db.raw.orders`, [SOURCE.node]));
+		const r = await inferProject(planOf([SOURCE], models), { threads: 2 });
+		expect(r.models.filter((m) => m.outcome === 'analyzed')).toHaveLength(450);
+		expect(r.models[449].edges).toContainEqual({ fromNode: SOURCE.node, fromColumn: 'amount', toColumn: 'amount', kind: 'mod' });
+	});
+
+	it('waits through an ephemeral parent for the model it reads, whose columns the catalog lacks', async () => {
+		const plan = planOf(
+			[SOURCE, rel('model.p.a', ['db', 'main', 'a'], null)],
+			[
+				model('model.p.c', 'with __dbt__cte__eph as (select * from db.main.a) select * from __dbt__cte__eph', ['model.p.eph']),
+				model('model.p.eph', null, ['model.p.a'], null, 'ephemeral'),
+				model('model.p.a', 'select id, amount from db.raw.orders', [SOURCE.node])
+			]
+		);
+		const c = byNode((await inferProject(plan, { threads: 1 })).models).get('model.p.c')!;
+		expect(c.outcome).toBe('analyzed');
+		expect(c.edges).toEqual([
+			{ fromNode: 'model.p.a', fromColumn: 'id', toColumn: 'id', kind: 'copy' },
+			{ fromNode: 'model.p.a', fromColumn: 'amount', toColumn: 'amount', kind: 'copy' }
+		]);
+	});
+
+	it('a depends_on cycle does not hang: its models run with what is known', async () => {
+		const plan = planOf(
+			[SOURCE, rel('model.p.x', ['db', 'main', 'x'], null), rel('model.p.y', ['db', 'main', 'y'], null)],
+			[model('model.p.x', 'select * from db.main.y', ['model.p.y']), model('model.p.y', 'select * from db.main.x', ['model.p.x']), model('model.p.z', 'select id from db.raw.orders', [])]
+		);
+		const r = await inferProject(plan, { threads: 1 });
+		expect(r.models.map((m) => m.outcome)).toEqual(['partial', 'partial', 'analyzed']);
+	});
+
 	it('passes the plan warnings through', async () => {
 		const plan = { ...chainPlan(), dialectWarning: 'dialect w', catalogWarning: 'catalog w' };
 		expect((await inferProject(plan, { threads: 1 })).warnings).toEqual(['dialect w', 'catalog w']);
@@ -113,13 +148,14 @@ describe('inferProject on bad input: bounded per model, the others unaffected', 
 	});
 
 	it('a model over the budget fails as too complex, its thread is replaced, and the rest go on', async () => {
-		// The megabyte model takes seconds to parse, far over 300 ms; a one-line model takes about one.
+		// The megabyte model takes seconds to parse, far over 800 ms; a one-line model takes about one.
 		const plan = planOf([SOURCE], [model('model.p.slow', huge, []), ...Array.from({ length: 4 }, (_, k) => model(`model.p.ok${k}`, good, []))]);
 		const started = performance.now();
-		const r = await inferProject(plan, { threads: 1, budgetMs: 300 });
-		expect(performance.now() - started).toBeLessThan(10_000);
+		const r = await inferProject(plan, { threads: 1, budgetMs: 800 });
+		// Two attempts of 800 ms and the threads' starts, however loaded the machine.
+		expect(performance.now() - started).toBeLessThan(20_000);
 		const m = byNode(r.models);
-		expect(m.get('model.p.slow')).toMatchObject({ outcome: 'failed', cacheKey: null, message: 'too complex to analyse: over the 300 ms budget' });
+		expect(m.get('model.p.slow')).toMatchObject({ outcome: 'failed', cacheKey: null, message: 'too complex to analyse: over the 800 ms budget, twice' });
 		expect(r.models.filter((x) => x.node.startsWith('model.p.ok')).map((x) => x.outcome)).toEqual(['analyzed', 'analyzed', 'analyzed', 'analyzed']);
 	});
 
@@ -176,7 +212,9 @@ describe('inferProject with a cache', () => {
 
 		const again = await inferProject(layered(), { threads: 2, cache });
 		expect(again.cacheHits).toBe(40);
-		expect(again.models).toEqual(first.models);
+		// Models with the same SQL and parents share an entry: only the time may be another's.
+		const timeless = (ms: ModelLineage[]) => ms.map((m) => ({ ...m, ms: null }));
+		expect(timeless(again.models)).toEqual(timeless(first.models));
 
 		// Ten changed models whose columns stay the same (a new filter): only those re-infer.
 		const filtered = new Set(Array.from({ length: 10 }, (_, k) => `model.p.m${k % 4}_${k}`));
@@ -189,5 +227,20 @@ describe('inferProject with a cache', () => {
 		expect(r2.cacheHits).toBe(20);
 		const m3 = byNode(r2.models).get('model.p.m3_4')!;
 		expect(m3.outputColumns).toEqual(['id', 'customer_id', 'amount', 'status', 'added']);
+	});
+});
+
+describe('the parser stays off the caller’s thread', () => {
+	// polyglot-sql costs ~120 MB per isolate: only the threads may load it (through a dynamic import).
+	const staticImports = (file: string) =>
+		[...readFileSync(new URL(file, import.meta.url), 'utf8').matchAll(/^(?:import|export)(?! type)[^;]*? from '([^']+)';/gms)].map((m) => m[1]);
+	it.each([
+		['./pool.ts', '../../lineage/infer/manifest'],
+		['../../lineage/infer/index.ts', './manifest'],
+		['../../lineage/infer/manifest.ts', './dialect']
+	])('%s imports neither the walker nor the parser (it does import %s)', (file, expected) => {
+		const imports = staticImports(file);
+		expect(imports).toContain(expected);
+		expect(imports.filter((i) => i.endsWith('/infer') || i === './infer' || i.includes('polyglot'))).toEqual([]);
 	});
 });

@@ -1,12 +1,11 @@
 // Column lineage of a whole dbt project (issue 15), inferred on worker threads: a parse of
-// compiled SQL is WASM that cannot be interrupted, so a model over its time budget is failed and
-// its thread is terminated and replaced; a thread that crashes or runs out of memory fails only
-// the model it held. Models go in DAG order where it matters: a model reading a relation the
+// compiled SQL is WASM that cannot be interrupted, so a model over its time budget has its thread
+// terminated and replaced (and is failed when it runs over again); a thread that crashes or runs
+// out of memory fails only the model it held. Models go in DAG order where it matters: a model reading a relation the
 // catalog lacks waits for that relation's model, whose inferred output columns then expand its
 // `select *`. The thread runs this same module, loaded with the tag in its workerData (as the
 // manifest thread does, src/lib/server/ingest/manifest-thread.ts).
 import { createHash } from 'node:crypto';
-import { availableParallelism } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type * as Infer from '../../lineage/infer/infer';
 import { resolverOf, type InferencePlan, type PlannedModel, type PlannedRelation } from '../../lineage/infer/manifest';
@@ -49,7 +48,7 @@ export interface InferProgress {
 }
 
 export interface InferOptions {
-	/** Worker threads; default min(2, cores). */
+	/** Worker threads; default DEFAULT_THREADS. */
 	threads?: number;
 	/** Per-model wall time, parse included; default DEFAULT_BUDGET_MS. */
 	budgetMs?: number;
@@ -84,6 +83,8 @@ interface Task {
 	/** Inferred columns of parents the catalog lacks; the thread keeps them for later tasks. */
 	parents: [string, string[]][];
 	budgetMs: number;
+	/** 1 on the retry after a first attempt ran over the budget. */
+	attempt: number;
 }
 
 type ThreadAnswer = { ready: true } | { id: number; lineage: Omit<ModelLineage, 'node' | 'cacheKey'> };
@@ -145,9 +146,18 @@ function startThread(input: ThreadInput, heapMb: number): Worker {
 
 // ─── The pool ─────────────────────────────────────────────────────────────────────────────
 
-export const defaultThreads = () => Math.max(1, Math.min(2, availableParallelism()));
+/**
+ * One thread unless asked: a parser thread's memory peaks at about 300 MB (its WASM memory only
+ * grows), one thread infers 3000 models in a few CPU seconds, and the app's own process holds
+ * the database too (bench/README.md, "infer", has the figures for one and two threads).
+ */
+export const DEFAULT_THREADS = 1;
 
 const DEFAULT_THREAD_HEAP_MB = 256;
+/** Queued models worth starting one more thread for. */
+const MODELS_PER_THREAD = 200;
+/** After a model this long its thread is replaced: the parser's memory grows with the SQL and is never given back. */
+const RECYCLE_SQL_CHARS = 256 * 1024;
 
 /** The cache key of a model: its SQL, the dialect, its own catalog columns and its parents' columns as it sees them. */
 export function inferCacheKey(parts: { sql: string; dialect: InferDialect; outputColumns: string[] | null; parents: [string, string[] | null, string[] | null][] }): string {
@@ -178,12 +188,12 @@ interface Slot {
  */
 export async function inferProject(plan: InferencePlan, opts: InferOptions = {}): Promise<InferProjectResult> {
 	const budgetMs = opts.budgetMs ?? DEFAULT_BUDGET_MS;
-	const threads = Math.max(1, opts.threads ?? defaultThreads());
+	const threads = Math.max(1, opts.threads ?? DEFAULT_THREADS);
 	const heapMb = opts.threadHeapMb ?? DEFAULT_THREAD_HEAP_MB;
 	const signal = opts.signal;
 	if (signal?.aborted) throw new AbortedError(signal.reason);
 
-	const warnings = [plan.dialectWarning, plan.catalogWarning].filter((w): w is string => w !== null);
+	const warnings = [plan.dialectWarning, plan.catalogWarning, plan.compiledWarning ?? null].filter((w): w is string => w !== null);
 	const total = plan.models.length;
 	const results = new Map<string, ModelLineage>();
 	const inferred = new Map<string, string[]>();
@@ -281,7 +291,8 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			.get(m.node)!
 			.filter((p) => inferred.has(p))
 			.map((p) => [p, inferred.get(p)!]),
-		budgetMs
+		budgetMs,
+		attempt: 0
 	});
 
 	// A timeout or a crash says as much about the machine as about the SQL: not cached.
@@ -325,6 +336,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 				if (lineage.outcome === 'failed' && lineage.message?.includes(' ms budget')) lineage.cacheKey = null;
 				if (lineage.cacheKey) fresh.push(lineage);
 				complete(lineage);
+				if (task.sql.length > RECYCLE_SQL_CHARS) retire(slot);
 			}
 			dispatch();
 			poke();
@@ -357,16 +369,19 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			slot.task = task;
 			slot.timer = setTimeout(() => {
 				if (slot.gone || slot.task !== task) return;
-				// A WASM parse cannot be interrupted: the thread goes, a fresh one takes its place.
+				// A WASM parse cannot be interrupted: the thread goes, a fresh one takes its place. On a
+				// loaded machine a stall can eat a budget, so a model fails only on its second attempt.
 				retire(slot);
-				failModel(task, `too complex to analyse: over the ${budgetMs} ms budget`);
+				if (task.attempt === 0) tasks.unshift({ ...task, attempt: 1 });
+				else failModel(task, `too complex to analyse: over the ${budgetMs} ms budget, twice`);
 				dispatch();
 				poke();
 			}, budgetMs);
 			slot.worker.postMessage(task);
 		}
-		// Threads start as work waits for them, up to the limit (a project of three models needs no two).
-		const want = Math.min(threads, slots.filter((s) => s.task).length + tasks.length);
+		// Threads start as work waits for them, up to the limit: a thread's start (compiling the
+		// parser) costs as much as hundreds of models, so a redeploy of a few needs no second one.
+		const want = Math.min(threads, Math.ceil((slots.filter((s) => s.task).length + tasks.length) / MODELS_PER_THREAD));
 		while (slots.length < want) spawn();
 	};
 

@@ -275,7 +275,9 @@ export interface StoredModelOutcome {
 /**
  * A lineage job's end, inside the caller's transaction: the graph's column edges become the
  * inferred ones (components numbered as at ingest), each model's outcome is stored on its node,
- * and the marker gets the new digest and time, so every cache keyed on the marker moves.
+ * and the marker gets a new time, so every cache keyed on the marker moves. Its digest stays the
+ * digest of what the deploy uploaded: a run whose manifest gives the same graph still reads the
+ * version's (inferred lineage included) instead of storing a snapshot without it.
  * False when the graph is gone (pruned or replaced by a later deploy meanwhile): nothing is written.
  */
 export async function replaceInferredLineage(
@@ -287,7 +289,7 @@ export async function replaceInferredLineage(
 	outcomes: Map<string, StoredModelOutcome>
 ): Promise<boolean> {
 	const [marker] = await tx
-		.select({ id: dbtGraphSnapshot.id, digest: dbtGraphSnapshot.digest, lineageJobId: dbtGraphSnapshot.lineageJobId })
+		.select({ id: dbtGraphSnapshot.id, lineageJobId: dbtGraphSnapshot.lineageJobId })
 		.from(dbtGraphSnapshot)
 		.where(keyWhere(dbtGraphSnapshot, key))
 		.for('update');
@@ -307,13 +309,9 @@ export async function replaceInferredLineage(
 			tx
 		);
 	}
-	// The new digest covers the old one (nodes and edges, unchanged) and what the job wrote.
-	const h2 = createHash('sha256').update(marker.digest).update('\ninferred\n').update(graphDigest({ nodes: [], edges: [], columnEdges: sorted }));
-	for (const id of [...ids].sort(cmpText)) h2.update(`${id}\u0000${JSON.stringify(outcomes.get(id))}\n`);
-	const digest = h2.digest('hex');
 	await tx
 		.update(dbtGraphSnapshot)
-		.set({ digest, ingestedAt: sql`now()`, stats: sql`${dbtGraphSnapshot.stats} || ${JSON.stringify({ column_edges: sorted.length })}::jsonb` })
+		.set({ ingestedAt: sql`clock_timestamp()`, stats: sql`${dbtGraphSnapshot.stats} || ${JSON.stringify({ column_edges: sorted.length })}::jsonb` })
 		.where(eq(dbtGraphSnapshot.id, marker.id));
 	return true;
 }
@@ -397,9 +395,11 @@ export async function dumpGraph(tx: Tx, key: GraphKey) {
 	// Surrogate ids and ingest times differ between two stores of the same graph.
 	return {
 		marker: marker && { digest: marker.digest, permissionedAs: marker.permissionedAs },
-		nodes: nodes.map(({ id: _id, ingestedAt: _t, ...rest }) => rest),
+		nodes: nodes.map(({ id: _id, ingestedAt: _t, columnLineage: _o, ...rest }) => rest),
 		edges,
-		columnEdges
+		columnEdges,
+		// What a lineage job stored per model (none for a graph as the ingest writes it).
+		outcomes: Object.fromEntries(nodes.filter((n) => n.columnLineage !== null).map((n) => [n.uniqueId, n.columnLineage]))
 	};
 }
 

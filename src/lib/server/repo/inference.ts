@@ -80,6 +80,8 @@ export async function pruneInferCache(h: Database, tx: Tx, workspace: string, no
 export interface LineageProgress {
 	done: number;
 	total: number;
+	/** Every model is inferred and the edges are being written. */
+	storing?: boolean;
 }
 
 /** A running lineage job's progress, in its result (what jobs/get/{id} shows), while this worker holds it. */

@@ -36,15 +36,15 @@ interface ClaimRow {
 }
 
 /**
- * Takes the oldest queued run or lineage job for `workerId`, or null. The inner SELECT locks the row it picks
+ * Takes the oldest queued job of `kinds` (runs and lineage jobs) for `workerId`, or null. The inner SELECT locks the row it picks
  * and skips rows other claimers hold, so two workers never take one job; a job canceled before
  * it was claimed is no longer `queued` and is never picked.
  */
-export async function claimNextJob(h: Database, workerId: string): Promise<ClaimedJob | null> {
+export async function claimNextJob(h: Database, workerId: string, kinds: readonly ('run' | 'lineage')[] = ['run', 'lineage']): Promise<ClaimedJob | null> {
 	const [r] = await h.rows<ClaimRow>(
 		sql`update job set status = 'running', worker_id = ${workerId}, started_at = now(), heartbeat_at = now()
 		     where id = (select id from job
-		                  where status = 'queued' and kind in ('run', 'lineage') and not cancel_requested
+		                  where status = 'queued' and kind = any(${sql.param([...kinds])}::text[]) and not cancel_requested
 		                  order by created_at, id
 		                  for update skip locked
 		                  limit 1)

@@ -6,6 +6,7 @@
 import type { JobStatus } from '$lib/types/jobs';
 import type { InferencePlan } from '$lib/lineage/infer/manifest';
 import type { Database } from '../db';
+import { MAX_STORED_COLUMN_EDGES } from '../ingest/column-index';
 import { inferProject, type InferCache, type ModelLineage } from '../inference/pool';
 import { replaceInferredLineage, type ColumnEdgeRow, type GraphKey, type StoredModelOutcome } from '../repo/graph';
 import { cacheGet, cachePut, deleteLineagePlan, graphNodeIds, readLineagePlan, setLineageProgress } from '../repo/inference';
@@ -63,6 +64,17 @@ function stopMessage(reason: unknown, timeoutS: number): { status: LineageJobEnd
 		default:
 			return { status: 'failure', message: 'the worker running this lineage job stopped' };
 	}
+}
+
+const DIRECT = new Set(['copy', 'mod']);
+
+/** The ingest's cap on one graph's column edges, applied the same way: direct edges first, then the others. */
+function capEdges(edges: ColumnEdgeRow[]): { edges: ColumnEdgeRow[]; dropped: number } {
+	if (edges.length <= MAX_STORED_COLUMN_EDGES) return { edges, dropped: 0 };
+	const direct = edges.filter((e) => DIRECT.has(e.lineageKind));
+	const other = edges.filter((e) => !DIRECT.has(e.lineageKind));
+	const kept = [...direct, ...other].slice(0, MAX_STORED_COLUMN_EDGES);
+	return { edges: kept, dropped: edges.length - kept.length };
 }
 
 export async function executeLineageJob(ctx: LineageJobContext): Promise<LineageJobEnd> {
@@ -143,17 +155,25 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			}
 		}
 		for (const w of answer.warnings) log.say(`warning: ${w}`);
+		const kept = capEdges([...edges.values()]);
+		if (kept.dropped) log.say(`warning: ${kept.dropped} inferred edges over the ${MAX_STORED_COLUMN_EDGES}-edge cap were dropped (non-direct kinds first)`);
+		const storeStarted = Date.now();
+		// Storing a big project's edges takes a while too (PGlite: tens of seconds at 200,000): say so.
+		await setLineageProgress(h, job.id, ctx.workerId, { done: total, total, storing: true });
+		log.say(`storing ${kept.edges.length} column edges`);
 		const stored = await h.db.transaction(async (tx) => {
-			const ok = await replaceInferredLineage(h, tx, key, job.id, [...edges.values()], outcomes);
+			const ok = await replaceInferredLineage(h, tx, key, job.id, kept.edges, outcomes);
 			await deleteLineagePlan(h, job.id, tx);
 			return ok;
 		});
 		const result = {
 			models: counts,
-			column_edges: edges.size,
+			column_edges: kept.edges.length,
+			column_edges_over_cap: kept.dropped,
 			cache_hits: answer.cacheHits,
 			inferred: total - answer.cacheHits,
 			seconds: Math.round(seconds * 1000) / 1000,
+			store_seconds: (Date.now() - storeStarted) / 1000,
 			dialect: plan.dialect,
 			// The warnings name columns (authored): they are in the log, which readers of the project alone get.
 			warnings: answer.warnings.length,
@@ -162,7 +182,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 		};
 		log.say(
 			stored
-				? `stored ${edges.size} inferred column edges: ${counts.analyzed} analyzed, ${counts.partial} partial, ${counts.failed} failed, ${counts.skipped} skipped ` +
+				? `stored ${kept.edges.length} inferred column edges in ${result.store_seconds} s: ${counts.analyzed} analyzed, ${counts.partial} partial, ${counts.failed} failed, ${counts.skipped} skipped ` +
 						`(${answer.cacheHits} from the cache) in ${result.seconds} s`
 				: 'the graph was replaced or removed while the job ran: nothing stored'
 		);

@@ -17,8 +17,13 @@ export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
 
 export interface WorkerOptions {
 	h: Database;
-	/** Jobs run at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
+	/** Runs at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
 	slots?: number;
+	/**
+	 * Lineage jobs at once (TRIBUTARY_WORKER_LINEAGE_SLOTS, default 1), apart from the run slots:
+	 * a long inference never keeps a run waiting for a slot, nor a run an inference.
+	 */
+	lineageSlots?: number;
 	/** Idle wait between claims (TRIBUTARY_WORKER_POLL_MS). */
 	pollMs?: number;
 	/** TRIBUTARY_WORKER_HEARTBEAT_MS: also how quickly a cancel is noticed. */
@@ -45,6 +50,7 @@ interface Running {
 export class Worker {
 	readonly id: string;
 	private readonly slots: number;
+	private readonly lineageSlots: number;
 	private readonly pollMs: number;
 	private readonly heartbeatMs: number;
 	private readonly staleS: number;
@@ -59,6 +65,7 @@ export class Worker {
 	constructor(private readonly opts: WorkerOptions) {
 		this.id = opts.id ?? `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
 		this.slots = opts.slots ?? int(process.env.TRIBUTARY_WORKER_SLOTS, 1);
+		this.lineageSlots = opts.lineageSlots ?? int(process.env.TRIBUTARY_WORKER_LINEAGE_SLOTS, 1);
 		this.pollMs = opts.pollMs ?? int(process.env.TRIBUTARY_WORKER_POLL_MS, 1000);
 		this.heartbeatMs = opts.heartbeatMs ?? int(process.env.TRIBUTARY_WORKER_HEARTBEAT_MS, 1000);
 		this.staleS = opts.staleS ?? int(process.env.TRIBUTARY_WORKER_STALE_S, 30);
@@ -99,8 +106,10 @@ export class Worker {
 			let claimed = false;
 			try {
 				await this.reapIfDue();
-				while (!this.stopping && this.running.size < this.slots) {
-					const job = await claimNextJob(this.opts.h, this.id);
+				for (;;) {
+					const kinds = this.freeKinds();
+					if (this.stopping || kinds.length === 0) break;
+					const job = await claimNextJob(this.opts.h, this.id, kinds);
 					if (!job) break;
 					claimed = true;
 					this.begin(job);
@@ -111,7 +120,7 @@ export class Worker {
 			}
 			if (this.stopping) break;
 			// A job just claimed may leave a free slot: look again at once.
-			if (claimed && this.running.size < this.slots) continue;
+			if (claimed && this.freeKinds().length > 0) continue;
 			await new Promise<void>((resolve) => {
 				const t = setTimeout(resolve, this.pollMs);
 				this.wake = () => {
@@ -121,6 +130,20 @@ export class Worker {
 			});
 			this.wake = null;
 		}
+	}
+
+	/** The kinds of job this worker has a free slot for. */
+	private freeKinds(): ('run' | 'lineage')[] {
+		let runs = 0;
+		let lineage = 0;
+		for (const r of this.running.values()) {
+			if (r.job.kind === 'lineage') lineage++;
+			else runs++;
+		}
+		const out: ('run' | 'lineage')[] = [];
+		if (runs < this.slots) out.push('run');
+		if (lineage < this.lineageSlots) out.push('lineage');
+		return out;
 	}
 
 	private async reapIfDue(): Promise<void> {
