@@ -265,3 +265,27 @@ describe('ColumnTraceView provenance', () => {
 	});
 });
 
+
+describe('the pane following a lineage job to its end', () => {
+	it('redraws the trace from the inferred edges once the job that was inferring them ends (as LineagePage wires it)', async () => {
+		let jobDone = false;
+		const lineageFetcher = vi.fn(async (): Promise<ColumnLineageAnswer> => (jobDone ? { edges: [edge('stg_orders.amount', 'orders.amount', 'copy', 'inferred')], truncated: false } : { edges: [], truncated: false }));
+		const trace = new ColumnTraceView(lineageFetcher, { kind: 'unpinned' });
+		let tick!: () => void;
+		const details = new RelationDetails(
+			async () =>
+				described(jobDone ? lineage({}) : lineage({ job: { id: JOB, status: 'running', done: 3, total: 13 }, outcome: null })),
+			{ sleep: () => new Promise<void>((r) => (tick = r)), onLineageSettled: () => void trace.refresh() }
+		);
+		await Promise.all([details.show('main/s/orders'), trace.select({ kind: 'dbt', path: 'main/s/orders', authored: true })]);
+		expect(trace.state).toBe('empty');
+		expect(lineageNotice(details.dbt?.column_lineage)?.state).toBe('inferring');
+		jobDone = true;
+		tick();
+		await details.watching;
+		await vi.waitFor(() => expect(trace.state).toBe('ready'));
+		expect(lineageFetcher).toHaveBeenCalledTimes(2);
+		expect(trace.provenanceLabel).toBe('inferred from SQL');
+		expect(lineageNotice(details.dbt?.column_lineage)).toBeNull();
+	});
+});
