@@ -115,6 +115,8 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			alice.call('POST', `/api/w/${WS}/scripts/dbt/${kind}`, { form: form({ path, ...fields }) });
 
 		async function waitJob(id: string, timeoutMs = 150_000): Promise<any> {
+			// Each test may run alone (-t): a worker is there whenever a job is waited for.
+			if (!worker) startWorker();
 			const until = Date.now() + timeoutMs;
 			for (;;) {
 				const r = await alice.get(`/api/w/${WS}/jobs/get/${id}`);
@@ -240,6 +242,19 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(await h.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`)).toEqual(versions);
 		});
 
+		it('refuses a catalog over the size limit with a 413 naming the file and the variable', async () => {
+			// A real catalog padded past a limit the manifest stays under (whitespace keeps it valid JSON).
+			const padded = new TextEncoder().encode(new TextDecoder().decode(catalogBytes) + ' '.repeat(2 * manifestBytes.length));
+			process.env.TRIBUTARY_MAX_MANIFEST_MB = String((manifestBytes.length * 1.5) / 1024 / 1024);
+			try {
+				const r = await deploy('f/analytics/bad_catalog', { manifest: manifestBytes, catalog: padded });
+				expect(r.status).toBe(413);
+				expect(r.body.error).toMatch(/^catalog\.json: .* over the catalog size limit .*TRIBUTARY_MAX_MANIFEST_MB/);
+			} finally {
+				delete process.env.TRIBUTARY_MAX_MANIFEST_MB;
+			}
+		});
+
 		it('refuses a bad catalog the same way when the manifest is parsed on its thread', async () => {
 			process.env.TRIBUTARY_MANIFEST_THREAD_MB = '0';
 			try {
@@ -278,6 +293,24 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(r.body.warnings.join('\n')).toMatch(/no compiled SQL.*dbt parse.*`dbt compile`, `dbt run` or `dbt build`/s);
 			expect(r.body.lineage_job_id).toBeNull();
 			expect(r.body.column_lineage.source).toBeNull();
+		});
+
+		it('a model whose SQL does not parse is failed with the parser message in the log and its description; the others are unaffected', async () => {
+			const broken = structuredClone(manifest);
+			broken.nodes['model.jaffle_shop.customers'].compiled_code = 'select id,\n  from where ((( order';
+			const r = await deploy('f/analytics/broken', { manifest: new TextEncoder().encode(JSON.stringify(broken)), catalog: catalogBytes });
+			expect(r.status).toBe(201);
+			const job = await waitJob(r.body.lineage_job_id);
+			expect(job.status).toBe('success');
+			expect(job.result.models.failed).toBe(1);
+			expect(job.result.models.analyzed + job.result.models.partial).toBe(sqlModels.length - 1);
+			expect(job.logs).toMatch(/^failed: model\.jaffle_shop\.customers: .+/m);
+			const d = await relation(assetOf.get('model.jaffle_shop.customers')!, r.body.job_id);
+			expect(d.script_path).toBe('f/analytics/broken');
+			expect(d.column_lineage).toMatchObject({ source: 'inferred', outcome: 'failed', job: { status: 'success' } });
+			expect(d.column_lineage!.message).toBeTruthy();
+			const ok = await relation(assetOf.get('model.jaffle_shop.orders')!, r.body.job_id);
+			expect(ok.column_lineage!.outcome).toBe('analyzed');
 		});
 
 		it('re-infers only the changed model on a redeploy (the rest are cache hits)', async () => {

@@ -113,6 +113,9 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			if (stop.signal.aborted) reject(stop.signal.reason);
 			stop.signal.addEventListener('abort', () => reject(stop.signal.reason), { once: true });
 		});
+		// A stop after the inference ended (while storing) must not become an unhandled rejection:
+		// the store then runs to its end in its one transaction.
+		aborted.catch(() => {});
 		let answer: Awaited<typeof run>;
 		try {
 			answer = await Promise.race([run, aborted]);
