@@ -213,6 +213,15 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(after!.digest).toBe(before!.digest);
 		});
 
+		it("withholds the lineage state from a caller not shown the project's authored fields", async () => {
+			const t = await alice.post(`/api/w/${WS}/tokens`, { label: 'assets-only', scopes: ['assets:read'] });
+			expect(t.status).toBe(201);
+			const r = await new ApiClient().withBearer(t.body.token).get(`/w/${WS}/relation?path=${encodeURIComponent(assetOf.get('model.jaffle_shop.orders')!)}`);
+			expect(r.status).toBe(200);
+			expect(r.body.authored).toBe(false);
+			expect(r.body).not.toHaveProperty('column_lineage');
+		});
+
 		it('serves the engine index when both an index and compiled SQL are present (no lineage job)', async () => {
 			const lineage = read(`${INDEX}/index/dbt.column_lineage.parquet`);
 			const r = await deploy('f/analytics/jaffle_engine', { manifest: manifestBytes, catalog: catalogBytes, column_lineage: lineage });
