@@ -24,7 +24,10 @@ export const init: ServerInit = async () => {
 		if (wantDemo(h, boot.adminCreated)) {
 			try {
 				const demo = await seedDemo(h, process.env.TRIBUTARY_ADMIN_USER || 'admin');
-				log(`Seeded the demo workspace: ${demo.nodes} dbt nodes, ${demo.columnEdges ?? 0} column edges, a succeeded and a failed run, a preview (TRIBUTARY_DEMO=0 skips this)`);
+				log(
+					`Seeded the demo workspace: ${demo.nodes} dbt nodes, ${demo.columnEdges ?? 0} column edges, a succeeded and a failed run, a preview, ` +
+						`and a second project of ${demo.roastery.nodes} nodes whose column lineage the worker infers (TRIBUTARY_DEMO=0 skips this)`
+				);
 			} catch (e) {
 				// The app is still usable without its demo; say why it is missing.
 				process.stderr.write(`Could not seed the demo workspace: ${(e as Error).stack ?? e}\n`);

@@ -10,14 +10,20 @@ import type { AuthContext } from '../../src/lib/server/auth/context';
 import { SESSION_COOKIE } from '../../src/lib/server/auth/session';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
-import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, type GeneratedProject } from '../../src/lib/server/demo/generator';
-import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, seedDemo, wantDemo, type DemoSeed } from '../../src/lib/server/demo/seed';
+import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, ROASTERY_OUTCOMES, roasteryProducers, type GeneratedProject } from '../../src/lib/server/demo/generator';
+import { roasteryProjectSpec } from '../../src/lib/server/demo/roastery-project';
+import { isExecutable, type ModelSpec, type RelationSpec } from '../../src/lib/server/demo/spec';
+import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, ROASTERY_PROJECT_PATH, seedDemo, wantDemo, type DemoSeed } from '../../src/lib/server/demo/seed';
+import { Worker } from '../../src/lib/server/runner/worker';
+import type { ColumnLineageAnswer, DbtProvenance } from '../../src/lib/types/asset-graph';
+import type { JobPoll } from '../../src/lib/types/jobs';
 import type { RunNodeResult, RunResult } from '../../src/lib/types/runner';
 import type { RunProgressItem } from '../../src/lib/types/jobs';
 import { load as workspaceLoad } from '../../src/routes/w/[ws]/+page.server';
 import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
 import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
+import { runnerConfig } from '../support/runner-world';
 
 type Json = Record<string, any>;
 
@@ -78,6 +84,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		process.env.TRIBUTARY_ADMIN_PASSWORD = 'demo-admin-pw';
 		await bootstrap(h);
 		[project, failing] = await Promise.all([generateProject(), generateProject({ seed: 2, failures: true })]);
+		roasteryManifest = (await generateProject({ roastery: true })).manifest;
 		seeded = await seedDemo(h, 'admin');
 		admin = new ApiClient();
 		const r = await admin.post('/api/auth/login', { username: 'admin', password: 'demo-admin-pw' });
@@ -117,19 +124,19 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			sql`select count(*)::int as n, (select count(*)::int from script_archive where workspace = ${DEMO_WORKSPACE}) as archived
 			    from dbt_node where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and script_hash is not null`
 		);
-		expect(row).toEqual({ n: expectedNodes, archived: 1 });
+		expect(row).toEqual({ n: expectedNodes, archived: 2 });
 		// Every relation the demo writes is published as asset usage under the warehouse `main`.
 		const usage = await h.rows<{ asset_path: string }>(
-			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and asset_kind = 'dbt' and access = 'w'`
+			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and asset_kind = 'dbt' and access = 'w'`
 		);
 		expect(usage.length).toBe(project.meta.models + project.meta.seeds + project.meta.snapshots - ephemeralCount(project.manifest));
 		for (const u of usage) expect(u.asset_path.startsWith('main/')).toBe(true);
-		// The two producers: each writes a lake table and has column lineage stored.
-		expect(r.producers).toBe(2);
+		// The producers (two on the shop, one on the roastery): each writes a lake table and has column lineage stored.
+		expect(r.producers).toBe(3);
 		const lake = await h.rows<{ script_path: string; asset_path: string }>(
 			sql`select script_path, asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and asset_kind = 'ducklake' and access = 'w' order by 1`
 		);
-		expect(lake.map((x) => x.script_path)).toEqual(['f/demo/producers/daily_revenue', 'f/demo/producers/monthly_city_revenue']);
+		expect(lake.map((x) => x.script_path)).toEqual(['f/demo/producers/daily_revenue', 'f/demo/producers/monthly_city_revenue', 'f/demo/producers/wholesale_city_revenue']);
 		// Every `-- column x <- …` line of the demo SQL is stored as annotation lineage of x.
 		const annotated = demoProducers.flatMap((p) =>
 			[...p.content.matchAll(/^\s*(?:--|\/\/)\s*column\s+(\w+)\s*<-/gm)].map((m) => `${p.path} ${m[1]}`)
@@ -248,7 +255,99 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			[seeded.runs.succeeded, 'recorded', 'success']
 		]);
 	});
+
+	it('deploys the roastery without an index; its lineage job infers the SQL\'s column edges, served as inferred, and says why where it cannot', async () => {
+		const spec = roasteryProjectSpec(1);
+		const relation = async (path: string) => {
+			const r = await admin.get(`/w/${DEMO_WORKSPACE}/relation?path=${encodeURIComponent(path)}`);
+			expect(r.status, JSON.stringify(r.body)).toBe(200);
+			return r.body as DbtProvenance;
+		};
+		const lineageJob = async () => {
+			const r = await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/get/${seeded.roastery.lineageJobId}`);
+			expect(r.status, JSON.stringify(r.body)).toBe(200);
+			return r.body as JobPoll;
+		};
+		const relations: RelationSpec[] = [...spec.sources, ...spec.nodes.filter(isExecutable)];
+		const pathOf = new Map(relations.map((n) => [n.uniqueId, `main/${n.schema}/${n.alias}`]));
+		const ACCOUNTS = pathOf.get('model.roastery.account_revenue')!;
+
+		// As the first start leaves it before the worker runs: the job queued, the pane told so.
+		const queued = await lineageJob();
+		expect(queued).toMatchObject({ kind: 'lineage', status: 'queued', script_path: ROASTERY_PROJECT_PATH });
+		expect((await relation(ACCOUNTS)).column_lineage).toMatchObject({ source: 'inferred', job: { id: seeded.roastery.lineageJobId, status: 'queued' }, outcome: null });
+
+		// The worker of `npm start`, started as the app starts it after seeding, with the default budget.
+		const worker = new Worker({ h, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+		let job: JobPoll;
+		try {
+			const deadline = Date.now() + 120_000;
+			for (;;) {
+				job = await lineageJob();
+				if (job.status !== 'queued' && job.status !== 'running') break;
+				if (Date.now() > deadline) throw new Error(`the lineage job is still ${job.status}:\n${job.logs}`);
+				await new Promise((r) => setTimeout(r, 50));
+			}
+		} finally {
+			await worker.stop();
+		}
+		expect(job.status, job.logs).toBe('success');
+		const models = spec.nodes.filter((n): n is ModelSpec => n.resourceType === 'model');
+		expect(job.result, job.logs).toMatchObject({ models: { analyzed: models.length - 3, partial: 1, failed: 1, skipped: 1 } });
+
+		// Every copy/mod edge the SQL implies for the models inference analysed, and nothing else, served as inferred.
+		const analyzedIds = new Set(models.map((m) => m.uniqueId).filter((id) => !Object.values(ROASTERY_OUTCOMES).includes(id as never)));
+		const key = (e: { from: string; fromColumn: string; to: string; toColumn: string; kind: string }) => `${e.from}.${e.fromColumn} > ${e.to}.${e.toColumn} ${e.kind}`;
+		const implied = spec.lineage.filter((e) => e.kind !== 'scan').map((e) => key({ from: pathOf.get(e.fromId)!, fromColumn: e.fromColumn, to: pathOf.get(e.toId)!, toColumn: e.toColumn, kind: e.kind }));
+		const served = new Set<string>();
+		for (const m of models.filter((m) => m.materialized !== 'ephemeral')) {
+			const r = await admin.get(`/api/w/${DEMO_WORKSPACE}/assets/column_lineage?asset_path=${encodeURIComponent(pathOf.get(m.uniqueId)!)}`);
+			expect(r.status, JSON.stringify(r.body)).toBe(200);
+			const a = r.body as ColumnLineageAnswer;
+			for (const e of a.edges) {
+				expect(e.provenance, JSON.stringify(e)).toBe('inferred');
+				served.add(key({ from: e.from_asset_path, fromColumn: e.from_column, to: e.to_asset_path, toColumn: e.to_column, kind: e.kind }));
+			}
+		}
+		const wanted = spec.lineage
+			.filter((e) => e.kind !== 'scan' && analyzedIds.has(e.toId))
+			.map((e) => key({ from: pathOf.get(e.fromId)!, fromColumn: e.fromColumn, to: pathOf.get(e.toId)!, toColumn: e.toColumn, kind: e.kind }));
+		expect(wanted.length).toBeGreaterThan(40);
+		for (const w of wanted) expect(served.has(w), w).toBe(true);
+		for (const s of served) expect(implied.includes(s), s).toBe(true);
+
+		// Each model says how its lineage came about.
+		const cl = async (id: string) => (await relation(pathOf.get(id)!)).column_lineage!;
+		expect(await cl('model.roastery.account_revenue')).toMatchObject({ source: 'inferred', job: { status: 'success' }, outcome: 'analyzed', untraced: [] });
+		const partial = await cl(ROASTERY_OUTCOMES.partial);
+		expect(partial.outcome).toBe('partial');
+		expect(partial.untraced.map((u) => u.column).sort()).toEqual(['rate_date', 'revenue_eur']);
+		for (const u of partial.untraced) expect(u.reason).toContain('demo.finance.fx_rates');
+		const failed = await cl(ROASTERY_OUTCOMES.failed);
+		expect(failed.outcome).toBe('failed');
+		expect(failed.message).toMatch(/\S/);
+		// The position is in the compiled SQL: the line holding `tablesample`.
+		const compiled = (roasteryManifestNode(ROASTERY_OUTCOMES.failed) as { compiled_code: string }).compiled_code.split('\n');
+		expect(compiled[failed.line! - 1]).toContain('tablesample');
+		expect(failed.column).toBeGreaterThan(0);
+		// The job's log lists what it could not trace.
+		expect(job.logs).toContain(`failed: ${ROASTERY_OUTCOMES.failed}`);
+		expect(job.logs).toContain(`partial: ${ROASTERY_OUTCOMES.partial}`);
+
+		// The producer reading the roastery: its trace crosses from the inferred dbt edges into the lake.
+		const lake = await h.rows<{ output_column: string; input_path: string; input_column: string }>(
+			sql`select output_column, input_asset_path as input_path, input_column from producer_column_lineage
+			    where workspace = ${DEMO_WORKSPACE} and script_path = ${roasteryProducers[0].path} order by 1, 2, 3`
+		);
+		expect(lake).toContainEqual({ output_column: 'revenue', input_path: ACCOUNTS, input_column: 'revenue' });
+		expect(served.has(key({ from: pathOf.get('model.roastery.stg_wholesale_orders')!, fromColumn: 'revenue', to: ACCOUNTS, toColumn: 'revenue', kind: 'mod' }))).toBe(true);
+	}, 180_000);
 });
+
+let roasteryManifest: Record<string, unknown> | null = null;
+function roasteryManifestNode(id: string): unknown {
+	return (roasteryManifest as { nodes: Record<string, unknown> }).nodes[id];
+}
 
 function ephemeralCount(manifest: Record<string, unknown>): number {
 	const nodes = (manifest as { nodes: Record<string, { config?: { materialized?: string } }> }).nodes;

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { generateProject } from '../../src/lib/server/demo/generator';
+import { demoProducers, generateProject, roasteryProducers } from '../../src/lib/server/demo/generator';
 import { Api, deployProducers, deployProject, openCanvas, seededRuns, shot, signedInContext, totalsLine, watchErrors } from './support';
 
 // Authored text of the demo project: a share-link viewer's page must contain none of it.
@@ -76,7 +76,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		await page.getByTestId('fit-all').click();
 		// Producers before the lake tables they write, dbt relations, all as cards.
 		await expect.poll(() => page.locator('[data-testid=card][data-path="main/daily_revenue"]').count()).toBe(1);
-		await expect.poll(() => page.locator('.svelte-flow__node-runnable').count()).toBe(2);
+		await expect.poll(() => page.locator('.svelte-flow__node-runnable').count()).toBe(demoProducers.length + roasteryProducers.length);
 		await shot(page, 'pipeline-demo');
 
 		await page.locator('[data-testid=card][data-path="main/analytics/orders"]').click();

@@ -15,10 +15,10 @@ export function col(ref: string): { kind: string; path: string; column: string }
 	return { kind: 'dbt', path: dbtPath(asset), column };
 }
 
-export function edge(from: string, to: string, kind = 'copy'): ColumnLineageEdge {
+export function edge(from: string, to: string, kind = 'copy', provenance: ColumnLineageEdge['provenance'] = 'engine'): ColumnLineageEdge {
 	const a = col(from);
 	const b = col(to);
-	return { from_asset_path: a.path, from_column: a.column, to_asset_path: b.path, to_column: b.column, kind, provenance: 'engine' };
+	return { from_asset_path: a.path, from_column: a.column, to_asset_path: b.path, to_column: b.column, kind, provenance };
 }
 
 /** A producer script writing `out` from `inputs` (each `asset.column`); `kind` as the producer's SQL analysis said. */

@@ -1,8 +1,8 @@
 // The dbt half of a column trace, fetched per selected relation (DESIGN.md §8). It lives apart
 // from the asset graph because a project's column lineage is large and is drawn for one
 // selection at a time; the producer half rides on the asset graph and is merged by the pane.
-import { buildDbtColumnGraph, emptyColumnGraph, mergeColumnGraphs, type ColumnGraph } from '$lib/lineage/column-trace';
-import type { ColumnLineageAnswer } from '$lib/types/asset-graph';
+import { buildDbtColumnGraph, columnId, edgeKey, emptyColumnGraph, mergeColumnGraphs, type ColumnGraph } from '$lib/lineage/column-trace';
+import type { ColumnLineageAnswer, ColumnLineageEdge } from '$lib/types/asset-graph';
 
 /**
  * Which stored graph the lineage must describe: the current versions (optionally one named
@@ -34,6 +34,13 @@ export function httpLineageFetcher(workspace: string, fetchFn: typeof fetch = (.
 	};
 }
 
+/** The trace-graph keys of the edges a deploy's SQL inferred (rather than dbt's engine index). */
+function inferredKeys(edges: readonly ColumnLineageEdge[]): string[] {
+	return edges
+		.filter((e) => e.provenance === 'inferred')
+		.map((e) => edgeKey(columnId('dbt', e.from_asset_path, e.from_column), columnId('dbt', e.to_asset_path, e.to_column)));
+}
+
 /**
  * Fetches and accumulates the dbt column lineage of the relations a selection reaches.
  *
@@ -52,6 +59,8 @@ export class ColumnLineage {
 	failed = $state.raw<string[]>([]);
 	/** Some relation of the current request has more lineage than was served. */
 	truncated = $state(false);
+	/** The edges of `graph` that were inferred from compiled SQL, by edgeKey. */
+	inferred = $state.raw<ReadonlySet<string>>(new Set());
 
 	#fetcher: LineageFetcher;
 	#pin: string | null = null;
@@ -78,6 +87,7 @@ export class ColumnLineage {
 			this.#asked = new Set();
 			this.#truncated = new Set();
 			this.graph = emptyColumnGraph();
+			this.inferred = new Set();
 		}
 		this.failed = [];
 		this.truncated = paths.some((p) => this.#truncated.has(p));
@@ -92,6 +102,7 @@ export class ColumnLineage {
 			if (generation !== this.#generation) return;
 			this.#inflight = null;
 			const parts: ColumnGraph[] = [];
+			const inferred: string[] = [];
 			const failed: string[] = [];
 			results.forEach((r, i) => {
 				const path = missing[i];
@@ -100,16 +111,28 @@ export class ColumnLineage {
 					return;
 				}
 				parts.push(buildDbtColumnGraph(r.value.edges ?? []));
+				inferred.push(...inferredKeys(r.value.edges ?? []));
 				this.#asked.add(path);
 				if (r.value.truncated) this.#truncated.add(path);
 			});
 			if (parts.length) this.graph = mergeColumnGraphs(this.graph, ...parts);
+			if (inferred.length) this.inferred = new Set([...this.inferred, ...inferred]);
 			this.failed = failed;
 			this.truncated = paths.some((p) => this.#truncated.has(p));
 			this.loading = false;
 		});
 		this.#inflight = { signature, done };
 		return done;
+	}
+
+	/**
+	 * Forget every answer (the lineage behind them changed: a lineage job finished) and ask
+	 * again for these relations.
+	 */
+	refresh(assetPaths: readonly string[], pin: LineagePin): Promise<void> {
+		this.#pin = null;
+		this.#inflight = null;
+		return this.request(assetPaths, pin);
 	}
 
 	/** Nothing selected: drop the current request's state (the per-pin cache stays). */

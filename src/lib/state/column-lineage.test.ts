@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assetColumns } from '$lib/lineage/column-trace';
+import { assetColumns, columnId, edgeKey } from '$lib/lineage/column-trace';
 import { edge } from '$lib/lineage/trace-fixtures';
 import type { ColumnLineageAnswer } from '$lib/types/asset-graph';
 import { ColumnLineage, type LineagePin } from './column-lineage.svelte';
@@ -133,5 +133,28 @@ describe('ColumnLineage', () => {
 		expect(l.truncated).toBe(true);
 		void l.request([PAYMENTS], UNPINNED);
 		expect(l.truncated).toBe(false);
+	});
+
+	it('marks the edges an answer says were inferred from SQL, and refresh asks again for the same relations', async () => {
+		const { calls, fetcher } = heldFetcher();
+		const l = new ColumnLineage(fetcher);
+		const first = l.request([ORDERS], UNPINNED);
+		calls[0].resolve(answer());
+		await first;
+		expect(cols(l, ORDERS)).toBe(0);
+		expect(l.inferred.size).toBe(0);
+		// The same request again is answered from what arrived: no second fetch.
+		await l.request([ORDERS], UNPINNED);
+		expect(calls).toHaveLength(1);
+		// The lineage job ended: refresh forgets the empty answer and asks again.
+		const again = l.refresh([ORDERS], UNPINNED);
+		expect(calls.map((c) => c.path)).toEqual([ORDERS, ORDERS]);
+		expect(l.loading).toBe(true);
+		calls[1].resolve(answer(edge('stg_orders.amount', 'orders.amount', 'copy', 'inferred'), edge('stg_orders.tax', 'orders.tax', 'mod', 'engine')));
+		await again;
+		expect(cols(l, ORDERS)).toBe(2);
+		const key = (from: string, to: string) => edgeKey(columnId('dbt', 'main/s/stg_orders', from), columnId('dbt', ORDERS, to));
+		expect([...l.inferred]).toEqual([key('amount', 'amount')]);
+		expect(l.inferred.has(key('tax', 'tax'))).toBe(false);
 	});
 });

@@ -6,6 +6,7 @@ import {
 	buildProducerColumnGraph,
 	connectedComponent,
 	dbtRelationsOf,
+	edgeKey,
 	edgesAmong,
 	emptyColumnGraph,
 	mergeColumnGraphs,
@@ -18,22 +19,53 @@ import {
 	type Lane,
 	type TraceGeometry
 } from '$lib/lineage/column-trace';
-import type { DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-graph';
+import type { DbtProvenance, ModelColumnLineage, ProducerColumnLineage } from '$lib/types/asset-graph';
 import { ColumnLineage, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
 
 export type RelationFetcher = (path: string) => Promise<DbtProvenance | null>;
 
-/** The selected dbt relation's description. */
+/** Is the lineage job of this relation's graph still to finish? */
+export function lineageJobActive(cl: ModelColumnLineage | null | undefined): boolean {
+	return !!cl?.job && (cl.job.status === 'queued' || cl.job.status === 'running');
+}
+
+export interface PollOptions {
+	/** The waits between re-reads while a lineage job runs, in ms; the last one repeats. */
+	delays?: readonly number[];
+	/** Test seam: how a wait is waited. */
+	sleep?: (ms: number) => Promise<void>;
+	/** The selected relation's lineage job ended while it was shown: its lineage changed. */
+	onLineageSettled?: (path: string) => void;
+}
+
+// Backing off: a job on a big project runs for minutes, and every open pane polls.
+const POLL_DELAYS = [1000, 2000, 3000, 5000, 10000] as const;
+/** Re-reads that fail in a row before the pane stops watching (the last answer stays on screen). */
+const POLL_FAILURES = 3;
+
+/**
+ * The selected dbt relation's description. While its graph's lineage job is queued or running
+ * the description is re-read, backing off, until the job ends (or the selection moves on), so
+ * the pane's progress and then the model's outcome follow the job.
+ */
 export class RelationDetails {
 	path = $state<string | null>(null);
 	dbt = $state.raw<DbtProvenance | null>(null);
 	loading = $state(false);
 	error = $state<string | null>(null);
+	/** The re-reads under way while a lineage job runs; null when none (awaited by tests). */
+	watching: Promise<void> | null = null;
 	#fetch: RelationFetcher;
 	#generation = 0;
+	#delays: readonly number[];
+	#sleep: (ms: number) => Promise<void>;
+	#onSettled: (path: string) => void;
 
-	constructor(fetch: RelationFetcher) {
+	constructor(fetch: RelationFetcher, poll: PollOptions = {}) {
 		this.#fetch = fetch;
+		this.#delays = poll.delays?.length ? poll.delays : POLL_DELAYS;
+		this.#sleep = poll.sleep ?? ((ms) => new Promise((r) => setTimeout(r, ms)));
+		this.#onSettled = poll.onLineageSettled ?? (() => {});
 	}
 
 	async show(path: string | null): Promise<void> {
@@ -41,12 +73,14 @@ export class RelationDetails {
 		this.path = path;
 		this.dbt = null;
 		this.error = null;
+		this.watching = null;
 		this.loading = path !== null;
 		if (path === null) return;
 		try {
 			const dbt = await this.#fetch(path);
 			if (generation !== this.#generation) return;
 			this.dbt = dbt;
+			if (lineageJobActive(dbt?.column_lineage)) this.watching = this.#watch(generation, path);
 		} catch (e) {
 			if (generation !== this.#generation) return;
 			this.error = e instanceof Error ? e.message : String(e);
@@ -54,6 +88,71 @@ export class RelationDetails {
 			if (generation === this.#generation) this.loading = false;
 		}
 	}
+
+	async #watch(generation: number, path: string): Promise<void> {
+		let failures = 0;
+		for (let i = 0; lineageJobActive(this.dbt?.column_lineage); i++) {
+			await this.#sleep(this.#delays[Math.min(i, this.#delays.length - 1)]);
+			if (generation !== this.#generation) return;
+			try {
+				const dbt = await this.#fetch(path);
+				if (generation !== this.#generation) return;
+				this.dbt = dbt;
+				failures = 0;
+			} catch {
+				if (generation !== this.#generation || ++failures >= POLL_FAILURES) return;
+			}
+		}
+		this.#onSettled(path);
+	}
+}
+
+/** What the pane says about a relation's column lineage beyond the trace itself; null when nothing needs saying. */
+export interface LineageNotice {
+	state: 'inferring' | 'job-failed' | 'none' | 'failed' | 'partial' | 'skipped';
+	text: string;
+	detail: string | null;
+	/** partial: the columns that could not be traced, each with why. */
+	untraced: readonly { column: string; reason: string }[];
+}
+
+/** Where in the compiled SQL, unless the parser's message already says (`Parse error at line 6, column 54: …`). */
+const position = (cl: ModelColumnLineage) =>
+	cl.line === null || new RegExp(`\\bline ${cl.line}\\b`).test(cl.message ?? '')
+		? ''
+		: cl.column === null
+			? ` (line ${cl.line} of the compiled SQL)`
+			: ` (line ${cl.line}, column ${cl.column} of the compiled SQL)`;
+
+/**
+ * Why a relation has the lineage it has: the job still inferring it (with models done of total),
+ * the job failed, no lineage in the project at all, or the model's own outcome. An analyzed
+ * model, and lineage from dbt's engine index, need no notice.
+ */
+export function lineageNotice(cl: ModelColumnLineage | null | undefined): LineageNotice | null {
+	if (!cl) return null;
+	const notice = (state: LineageNotice['state'], text: string, detail: string | null = null, untraced: LineageNotice['untraced'] = []) => ({ state, text, detail, untraced });
+	if (lineageJobActive(cl)) {
+		const { status, done, total } = cl.job!;
+		const models = total === null ? null : `${total} ${total === 1 ? 'model' : 'models'}`;
+		if (status === 'queued') return notice('inferring', 'Inferring column lineage…', models ? `waiting for a worker · ${models} to infer` : 'waiting for a worker');
+		return notice('inferring', 'Inferring column lineage…', total !== null ? `${done ?? 0} of ${models} done` : null);
+	}
+	if (cl.job && (cl.job.status === 'failure' || cl.job.status === 'canceled'))
+		return notice('job-failed', 'Column lineage could not be computed.', cl.message ?? `The lineage job ${cl.job.status === 'canceled' ? 'was canceled' : 'failed'}; the graph is kept.`);
+	if (cl.source === null)
+		return notice(
+			'none',
+			'This project has no column lineage.',
+			"Its deploy carried no column index, and nothing was inferred from compiled SQL (a manifest from dbt parse has none): deploy the target/ of dbt compile, run or build, with dbt docs generate's catalog.json for typed columns."
+		);
+	if (cl.outcome === 'failed') return notice('failed', "This model's compiled SQL could not be analysed.", `${cl.message ?? 'The parser gave no reason.'}${position(cl)}`);
+	if (cl.outcome === 'skipped') return notice('skipped', 'Column lineage was not inferred for this model.', cl.message);
+	if (cl.outcome === 'partial') {
+		const n = cl.untraced.length;
+		return notice('partial', n === 1 ? 'One column could not be traced.' : `${n} columns could not be traced.`, cl.message, cl.untraced);
+	}
+	return null;
 }
 
 export interface TraceTarget {
@@ -92,6 +191,10 @@ export class ColumnTraceView {
 	impact: Set<ColumnId> | null;
 	/** What the pane shows: nothing (no target, or a viewer without lineage), loading, the trace, or empty. */
 	state: 'none' | 'loading' | 'ready' | 'empty';
+	/** Of the drawn dbt edges (both ends dbt relations), how many were inferred from compiled SQL, of how many. */
+	inferred: { edges: number; of: number };
+	/** "inferred from SQL" when the drawn dbt lineage is, "partly …" when some of it is; null when none is. */
+	provenanceLabel: string | null;
 
 	constructor(fetcher: LineageFetcher, pin: LineagePin) {
 		this.lineage = new ColumnLineage(fetcher);
@@ -112,6 +215,28 @@ export class ColumnTraceView {
 		this.state = $derived(
 			!this.target || !this.target.authored ? 'none' : this.ownColumns.length > 0 ? 'ready' : this.lineage.loading ? 'loading' : 'empty'
 		);
+		this.inferred = $derived.by(() => {
+			const marked = this.lineage.inferred;
+			let edges = 0;
+			let of = 0;
+			for (const e of this.edges) {
+				if (this.graph.nodes.get(e.from)?.kind !== 'dbt' || this.graph.nodes.get(e.to)?.kind !== 'dbt') continue;
+				of++;
+				if (marked.has(edgeKey(e.from, e.to))) edges++;
+			}
+			return { edges, of };
+		});
+		this.provenanceLabel = $derived(
+			this.inferred.edges === 0 ? null : this.inferred.edges === this.inferred.of ? 'inferred from SQL' : `${this.inferred.edges} of ${this.inferred.of} dbt edges inferred from SQL`
+		);
+	}
+
+	/** The lineage behind the selection changed (its lineage job ended): ask again. */
+	refresh(): Promise<void> {
+		const t = this.target;
+		if (!t || !t.authored) return Promise.resolve();
+		const paths = this.relationsFor(t);
+		return paths.length ? this.lineage.refresh(paths, this.#pin) : Promise.resolve();
 	}
 
 	setProducers(lineage: readonly { path: string; column_lineage: ProducerColumnLineage[] }[]): void {

@@ -53,6 +53,13 @@ export function impactSentence(c: { asset_path: string; column: string; change: 
 	return `this change ${verb}, which ${describeImpact(c.impact)} read${c.impact.length === 1 ? 's' : ''}`;
 }
 
+
+/** The canvas's diff colours: the design tokens of src/app.css, named in full so each is findable. */
+const DIFF_COLOURS: Record<DiffMark, { line: string; fill: string }> = {
+	added: { line: 'var(--diff-added)', fill: 'var(--diff-added-bg)' },
+	modified: { line: 'var(--diff-modified)', fill: 'var(--diff-modified-bg)' },
+	removed: { line: 'var(--diff-removed)', fill: 'var(--diff-removed-bg)' }
+};
 export class DiffReview {
 	diff = $state.raw<GraphDiff | null>(null);
 	error = $state<string | null>(null);
@@ -172,7 +179,7 @@ export class DiffReview {
 		const rules: string[] = [];
 		for (const [mark, units] of byMark) {
 			const sel = [...units].map((u) => `.tributary-canvas .svelte-flow__node${attrId(u)} > *`).join(',');
-			rules.push(`${sel}{outline:3px solid var(--diff-${mark});outline-offset:1px;background:var(--diff-${mark}-bg)}`);
+			rules.push(`${sel}{outline:3px solid ${DIFF_COLOURS[mark].line};outline-offset:1px;background:${DIFF_COLOURS[mark].fill}}`);
 		}
 		return rules.join('\n');
 	}

@@ -63,7 +63,10 @@ export class LineagePage {
 
 	constructor(o: LineagePageOptions) {
 		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken, o.layoutJob));
-		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken));
+		// A lineage job that ends while its relation is shown changed that relation's lineage.
+		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken), {
+			onLineageSettled: () => void this.trace.refresh()
+		});
 		this.trace = new ColumnTraceView(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin);
 		this.link = new DeepLinkState(this.canvas, this.trace);
 		this.columnSearch = new ColumnSearch(o.lineageFetcher ?? httpLineageFetcher(o.workspace), o.pin, !o.viewToken);

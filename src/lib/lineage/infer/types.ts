@@ -2,7 +2,7 @@
 // edges and an honest outcome out. Pure data, so a worker thread can send them as they are.
 
 /** A model's time budget, in ms (the evaluation's after parsing in one call; the whole model's in the pool). */
-export const DEFAULT_BUDGET_MS = 2_000;
+export const DEFAULT_BUDGET_MS = 10_000;
 
 /** How an input column reaches an output column (the engine's kinds; NOTES.md "Lineage conventions"). */
 export type InferredKind = 'copy' | 'mod' | 'scan';

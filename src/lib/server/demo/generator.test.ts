@@ -13,7 +13,7 @@ import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { parseManifest } from '../ingest/manifest';
 import { inspectProjectArchive } from '../ingest/project-archive';
 import { parseScriptPath } from '../paths';
-import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, projectTarGz, writeProjectDir, type GeneratedProject } from './generator';
+import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, projectTarGz, ROASTERY_OUTCOMES, roasteryProducers, writeProjectDir, type GeneratedProject } from './generator';
 
 type Json = Record<string, any>;
 type Row = Record<string, any>;
@@ -78,12 +78,20 @@ describeFixtures('generated artifacts against the official dbt JSON schemas', ()
 	// The published schemas declare draft 2020-12, so the 2020 flavour of Ajv loads them.
 	let manifestV12: ValidateFunction;
 	let runResultsV6: ValidateFunction;
+	let catalogV1: ValidateFunction;
 	beforeAll(() => {
 		const ajv = new Ajv2020({ strict: false, allErrors: true });
 		addFormats(ajv);
 		const schema = (name: string) => JSON.parse(readFileSync(fixture('json-schemas', name), 'utf8'));
 		manifestV12 = ajv.compile(schema('manifest_v12.schema.json'));
 		runResultsV6 = ajv.compile(schema('run-results_v6.schema.json'));
+		catalogV1 = ajv.compile(schema('catalog_v1.schema.json'));
+	});
+
+	it('validates the catalogs (v1) of the demo, the roastery and a scaled project, and the roastery manifest', async () => {
+		const roastery = await generateProject({ roastery: true });
+		for (const p of [demo, roastery, scaled]) expect(catalogV1(JSON.parse(JSON.stringify(p.catalog))), JSON.stringify(catalogV1.errors?.slice(0, 3))).toBe(true);
+		expect(manifestV12(JSON.parse(JSON.stringify(roastery.manifest))), JSON.stringify(manifestV12.errors?.slice(0, 3))).toBe(true);
 	});
 
 	it('validates the demo manifest (v12) and run_results (v6)', () => {
@@ -608,6 +616,7 @@ describe('demo project', () => {
 			await writeProjectDir(demo, dir);
 			expect(JSON.parse(await readFile(path.join(dir, 'target/manifest.json'), 'utf8'))).toEqual(demo.manifest);
 			expect(JSON.parse(await readFile(path.join(dir, 'target/run_results.json'), 'utf8'))).toEqual(demo.runResults);
+			expect(JSON.parse(await readFile(path.join(dir, 'target/catalog.json'), 'utf8'))).toEqual(demo.catalog);
 			expect((await readFile(path.join(dir, 'target/index/dbt.column_lineage.parquet'))).equals(Buffer.from(demo.columnLineageParquet))).toBe(true);
 			expect((await readFile(path.join(dir, 'target/index/dbt.node_columns.parquet'))).equals(Buffer.from(demo.nodeColumnsParquet))).toBe(true);
 			expect(await readFile(path.join(dir, 'logs/dbt.log'), 'utf8')).toBe(demo.eventLog);
@@ -654,3 +663,47 @@ describe('demo producers', () => {
 		expect(demoProducers[1].content).toMatch(/JOIN analytics\.\w+/);
 	});
 });
+
+describe('catalog', () => {
+	it("lists every relation the warehouse holds with the columns the SQL produces, in order, and no ephemeral model", () => {
+		const relations = relationsOf(demo.manifest);
+		const catalog = demo.catalog as Json;
+		const listed = new Map<string, Json>([...Object.entries(catalog.nodes as Json), ...Object.entries(catalog.sources as Json)]);
+		const physical = [...relations.values()].filter(
+			(n) => ['model', 'seed', 'snapshot', 'source'].includes(n.resource_type) && n.config?.materialized !== 'ephemeral'
+		);
+		expect([...listed.keys()].sort()).toEqual(physical.map((n) => n.unique_id).sort());
+		// Column order and types from the node_columns index of the same build: the analysed columns, by index.
+		for (const [id, e] of listed) {
+			const indexed = demoColumns.filter((r) => r.unique_id === id && r.column_index !== null).sort((a, b) => Number(a.column_index) - Number(b.column_index));
+			const cols = Object.values(e.columns as Json).sort((a: Json, b: Json) => a.index - b.index) as Json[];
+			expect(cols.map((c) => [c.name, c.type]), id).toEqual(indexed.map((r) => [r.column_name, r.inferred_type]));
+			expect(cols.map((c) => c.index)).toEqual(cols.map((_, i) => i + 1));
+			const r = relations.get(id)!;
+			expect(e.metadata).toMatchObject({ database: r.database, schema: r.schema, name: r.alias ?? r.identifier });
+		}
+		expect((listed.get('model.coffee_shop.orders')!.metadata as Json).type).toBe('BASE TABLE');
+		expect((listed.get('model.coffee_shop.stg_orders')!.metadata as Json).type).toBe('VIEW');
+	});
+});
+
+describe('roastery project', () => {
+	it('is compiled dbt-core output: an ephemeral model inlined as a __dbt__cte__, refs resolved to quoted relations', async () => {
+		const roastery = await generateProject({ roastery: true });
+		const nodes = roastery.manifest.nodes as Json;
+		const models = Object.values(nodes).filter((n: Json) => n.resource_type === 'model') as Json[];
+		expect(models.map((m) => m.name).sort()).toEqual(['account_revenue', 'account_revenue_eur', 'account_survey_sample', 'batch_margins', 'int_batch_costs', 'origin_volumes', 'stg_accounts', 'stg_lots', 'stg_roast_batches', 'stg_wholesale_orders']);
+		for (const m of models) {
+			expect(m.compiled_code, m.name).not.toContain('{{');
+			expect(m.schema).toBe('wholesale');
+		}
+		expect(nodes[ROASTERY_OUTCOMES.skipped].config.materialized).toBe('ephemeral');
+		expect(nodes['model.roastery.batch_margins'].compiled_code).toContain('__dbt__cte__int_batch_costs');
+		expect(nodes['model.roastery.batch_margins'].compiled_code).toContain('"demo"."wholesale"."stg_wholesale_orders"');
+		expect(Object.keys(roastery.catalog.nodes as Json)).not.toContain(ROASTERY_OUTCOMES.skipped);
+		// The producer reads one of its relations.
+		expect(roasteryProducers[0].content).toMatch(/FROM wholesale\.account_revenue\b/);
+		expect(Object.keys(nodes)).toContain('model.roastery.account_revenue');
+	});
+});
+

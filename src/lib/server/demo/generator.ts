@@ -3,6 +3,7 @@
 // the same bytes.
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { buildCatalog } from './catalog-builder';
 import { buildManifest } from './manifest-builder';
 import { simulateBuild } from './build-run';
 import { Compiler } from './compile';
@@ -12,12 +13,14 @@ import { nodeColumnRows, writeColumnLineage, writeNodeColumns } from './index-pa
 import { countByKind } from './lineage-builder';
 import { projectFiles } from './project-files';
 import { createRng } from './rng';
+import { roasteryProjectSpec } from './roastery-project';
 import { scaledProjectSpec } from './scaled-project';
 import type { LineageKind, ProjectSpec } from './spec';
 import { tarGz } from './tarball';
 
-export { demoProducers, type DemoProducer } from './producers';
+export { demoProducers, roasteryProducers, type DemoProducer } from './producers';
 export { DEMO_CHANGE, DEMO_FAILING_MODEL } from './demo-project';
+export { ROASTERY_PROJECT, ROASTERY_SCHEMA, ROASTERY_OUTCOMES } from './roastery-project';
 export type { ComponentPick } from './components';
 
 export interface GenerateOptions {
@@ -34,6 +37,8 @@ export interface GenerateOptions {
 	failures?: boolean;
 	/** Demo mode: the project with an unmerged change (a model added, a column retyped), for a preview. */
 	change?: boolean;
+	/** Demo mode: the demo's second project (the wholesale roastery, deployed without an index) instead of the coffee shop. */
+	roastery?: boolean;
 }
 
 export interface GeneratedMeta {
@@ -70,6 +75,8 @@ export interface GeneratedProject {
 	columnLineageParquet: Uint8Array;
 	/** target/index/dbt.node_columns.parquet */
 	nodeColumnsParquet: Uint8Array;
+	/** target/catalog.json (v1) of a `dbt docs generate` after the build, as an object. */
+	catalog: Record<string, unknown>;
 	/** logs/dbt.log of the build, `--log-format-file json`: one JSON event per line. */
 	eventLog: string;
 	/** The project's files (dbt_project.yml, models, YAML, seeds, snapshots, tests), sorted by path. */
@@ -82,8 +89,10 @@ export const COMPONENT_TARGETS = [10, 100, 1000] as const;
 export async function generateProject(opts: GenerateOptions = {}): Promise<GeneratedProject> {
 	const seed = opts.seed ?? 1;
 	if (opts.change && opts.models !== undefined) throw new Error('change: only the demo project (without models) has an unmerged change');
-	const spec: ProjectSpec =
-		opts.models === undefined
+	if (opts.roastery && (opts.models !== undefined || opts.change || opts.failures)) throw new Error('roastery: the second demo project has no scaled mode, change or failures');
+	const spec: ProjectSpec = opts.roastery
+		? roasteryProjectSpec(seed)
+		: opts.models === undefined
 			? demoProjectSpec({ seed, failures: opts.failures, change: opts.change })
 			: scaledProjectSpec({
 					seed,
@@ -99,6 +108,7 @@ export async function generateProject(opts: GenerateOptions = {}): Promise<Gener
 	const compiler = new Compiler(spec);
 	const manifest = buildManifest({ spec, compiler, invocationId, generatedAt: parsedAt });
 	const build = simulateBuild({ spec, compiler, rng, invocationId, parsedAt, pid: rng.int(2000, 60000) });
+	const catalog = buildCatalog({ spec, invocationId, generatedAt: parsedAt + 60_000 });
 
 	const ingestedAt = BigInt(parsedAt) * 1000n + 512_331n;
 	const rows = Math.max(opts.indexRows ?? spec.lineage.length, spec.lineage.length);
@@ -134,6 +144,7 @@ export async function generateProject(opts: GenerateOptions = {}): Promise<Gener
 		runResults: build.runResults,
 		columnLineageParquet,
 		nodeColumnsParquet,
+		catalog,
 		eventLog: build.eventLog,
 		projectFiles: projectFiles(spec),
 		meta
@@ -146,6 +157,7 @@ export async function writeProjectDir(project: GeneratedProject, outDir: string)
 		...project.projectFiles,
 		['target/manifest.json', JSON.stringify(project.manifest)],
 		['target/run_results.json', JSON.stringify(project.runResults)],
+		['target/catalog.json', JSON.stringify(project.catalog)],
 		['target/index/dbt.column_lineage.parquet', project.columnLineageParquet],
 		['target/index/dbt.node_columns.parquet', project.nodeColumnsParquet],
 		['logs/dbt.log', project.eventLog]

@@ -1,6 +1,8 @@
-// The demo workspace's two producer scripts (DESIGN.md §8): DuckDB SQL that reads the demo's dbt
-// relations (warehouse `main`, schema `analytics`) and writes lake tables. Their annotations name
-// columns the demo project really has, so a trace crosses from dbt into the lake and back.
+// The demo workspace's producer scripts (DESIGN.md §8): DuckDB SQL that reads the demo's dbt
+// relations (warehouse `main`, schema `analytics` for the coffee shop, `wholesale` for the
+// roastery) and writes lake tables. The shop's annotations name columns the demo project really
+// has; the roastery's has none, so its column lineage is inferred from its SQL, and a trace
+// crosses from the roastery's inferred dbt lineage into the lake.
 
 export interface DemoProducer {
 	path: string;
@@ -60,3 +62,24 @@ export const demoProducers: DemoProducer[] = [
 	{ path: 'f/demo/producers/daily_revenue', content: DAILY_REVENUE },
 	{ path: 'f/demo/producers/monthly_city_revenue', content: REGIONAL_REVENUE }
 ];
+
+const WHOLESALE_CITY_REVENUE = `-- Wholesale revenue per city for the sales team, from the roastery's accounts.
+-- materialize ducklake://main/wholesale_city_revenue
+
+ATTACH 'ducklake:lake.ducklake' AS lake;
+
+DROP TABLE IF EXISTS lake.wholesale_city_revenue;
+
+CREATE TABLE lake.wholesale_city_revenue AS
+SELECT
+    a.city,
+    count(*) AS accounts,
+    sum(a.kg_bought) AS kg_bought,
+    sum(a.revenue) AS revenue,
+    max(a.last_ordered_at) AS last_ordered_at
+FROM wholesale.account_revenue AS a
+GROUP BY a.city;
+`;
+
+/** The producer that reads the roastery project (deployed after it). */
+export const roasteryProducers: DemoProducer[] = [{ path: 'f/demo/producers/wholesale_city_revenue', content: WHOLESALE_CITY_REVENUE }];

@@ -1,8 +1,10 @@
 // The demo workspace an empty embedded database starts with: the project's own generated dbt
-// project deployed through the same ingest as any upload, so a first visit has something real
-// to browse: a dbt project, two producer scripts that read its relations and write lake tables,
-// two recorded runs of the project (one succeeded, one failed) and a preview of an unmerged
-// change. The runs and the preview go through the same service functions as POST jobs/record
+// projects deployed through the same ingest as any upload, so a first visit has something real
+// to browse: a dbt project with dbt's column index, producer scripts that read its relations
+// and write lake tables, two recorded runs of the project (one succeeded, one failed), a preview
+// of an unmerged change, and a second project deployed as dbt-core leaves it (compiled SQL and a
+// catalog, no index), whose column lineage the queued lineage job infers once the worker starts,
+// with a producer reading it. The runs and the preview go through the same service functions as POST jobs/record
 // and POST scripts/dbt/preview, behind the same gates, as the admin.
 import { buildPrincipal, requireRunAccess, requireScriptWrite, type Principal } from '../access';
 import type { Database } from '../db';
@@ -13,16 +15,22 @@ import { upsertWarehouse } from '../repo/warehouses';
 import { createWorkspace } from '../repo/workspaces';
 import { deploySqlScript } from '../producers/deploy';
 import { recordRun } from '../runner/record';
-import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from './generator';
+import { demoProducers, generateProject, projectTarGz, roasteryProducers, type GeneratedProject } from './generator';
 
 export const DEMO_WORKSPACE = 'demo';
 export const DEMO_PROJECT_PATH = 'f/demo/shop';
+export const ROASTERY_PROJECT_PATH = 'f/demo/roastery';
 
 const DESCRIPTOR = `# The demo project: builds into the warehouse "main" with column lineage on.
 profile:
   warehouse: main
 column_lineage: true
 test_behavior: build
+`;
+
+const ROASTERY_DESCRIPTOR = `# The roastery: deployed from dbt-core's target/ (manifest and catalog, no column index).
+profile:
+  warehouse: main
 `;
 
 /** Should this start seed the demo? Only a fresh database, and by default only the embedded one. */
@@ -40,6 +48,8 @@ export interface DemoSeed {
 	producerColumns: number;
 	/** The jobs of the two recorded runs and of the preview, as Recent runs lists them. */
 	runs: { succeeded: string; failed: string; preview: string };
+	/** The second project: its deploy, and the lineage job (queued: the worker runs it) inferring its column lineage. */
+	roastery: { jobId: string; lineageJobId: string; nodes: number };
 }
 
 const encode = (doc: unknown) => new TextEncoder().encode(typeof doc === 'string' ? doc : JSON.stringify(doc));
@@ -92,9 +102,23 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		...(await uploadOf(project))
 	});
 	if (answer.warnings.length) throw new Error(`demo: the generated project deployed with warnings: ${answer.warnings.join('; ')}`);
+	const roastery = await generateProject({ roastery: true });
+	const roasteryAnswer = await ingestUpload(h, {
+		workspace: DEMO_WORKSPACE,
+		path: ROASTERY_PROJECT_PATH,
+		kind: 'deploy',
+		username: admin.username,
+		descriptor: ROASTERY_DESCRIPTOR,
+		manifest: { name: 'manifest.json', bytes: encode(roastery.manifest) },
+		catalog: { name: 'catalog.json', bytes: encode(roastery.catalog) },
+		runResults: { name: 'run_results.json', bytes: encode(roastery.runResults) },
+		project: { name: 'project.tar.gz', bytes: await projectTarGz(roastery) }
+	});
+	if (roasteryAnswer.warnings.length) throw new Error(`demo: the roastery deployed with warnings: ${roasteryAnswer.warnings.join('; ')}`);
+	if (!roasteryAnswer.lineage_job_id) throw new Error('demo: the roastery deploy queued no lineage job');
 	let producerColumns = 0;
 	// In order: the second producer reads the lake table the first one writes.
-	for (const p of demoProducers) {
+	for (const p of [...demoProducers, ...roasteryProducers]) {
 		const a = await deploySqlScript(h, { workspace: DEMO_WORKSPACE, path: p.path, content: p.content, username: admin.username, mayReadScript: () => true });
 		if (a.warnings.length) throw new Error(`demo: producer ${p.path} deployed with warnings: ${a.warnings.join('; ')}`);
 		producerColumns += a.columns_annotated + a.columns_inferred;
@@ -119,8 +143,9 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		jobId: answer.job_id,
 		nodes: answer.nodes,
 		columnEdges: answer.column_edges,
-		producers: demoProducers.length,
+		producers: demoProducers.length + roasteryProducers.length,
 		producerColumns,
-		runs: { succeeded, failed, preview: preview.job_id }
+		runs: { succeeded, failed, preview: preview.job_id },
+		roastery: { jobId: roasteryAnswer.job_id, lineageJobId: roasteryAnswer.lineage_job_id, nodes: roasteryAnswer.nodes }
 	};
 }
