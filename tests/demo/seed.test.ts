@@ -180,6 +180,23 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(logs).toContain('Completed successfully');
 	});
 
+	it("the test lens attributes each test by the graph's own record: a singular test to the model it reads", async () => {
+		const page = (await runPage(seeded.runs.succeeded)) as unknown as { testStatuses: Record<string, string>; job: { result: RunResult } };
+		const ORDERS = 'dbt:main/analytics/orders';
+		expect(page.testStatuses[ORDERS]).toBe('pass');
+		// The same run as if only the singular test (it reads `orders`, and its name says nothing of
+		// it) had warned: orders warns. Matching by dbt's synthesized names alone would miss it.
+		const singular = page.job.result.nodes.find((n) => n.unique_id.startsWith('test.coffee_shop.assert_payments_do_not_exceed_order_amount'));
+		expect(singular, 'the demo has one singular test').toBeTruthy();
+		const warned = { ...page.job.result, nodes: page.job.result.nodes.map((n) => (n === singular ? { ...n, status: 'warn', outcome: 'warned' } : n)) };
+		const { testStatusesOfRun } = await import('../../src/lib/server/pages/latest-runs');
+		const [row] = await h.rows<{ script_hash: string }>(sql`select script_hash::text from job where id = ${seeded.runs.succeeded}::uuid`);
+		const job = { workspace: DEMO_WORKSPACE, id: seeded.runs.succeeded, scriptPath: DEMO_PROJECT_PATH, scriptHash: BigInt(row.script_hash) };
+		const graph = (await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/dbt_graph/${seeded.runs.succeeded}`)).body;
+		const statuses = await testStatusesOfRun(h, job, graph, warned);
+		expect(statuses[ORDERS]).toBe('warn');
+	});
+
 	it('has a recorded run that failed: one model error, one failing test, one warning test, and its downstream skipped', async () => {
 		const page = await runPage(seeded.runs.failed);
 		expect(page.job).toMatchObject({ kind: 'recorded', status: 'failure' });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isLens, lensEntries, lensKey, LENSES, testStatusesOf, worstTest, type LensNode } from './canvas-lens';
+import { isLens, lensEntries, lensKey, LENSES, testStatusesByOwner, testStatusesOf, worstTest, type LensNode } from './canvas-lens';
 
 const model = (materialized: string | null, tests = { error: 0, warn: 0 }): LensNode => ({ type: 'asset', kind: 'dbt', resourceType: 'model', materialized, tests });
 const source: LensNode = { type: 'asset', kind: 'dbt', resourceType: 'source', materialized: null };
@@ -67,5 +67,24 @@ describe('test results onto the relations they test', () => {
 		['a singular test names no relation', [{ unique_id: 'test.shop.assert_orders_positive', outcome: 'failed' }], {}]
 	] as const)('%s', (_name, results, want) => {
 		expect(Object.fromEntries(testStatusesOf(results, relations))).toEqual(want);
+	});
+
+	// What the graph records of each test: a generic test's attached node, a singular test's parents.
+	const owners = new Map<string, string[]>([
+		['test.shop.dbt_utils_accepted_range_orders_amount__0.0123456789', ['model.shop.orders']],
+		['test.shop.assert_orders_match_items.0123456789', ['model.shop.orders', 'model.shop.orders_items']],
+		['test.shop.not_null_orders_order_id.0123456789', ['model.shop.orders']]
+	]);
+	it.each([
+		['a namespaced test, by its attached node', [r('dbt_utils_accepted_range_orders_amount__0', 'failed')], { 'dbt:orders': 'fail' }],
+		['a singular test, onto every relation it reads', [r('assert_orders_match_items', 'warned')], { 'dbt:orders': 'warn', 'dbt:orders_items': 'warn' }],
+		['owned and unowned results together: the worst wins', [r('not_null_orders_order_id', 'passed'), r('unique_orders_order_id', 'failed')], { 'dbt:orders': 'fail' }],
+		['skipped says nothing, owned or not', [r('assert_orders_match_items', 'skipped')], {}]
+	] as const)('by owner: %s', (_name, results, want) => {
+		expect(Object.fromEntries(testStatusesByOwner(results, owners, relations))).toEqual(want);
+	});
+	it('by owner: an owner that is not on the canvas is left out', () => {
+		const off = new Map([['test.shop.assert_x.0123456789', ['model.shop.elsewhere']]]);
+		expect(Object.fromEntries(testStatusesByOwner([r('assert_x', 'failed')], off, relations))).toEqual({});
 	});
 });

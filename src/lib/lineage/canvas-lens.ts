@@ -127,6 +127,44 @@ export interface TestedRelation {
 const OUTCOME_TEST: Record<string, TestState> = { passed: 'pass', warned: 'warn', failed: 'fail', unknown: 'fail' };
 
 /**
+ * The worst test result of each relation, from a run's results and the graph's own record of
+ * which relations each test tests (`owners`: a generic test's attached node, a singular test's
+ * `ref()`/`source()` parents). Exact for every test the graph holds, namespaced (`dbt_utils_…`)
+ * and singular ones included; a result whose test the graph does not hold falls back to dbt's
+ * synthesized names (testStatusesOf).
+ */
+export function testStatusesByOwner(
+	results: readonly { unique_id: string; outcome: string }[],
+	owners: ReadonlyMap<string, readonly string[]>,
+	relations: readonly TestedRelation[]
+): Map<string, TestState> {
+	const idOf = new Map(relations.map((r) => [r.uniqueId, r.id]));
+	const found = new Map<string, TestState[]>();
+	const unowned: { unique_id: string; outcome: string }[] = [];
+	for (const res of results) {
+		if (!res.unique_id.startsWith('test.')) continue;
+		const state = OUTCOME_TEST[res.outcome];
+		if (!state) continue;
+		const of = owners.get(res.unique_id);
+		if (!of) {
+			unowned.push(res);
+			continue;
+		}
+		for (const owner of of) {
+			const id = idOf.get(owner);
+			if (!id) continue;
+			const list = found.get(id);
+			if (list) list.push(state);
+			else found.set(id, [state]);
+		}
+	}
+	const out = new Map<string, TestState>();
+	for (const [id, states] of found) out.set(id, worstTest(states)!);
+	for (const [id, state] of testStatusesOf(unowned, relations)) out.set(id, worstTest([state, ...(found.get(id) ?? [])])!);
+	return out;
+}
+
+/**
  * The worst test result of each relation, from a run's results. A result names its test, not
  * the relation, so a generic test is matched by the name dbt synthesizes for it:
  * `<test>_<model>_<column and args>` (`source_<test>_<source>_<table>…` for a source), longest

@@ -6,7 +6,8 @@ import { jobListAccess, scopeAllows, type Principal } from '$lib/server/access';
 import type { Database } from '$lib/server/db';
 import { progressItemOf } from '$lib/server/jobs-api';
 import { getJobPayloadWithoutLog, listJobs, progressOf } from '$lib/server/repo/jobs';
-import { testStatusesOf, type TestState } from '$lib/lineage/canvas-lens';
+import { pinnedGraphOf, testOwnersOf } from '$lib/server/repo/lineage';
+import { testStatusesByOwner, type TestState } from '$lib/lineage/canvas-lens';
 import { assetNodeId } from '$lib/lineage/canvas-model';
 import { runStatuses } from '$lib/state/run-live.svelte';
 import type { AssetGraph } from '$lib/types/asset-graph';
@@ -17,13 +18,23 @@ const MAX_PROJECTS = 10;
 /** Jobs read per project to find its latest run among previews and deploys. */
 const LOOK_BACK = 10;
 
-/** The worst test result of each relation of `graph` in a job's result (dbt's outcomes per node). */
-export function testStatusesOfRun(graph: AssetGraph, result: unknown): Record<string, TestState> {
+/**
+ * The worst test result of each relation of `graph` in a job's result (dbt's outcomes per node),
+ * each test attributed to what it tests as the job's own graph records it.
+ */
+export async function testStatusesOfRun(
+	h: Database,
+	job: { workspace: string; id: string; scriptPath: string | null; scriptHash: bigint | null },
+	graph: AssetGraph,
+	result: unknown
+): Promise<Record<string, TestState>> {
 	const nodes = (result as { nodes?: unknown } | null)?.nodes;
 	if (!Array.isArray(nodes)) return {};
 	const results = nodes.filter((n): n is { unique_id: string; outcome: string } => typeof n?.unique_id === 'string' && typeof n?.outcome === 'string');
 	const relations = graph.assets.filter((a) => a.dbt).map((a) => ({ id: assetNodeId(a.kind, a.path), uniqueId: a.dbt!.unique_id, kinds: a.dbt!.data_tests.map((t) => t.kind) }));
-	return Object.fromEntries(testStatusesOf(results, relations));
+	const pinned = await pinnedGraphOf(h, job);
+	const owners = pinned ? await testOwnersOf(h, pinned.key) : new Map<string, string[]>();
+	return Object.fromEntries(testStatusesByOwner(results, owners, relations));
 }
 
 export async function latestRuns(h: Database, p: Principal, graph: AssetGraph): Promise<LatestRuns | null> {
@@ -49,7 +60,7 @@ export async function latestRuns(h: Database, p: Principal, graph: AssetGraph): 
 		for (const [id, s] of runStatuses(progress, result, (u) => byUniqueId.get(u))) {
 			if (onCanvas.has(id)) out.statuses[id] = s.status;
 		}
-		Object.assign(out.tests, testStatusesOfRun(graph, result));
+		Object.assign(out.tests, await testStatusesOfRun(h, { workspace: p.workspace, id: run.id, scriptPath: run.scriptPath, scriptHash: run.scriptHash }, graph, result));
 		out.runs.push({ id: run.id, scriptPath, status: run.status, createdAt: run.createdAt.toISOString() });
 	}
 	return out;

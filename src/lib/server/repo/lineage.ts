@@ -466,6 +466,29 @@ export async function pinnedGraphOf(
 	return versionAt ? { key: version, own: false, ingestedAt: versionAt.at, version: versionAt.version } : null;
 }
 
+/**
+ * Which relations each test of one graph tests: a generic test's attached node, else (a singular
+ * test) the nodes it reads through `ref()`/`source()`, its parents in the graph's ref edges.
+ */
+export async function testOwnersOf(h: Database, key: GraphKey, tx?: Tx): Promise<Map<string, string[]>> {
+	const rows = await h.rows<{ t: string; o: string }>(
+		sql`select t.unique_id as t, t.attached_node as o from dbt_node t
+		     where ${keyOf('t', key)} and t.resource_type = 'test' and t.attached_node is not null
+		    union all
+		    select e.child_unique_id, e.parent_unique_id from dbt_edge e
+		      join dbt_node t on ${keyOf('t', key)} and t.unique_id = e.child_unique_id and t.resource_type = 'test' and t.attached_node is null
+		     where ${keyOf('e', key)}`,
+		tx
+	);
+	const out = new Map<string, string[]>();
+	for (const r of rows) {
+		const list = out.get(r.t);
+		if (list) list.push(r.o);
+		else out.set(r.t, [r.o]);
+	}
+	return out;
+}
+
 // ─── Column lineage ────────────────────────────────────────────────────────────────────────
 
 export interface LineageOwner {

@@ -53,7 +53,7 @@ export const load: PageServerLoad = async (event) => {
 		hasLog: access.canReadScript && payload.hasLog,
 		...canvasPayload(graph, { direction: directionFromCookies(event.cookies) }),
 		/** The worst result of each relation's tests in this run (the test lens). */
-		testStatuses: testStatusesOfRun(graph, payload.result),
+		testStatuses: await testStatusesOfRun(h, access.job, graph, payload.result),
 		ownSnapshot: graph.dbt_snapshot_job === access.job.id,
 		graphIngestedAt: graph.dbt_graph_ingested_at ?? null,
 		viewToken,
