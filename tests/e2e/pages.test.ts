@@ -123,6 +123,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 			await route.continue();
 		});
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		await page.getByTestId('fit-all').click();
 		await page.locator('[data-testid=card][data-path="main/analytics/customers"]').click();
 		const section = page.getByTestId('trace-section');
 		await expect.poll(() => section.getAttribute('data-trace-state')).toBe('loading');
