@@ -132,6 +132,8 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		const page = await member.newPage();
 		const errors = watchErrors(page);
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		// The demo folder holds two projects: the first view frames one region, Fit all shows both.
+		await page.getByTestId('fit-all').click();
 		await page.locator(`[data-testid=card][data-path="${STG}"]`).click();
 		const depth = page.getByTestId('depth');
 		await depth.waitFor();
@@ -177,7 +179,8 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		await lens.selectOption('type');
 		await expect.poll(() => legend.textContent()).toMatch(/model\s*\d+/);
 		expect(await legend.textContent()).toMatch(/lake table\s*\d+/);
-		expect(await legend.textContent()).toMatch(/producer script\s*2/);
+		// The demo's three producer scripts: two over the shop, one over the roastery.
+		expect(await legend.textContent()).toMatch(/producer script\s*3/);
 		expect(await page.locator(`[data-testid=card][data-path="${ORDERS}"]`).getAttribute('data-lens')).toBe('model');
 		// The legend's counts add up to the cards drawn.
 		const counts = (await legend.locator('.n').allTextContents()).map(Number);
@@ -210,6 +213,8 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 	it('the keyboard: arrows move the selection along edges, Esc closes the pane, / focuses the search', async () => {
 		const page = await member.newPage();
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		// The demo folder holds two projects: the first view frames one region, Fit all shows both.
+		await page.getByTestId('fit-all').click();
 		await page.locator(`[data-testid=card][data-path="${STG}"]`).click();
 		const pane = page.getByTestId('details-pane');
 		await expect.poll(() => pane.getAttribute('data-path')).toBe(STG);
@@ -235,6 +240,7 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 		const page = await member.newPage();
 		const errors = watchErrors(page);
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		await page.getByTestId('fit-all').click();
 		for (const [id, name] of [
 			['export-svg', 'canvas.svg'],
 			['export-png', 'canvas.png']
