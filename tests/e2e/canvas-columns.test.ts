@@ -54,6 +54,8 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 			if (r.url().includes('include=scan')) scanRequests.push(r.url());
 		});
 		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		// The demo folder holds two projects; the first view frames one region of it.
+		await page.getByTestId('fit-all').click();
 
 		// Expand: the relation's analyzed columns, typed, in its own order.
 		await page.locator(`${node(ORDERS)} [data-testid=expand-columns]`).click();

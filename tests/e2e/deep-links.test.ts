@@ -139,6 +139,7 @@ describe('deep links (chromium, built app, demo workspace)', () => {
 		expect(await page.locator('[data-testid=column-trace], .col').count()).toBe(0);
 		await shot(page, 'deep-link-share');
 
+		await page.getByTestId('fit-all').click();
 		await page.locator('[data-testid=card][data-path="main/analytics/customers"]').click();
 		await expect.poll(() => params(page).get('select')).toBe('dbt:main/analytics/customers');
 		expect(params(page).get('view_token')).toBe(token);
@@ -166,6 +167,8 @@ describe('deep links (chromium, built app, demo workspace)', () => {
 		// Left as typed until the viewer selects something, which replaces it.
 		expect(params(page).get('select')).toBe(select);
 		if (screenshot) await shot(page, screenshot);
+		// The demo folder holds two projects; the first view frames one region of it.
+		await page.getByTestId('fit-all').click();
 		await page.locator('[data-testid=card][data-path="main/analytics/orders"]').click();
 		await expect.poll(() => params(page).get('select')).toBe(ORDERS);
 		expect(params(page).has('column')).toBe(false);

@@ -109,6 +109,8 @@ describe('security headers (built app, chromium)', () => {
 		const boxes = await Promise.all([0, 1].map(async (i) => (await cards.nth(i).boundingBox())!));
 		expect(boxes[0].width).toBeGreaterThan(20);
 		expect(boxes[0].x !== boxes[1].x || boxes[0].y !== boxes[1].y).toBe(true);
+		// The demo folder holds two projects; the first view frames one region of it.
+		await page.getByTestId('fit-all').click();
 		await page.locator('[data-testid=card][data-path="main/analytics/orders"]').click();
 		await expect.poll(() => page.getByTestId('details-pane').count()).toBe(1);
 		// The selection's highlight (a style generated in the browser) dims the cards outside it.
