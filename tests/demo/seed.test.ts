@@ -23,7 +23,6 @@ import { load as workspaceLoad } from '../../src/routes/w/[ws]/+page.server';
 import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
 import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
-import { runnerConfig } from '../support/runner-world';
 
 type Json = Record<string, any>;
 
@@ -295,7 +294,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect((await relation(ACCOUNTS)).column_lineage).toMatchObject({ source: 'inferred', job: { id: seeded.roastery.lineageJobId, status: 'queued' }, outcome: null });
 
 		// The worker of `npm start`, started as the app starts it after seeding, with the default budget.
-		const worker = new Worker({ h, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+		const worker = new Worker({ h, pollMs: 20, heartbeatMs: 100, staleS: 30 }).start();
 		let job: JobPoll;
 		try {
 			const deadline = Date.now() + 120_000;
