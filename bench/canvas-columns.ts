@@ -109,7 +109,7 @@ export async function run(): Promise<BenchResult> {
 					paneTrace.push(await clickToRepaint(page, '[data-testid=details-pane] .col.own'));
 				}
 				// The selected model: its details are on the page already, nothing is read to draw its columns.
-				expand.push(await clickToDrawn(page, `${card} [data-testid=expand-columns]`, `${card} [data-testid=card-columns] .row[data-column]`));
+				expand.push(await clickToDrawn(page, `${card} [data-testid=expand-columns]`, `${card} [data-testid=card-columns] .row[data-column]`, { direct: true }));
 				await lineageReady(page);
 				// The column with the largest trace in this model's column component that has a row of
 				// its own on its card (not folded into "+N more"), found from the same answers the page reads.
@@ -121,7 +121,7 @@ export async function run(): Promise<BenchResult> {
 					await page.goto(`${app.url}/w/demo/pipeline/big?select=${encodeURIComponent(`dbt:${target.path}`)}`);
 					await page.waitForFunction((p) => document.querySelector('[data-testid=details-pane]')?.getAttribute('data-path') === p, target.path, { timeout: 60_000 });
 					const tcard = `.svelte-flow__node[data-id="dbt:${target.path}"]`;
-					await page.locator(`${tcard} [data-testid=expand-columns]`).click();
+					await page.locator(`${tcard} [data-testid=expand-columns]`).evaluate((el) => (el as HTMLElement).click());
 					await page.locator(`${tcard} [data-testid=card-columns] .row[data-column]`).first().waitFor();
 					await lineageReady(page);
 				}
@@ -140,8 +140,8 @@ export async function run(): Promise<BenchResult> {
 				// Another model: its details are read over HTTP first.
 				const other = await page.locator(`.svelte-flow__node[data-id^="dbt:"]:not([data-id="dbt:${model}"])`).first().getAttribute('data-id');
 				const otherCard = `.svelte-flow__node[data-id="${other}"]`;
-				expandFetch.push(await clickToDrawn(page, `${otherCard} [data-testid=expand-columns]`, `${otherCard} [data-testid=card-columns] .row[data-column]`));
-				select.push(await clickToRepaint(page, `[data-testid=card]:not([data-path="${model}"])`));
+				expandFetch.push(await clickToDrawn(page, `${otherCard} [data-testid=expand-columns]`, `${otherCard} [data-testid=card-columns] .row[data-column]`, { direct: true }));
+				select.push(await clickToRepaint(page, `[data-testid=card]:not([data-path="${model}"])`, { direct: true }));
 				await ctx.close();
 			}
 		} finally {

@@ -102,8 +102,8 @@ export async function measureOpen(page: Page, url: string): Promise<OpenTiming> 
 	};
 }
 
-/** Clicks `selector` and answers the milliseconds from the click to the frame after it. */
-export async function clickToRepaint(page: Page, selector: string): Promise<number> {
+/** Clicks `selector` and answers the milliseconds from the click to the frame after it (`direct`: as for clickToDrawn). */
+export async function clickToRepaint(page: Page, selector: string, opts: { direct?: boolean } = {}): Promise<number> {
 	await page.evaluate(`(() => {
 		window.__click = null;
 		document.addEventListener('click', (e) => {
@@ -111,7 +111,8 @@ export async function clickToRepaint(page: Page, selector: string): Promise<numb
 			requestAnimationFrame(() => setTimeout(() => { window.__click = performance.now() - t0; }, 0));
 		}, { capture: true, once: true });
 	})()`);
-	await page.locator(selector).first().click();
+	if (opts.direct) await page.locator(selector).first().evaluate((el) => (el as HTMLElement).click());
+	else await page.locator(selector).first().click();
 	await page.waitForFunction(() => (window as unknown as ProbeWindow).__click !== null, undefined, { timeout: 30_000 });
 	return Math.round((await page.evaluate('window.__click')) as number);
 }
@@ -120,7 +121,11 @@ export async function clickToRepaint(page: Page, selector: string): Promise<numb
  * Clicks `selector` and answers the milliseconds from the click to the frame that first shows
  * `drawn` (what the click waits on the network for, such as a card's columns).
  */
-export async function clickToDrawn(page: Page, selector: string, drawn: string): Promise<number> {
+/**
+ * `direct`: the click is dispatched on the element itself rather than at its point on screen, for
+ * a control the view may have put under an overlay (the minimap) when the timing is what matters.
+ */
+export async function clickToDrawn(page: Page, selector: string, drawn: string, opts: { direct?: boolean } = {}): Promise<number> {
 	await page.evaluate(`(() => {
 		window.__click = null;
 		const drawn = ${JSON.stringify(drawn)};
@@ -132,7 +137,8 @@ export async function clickToDrawn(page: Page, selector: string, drawn: string):
 			})();
 		}, { capture: true, once: true });
 	})()`);
-	await page.locator(selector).first().click();
+	if (opts.direct) await page.locator(selector).first().evaluate((el) => (el as HTMLElement).click());
+	else await page.locator(selector).first().click();
 	await page.waitForFunction(() => (window as unknown as ProbeWindow).__click !== null, undefined, { timeout: 30_000 });
 	return Math.round((await page.evaluate('window.__click')) as number);
 }
