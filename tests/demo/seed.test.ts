@@ -310,6 +310,10 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(job.status, job.logs).toBe('success');
 		const models = spec.nodes.filter((n): n is ModelSpec => n.resourceType === 'model');
 		expect(job.result, job.logs).toMatchObject({ models: { analyzed: models.length - 3, partial: 1, failed: 1, skipped: 1 } });
+		// The deploy's own record (the project page's versions list) counts the inferred edges too.
+		const deploy = (await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/get/${seeded.roastery.jobId}`)).body as JobPoll;
+		expect((deploy.result as { column_edges: number }).column_edges).toBe((job.result as { column_edges: number }).column_edges);
+		expect((deploy.result as { column_edges: number }).column_edges).toBeGreaterThan(0);
 
 		// Every copy/mod edge the SQL implies for the models inference analysed, and nothing else, served as inferred.
 		const analyzedIds = new Set(models.map((m) => m.uniqueId).filter((id) => !Object.values(ROASTERY_OUTCOMES).includes(id as never)));

@@ -319,6 +319,15 @@ export async function replaceInferredLineage(
 		.update(dbtGraphSnapshot)
 		.set({ ingestedAt: sql`clock_timestamp()`, stats: sql`${dbtGraphSnapshot.stats} || ${JSON.stringify({ column_edges: sorted.length })}::jsonb` })
 		.where(eq(dbtGraphSnapshot.id, marker.id));
+	// The job that stored the graph (a deploy for a version, else the preview itself) says how many
+	// column edges it has, as the project page's versions list shows.
+	await h.rows(
+		sql`update job set result = coalesce(result, '{}'::jsonb) || ${JSON.stringify({ column_edges: sorted.length })}::jsonb
+		     where workspace = ${key.workspace} and ${
+					key.scriptHash === null ? sql`id = ${key.jobId}::uuid` : sql`kind = 'deploy' and script_path = ${key.scriptPath} and script_hash = ${key.scriptHash}`
+				}`,
+		tx
+	);
 	return true;
 }
 
