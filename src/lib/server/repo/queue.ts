@@ -124,17 +124,22 @@ export interface ReapedJob {
  * are skipped, so two reapers (or a reaper and a live heartbeat) never fight over one job.
  */
 export async function reapStaleJobs(h: Database, staleSeconds: number, message: string, progressMessage: string): Promise<ReapedJob[]> {
-	const reaped = await h.rows<{ id: string; workspace: string; worker_id: string | null }>(
-		sql`update job set status = 'failure', completed_at = now(),
-		                   logs = logs || ${`\n${message}\n`},
-		                   result = coalesce(result, '{}'::jsonb) || jsonb_build_object('error', ${message}::text)
-		     where id in (select id from job
-		                   where status = 'running' and kind in ('run', 'lineage')
-		                     and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ${staleSeconds}::double precision)
-		                   for update skip locked)
-		 returning id::text as id, workspace, worker_id`
-	);
-	for (const r of reaped) await failRunningProgress(h, r.workspace, r.id, progressMessage);
+	// One transaction: nobody reads a reaped job as failed while its progress still says running.
+	const reaped = await h.db.transaction(async (tx) => {
+		const rows = await h.rows<{ id: string; workspace: string; worker_id: string | null }>(
+			sql`update job set status = 'failure', completed_at = now(),
+			                   logs = logs || ${`\n${message}\n`},
+			                   result = coalesce(result, '{}'::jsonb) || jsonb_build_object('error', ${message}::text)
+			     where id in (select id from job
+			                   where status = 'running' and kind in ('run', 'lineage')
+			                     and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ${staleSeconds}::double precision)
+			                   for update skip locked)
+			 returning id::text as id, workspace, worker_id`,
+			tx
+		);
+		for (const r of rows) await failRunningProgress(h, r.workspace, r.id, progressMessage, tx);
+		return rows;
+	});
 	return reaped.map((r) => ({ id: r.id, workspace: r.workspace, workerId: r.worker_id }));
 }
 
