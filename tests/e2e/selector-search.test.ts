@@ -68,7 +68,13 @@ describe('the search box: dbt selectors and column selectors (chromium, built ap
 		await box.fill('orders.amount+');
 		await expect.poll(() => status.textContent(), { timeout: 30_000 }).toMatch(/\d+ selected · \d+ columns/);
 		expect(columnRequests).toContain('main/analytics/orders');
-		await expect.poll(async () => (await litCards(page)).lit.some((id) => id.startsWith('ducklake:'))).toBe(true);
+		// Settled: the trace lit, the rest dimmed (between two selections every card is briefly lit).
+		await expect
+			.poll(async () => {
+				const c = await litCards(page);
+				return c.dimmed > 0 && c.lit.some((id) => id.startsWith('ducklake:'));
+			})
+			.toBe(true);
 		const down = await litCards(page);
 		expect(down.lit).toContain(ORDERS);
 		expect(down.lit.some((id) => id.startsWith('ducklake:'))).toBe(true);
@@ -82,7 +88,15 @@ describe('the search box: dbt selectors and column selectors (chromium, built ap
 
 		// Upstream instead: the staging columns it is computed from, and no lake table.
 		await box.fill('+orders.amount');
-		await expect.poll(async () => (await litCards(page)).lit.includes('dbt:main/analytics/stg_orders'), { timeout: 30_000 }).toBe(true);
+		await expect
+			.poll(
+				async () => {
+					const c = await litCards(page);
+					return c.dimmed > 0 && c.lit.includes('dbt:main/analytics/stg_orders');
+				},
+				{ timeout: 30_000 }
+			)
+			.toBe(true);
 		const up = await litCards(page);
 		expect(up.lit.some((id) => id.startsWith('ducklake:'))).toBe(false);
 		await shot(page, 'search-column-upstream');
