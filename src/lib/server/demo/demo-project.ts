@@ -3,72 +3,24 @@
 // jaffle-shop index (copy = pass-through or rename, and min/max too; mod = any expression or
 // aggregate; scan = every JOIN / WHERE / GROUP BY input into every output of the model).
 import { copy, mod, modelEdges, type Input, type ScanInput } from './lineage-builder';
-import type { ColumnSpec, LineageEdge, ModelSpec, PlannedOutcome, ProjectSpec, SeedSpec, SnapshotSpec, SourceSpec, TestSpec } from './spec';
+import type { LineageEdge, ModelSpec, PlannedOutcome, ProjectSpec, SnapshotSpec, TestSpec } from './spec';
 import { genericTest, singularTest } from './test-builder';
+import { handWrittenBuilders, out } from './hand-written';
 
 export const DEMO_PROJECT = 'coffee_shop';
 export const DEMO_DATABASE = 'demo';
 export const DEMO_SCHEMA = 'analytics';
-const RAW_SCHEMA = 'raw';
-
-type Col = [name: string, type: string, description: string];
-
-const cols = (list: Col[], tags: Record<string, string[]> = {}): ColumnSpec[] =>
-	list.map(([name, type, description]) => ({ name, type, description, ...(tags[name] ? { tags: tags[name] } : {}) }));
-
-function source(name: string, description: string, columns: ColumnSpec[], extra: Partial<SourceSpec> = {}): SourceSpec {
-	return {
-		resourceType: 'source',
-		uniqueId: `source.${DEMO_PROJECT}.raw.${name}`,
-		name,
-		packageName: DEMO_PROJECT,
-		database: DEMO_DATABASE,
-		schema: RAW_SCHEMA,
-		alias: name,
-		description,
-		columns,
-		tags: [],
-		meta: {},
-		sourceName: 'raw',
-		sourceDescription: 'Tables replicated from the point-of-sale and web-shop databases by the nightly loader.',
-		loader: 'airbyte',
-		ymlPath: 'models/staging/sources.yml',
-		loadedAtField: null,
-		freshness: null,
-		...extra
-	};
-}
-
-const srcId = (name: string) => `source.${DEMO_PROJECT}.raw.${name}`;
-const modelId = (name: string) => `model.${DEMO_PROJECT}.${name}`;
-const seedId = (name: string) => `seed.${DEMO_PROJECT}.${name}`;
-
-function model(
-	name: string,
-	folder: 'staging' | 'intermediate' | 'marts',
-	spec: Pick<ModelSpec, 'description' | 'columns' | 'rawCode' | 'parents'> & Partial<ModelSpec>
-): ModelSpec {
-	return {
-		resourceType: 'model',
-		uniqueId: modelId(name),
-		name,
-		packageName: DEMO_PROJECT,
-		database: DEMO_DATABASE,
-		schema: DEMO_SCHEMA,
-		alias: name,
-		tags: [],
-		meta: {},
-		filePath: `models/${folder}/${name}.sql`,
-		ymlPath: `models/${folder}/schema.yml`,
-		rowCount: null,
-		materialized: folder === 'marts' ? 'table' : 'view',
-		incrementalStrategy: null,
-		uniqueKey: null,
-		onSchemaChange: 'ignore',
-		configCall: {},
-		...spec
-	};
-}
+const { srcId, modelId, seedId, cols, source, model, seed } = handWrittenBuilders({
+	project: DEMO_PROJECT,
+	database: DEMO_DATABASE,
+	schema: DEMO_SCHEMA,
+	source: {
+		name: 'raw',
+		schema: 'raw',
+		description: 'Tables replicated from the point-of-sale and web-shop databases by the nightly loader.',
+		loader: 'airbyte'
+	}
+});
 
 // Sources ---------------------------------------------------------------------------------------
 
@@ -166,26 +118,6 @@ BR,Brazil,South America
 JP,Japan,Asia Pacific
 AU,Australia,Asia Pacific
 `;
-
-function seed(name: string, description: string, csv: string, columns: ColumnSpec[]): SeedSpec {
-	return {
-		resourceType: 'seed',
-		uniqueId: seedId(name),
-		name,
-		packageName: DEMO_PROJECT,
-		database: DEMO_DATABASE,
-		schema: DEMO_SCHEMA,
-		alias: name,
-		description,
-		columns,
-		tags: [],
-		meta: {},
-		filePath: `seeds/${name}.csv`,
-		ymlPath: 'seeds/schema.yml',
-		rowCount: csv.trim().split('\n').length - 1,
-		csv
-	};
-}
 
 const products = seed(
 	'products',
@@ -849,8 +781,6 @@ select * from {{ source('raw', 'customers') }}
 };
 
 // Column lineage --------------------------------------------------------------------------------
-
-const out = (name: string, ...inputs: Input[][]): [string, Input[]] => [name, inputs.flat(1)];
 
 function demoLineage(change: boolean): LineageEdge[] {
 	const s = srcId;

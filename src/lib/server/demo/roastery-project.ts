@@ -4,70 +4,25 @@
 // edges the SQL implies next to it in the engine's conventions, so inference can be checked
 // against them. One model is ephemeral (inlined, so skipped by inference, with the reason).
 import { copy, mod, modelEdges, type Input, type ScanInput } from './lineage-builder';
-import type { ColumnSpec, LineageEdge, ModelSpec, ProjectSpec, SourceSpec, TestSpec } from './spec';
+import type { LineageEdge, ModelSpec, ProjectSpec, TestSpec } from './spec';
 import { genericTest } from './test-builder';
+import { handWrittenBuilders, out } from './hand-written';
 
 export const ROASTERY_PROJECT = 'roastery';
 const DATABASE = 'demo';
 export const ROASTERY_SCHEMA = 'wholesale';
-const RAW_SCHEMA = 'roastery_raw';
 
-type Col = [name: string, type: string, description?: string];
-
-/** Columns in SQL order; those with a description are declared in YAML, the rest only exist in the warehouse (and the catalog). */
-const cols = (list: Col[]): ColumnSpec[] => list.map(([name, type, description]) => ({ name, type, ...(description !== undefined ? { description } : {}) }));
-
-const srcId = (name: string) => `source.${ROASTERY_PROJECT}.roastery_raw.${name}`;
-const modelId = (name: string) => `model.${ROASTERY_PROJECT}.${name}`;
-
-function source(name: string, description: string, columns: ColumnSpec[]): SourceSpec {
-	return {
-		resourceType: 'source',
-		uniqueId: srcId(name),
-		name,
-		packageName: ROASTERY_PROJECT,
-		database: DATABASE,
-		schema: RAW_SCHEMA,
-		alias: name,
-		description,
-		columns,
-		tags: [],
-		meta: {},
-		sourceName: 'roastery_raw',
-		sourceDescription: "The roastery's production and wholesale systems, replicated nightly.",
-		loader: 'fivetran',
-		ymlPath: 'models/staging/sources.yml',
-		loadedAtField: null,
-		freshness: null
-	};
-}
-
-function model(
-	name: string,
-	folder: 'staging' | 'intermediate' | 'marts',
-	spec: Pick<ModelSpec, 'description' | 'columns' | 'rawCode' | 'parents'> & Partial<ModelSpec>
-): ModelSpec {
-	return {
-		resourceType: 'model',
-		uniqueId: modelId(name),
-		name,
-		packageName: ROASTERY_PROJECT,
-		database: DATABASE,
-		schema: ROASTERY_SCHEMA,
-		alias: name,
-		tags: [],
-		meta: {},
-		filePath: `models/${folder}/${name}.sql`,
-		ymlPath: `models/${folder}/schema.yml`,
-		rowCount: null,
-		materialized: folder === 'marts' ? 'table' : 'view',
-		incrementalStrategy: null,
-		uniqueKey: null,
-		onSchemaChange: 'ignore',
-		configCall: {},
-		...spec
-	};
-}
+const { srcId, modelId, cols, source, model } = handWrittenBuilders({
+	project: ROASTERY_PROJECT,
+	database: DATABASE,
+	schema: ROASTERY_SCHEMA,
+	source: {
+		name: 'roastery_raw',
+		schema: 'roastery_raw',
+		description: "The roastery's production and wholesale systems, replicated nightly.",
+		loader: 'fivetran'
+	}
+});
 
 // Sources ---------------------------------------------------------------------------------------
 
@@ -476,8 +431,6 @@ from {{ ref('stg_accounts') }} tablesample 10%
 });
 
 // Column lineage the SQL implies ------------------------------------------------------------------
-
-const out = (name: string, ...inputs: Input[][]): [string, Input[]] => [name, inputs.flat(1)];
 
 function roasteryLineage(): LineageEdge[] {
 	const s = srcId;
