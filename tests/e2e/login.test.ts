@@ -84,6 +84,24 @@ describe('signing in (chromium, built app, embedded database)', () => {
 		await page.close();
 	});
 
+	it('what is typed before the page hydrates stays typed', async () => {
+		// A slow connection: the form is on screen (server-rendered) while the scripts still load.
+		const page = await browser.newPage();
+		let releaseScripts!: () => void;
+		const scriptsHeld = new Promise<void>((resolve) => (releaseScripts = resolve));
+		await page.route('**/_app/immutable/**', async (route) => {
+			await scriptsHeld;
+			await route.continue();
+		});
+		await page.goto(`${app.url}/login`, { waitUntil: 'commit' });
+		await page.getByLabel('Username').fill('admin');
+		expect(await page.locator('html[data-hydrated]').count()).toBe(0);
+		releaseScripts();
+		await page.locator('html[data-hydrated]').waitFor({ state: 'attached' });
+		expect(await page.getByLabel('Username').inputValue()).toBe('admin');
+		await page.close();
+	});
+
 	it('signs in through the login page and sees the workspace home', async () => {
 		const page = await browser.newPage();
 		const errors: string[] = [];
