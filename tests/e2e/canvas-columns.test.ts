@@ -4,11 +4,10 @@
 // writes; its impact list, and the list downloaded as CSV; the scan lens, fetched only when
 // turned on and kept out of the trace; the details pane's trace widened over the canvas, with
 // no lane cut at its left edge. Every step leaves a screenshot in test-results/screenshots.
-import { mkdirSync, readFileSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { Api, deployProducers, openCanvas, shot, signedInContext, watchErrors } from './support';
+import { readFileSync } from 'node:fs';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openCanvas, shot, useDemoBrowser, watchErrors } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 const node = (id: string) => `.svelte-flow__node[data-id="${id}"]`;
@@ -27,33 +26,17 @@ async function cutAtLeft(page: Page, scope: string): Promise<number> {
 }
 
 describe('columns on the canvas (chromium, built app, demo workspace)', () => {
-	let app: RunningApp;
-	let browser: Browser;
-	let member: BrowserContext;
-
-	beforeAll(async () => {
-		app = await startApp();
-		const api = new Api(app.url, await apiLogin(app.url));
-		await deployProducers(api);
-		browser = await launchBrowser();
-		member = await signedInContext(browser, app.url, api.cookie);
-		mkdirSync(screenshotDir, { recursive: true });
-	}, 180_000);
-
-	afterAll(async () => {
-		await browser?.close();
-		await app?.stop();
-	});
+	const demo = useDemoBrowser();
 
 	it('expands a card into its columns, traces one across a producer into the lake, lists its impact and downloads it', async () => {
-		const page = await member.newPage();
+		const page = await demo.member.newPage();
 		await page.setViewportSize({ width: 1440, height: 900 });
 		const errors = watchErrors(page);
 		const scanRequests: string[] = [];
 		page.on('request', (r) => {
 			if (r.url().includes('include=scan')) scanRequests.push(r.url());
 		});
-		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo`);
 		// The demo folder holds two projects; the first view frames one region of it.
 		await page.getByTestId('fit-all').click();
 
@@ -61,7 +44,7 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 		await page.locator(`${node(ORDERS)} [data-testid=expand-columns]`).click();
 		const rows = page.locator(`${node(ORDERS)} [data-testid=card-columns] .row[data-column]`);
 		await expect.poll(() => rows.count(), { timeout: 30_000 }).toBeGreaterThan(2);
-		const details = (await (await page.request.get(`${app.url}/w/demo/relation?path=main/analytics/orders`)).json()) as { column_schema: { name: string; type: string }[] };
+		const details = (await (await page.request.get(`${demo.app.url}/w/demo/relation?path=main/analytics/orders`)).json()) as { column_schema: { name: string; type: string }[] };
 		const names = await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-column')));
 		expect(names).toEqual(details.column_schema.map((c) => c.name).slice(0, names.length));
 		const types = await rows.locator('.type').allTextContents();
@@ -127,10 +110,10 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 	}, 120_000);
 
 	it('widens the details pane\'s trace over the canvas, with no lane cut at the left', async () => {
-		const page = await member.newPage();
+		const page = await demo.member.newPage();
 		await page.setViewportSize({ width: 1440, height: 900 });
 		const errors = watchErrors(page);
-		await openCanvas(page, `${app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(ORDERS)}`);
+		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(ORDERS)}`);
 		const pane = page.getByTestId('details-pane');
 		await expect.poll(() => pane.getByTestId('trace-section').getAttribute('data-trace-state'), { timeout: 30_000 }).toBe('ready');
 		expect(await cutAtLeft(page, '[data-testid=details-pane]')).toBe(0);

@@ -3,11 +3,9 @@
 // and downstream across dbt models, the producer script and the lake table it writes; a
 // selector that does not parse marked where it breaks; a column that matches nothing leaving
 // the canvas as it was. Every step leaves a screenshot in test-results/screenshots.
-import { mkdirSync } from 'node:fs';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
-import { Api, deployProducers, openCanvas, shot, signedInContext, watchErrors } from './support';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openCanvas, shot, useDemoBrowser, watchErrors } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 
@@ -25,32 +23,16 @@ async function litCards(page: Page): Promise<{ lit: string[]; dimmed: number }> 
 }
 
 describe('the search box: dbt selectors and column selectors (chromium, built app, demo workspace)', () => {
-	let app: RunningApp;
-	let browser: Browser;
-	let member: BrowserContext;
-
-	beforeAll(async () => {
-		app = await startApp();
-		const api = new Api(app.url, await apiLogin(app.url));
-		await deployProducers(api);
-		browser = await launchBrowser();
-		member = await signedInContext(browser, app.url, api.cookie);
-		mkdirSync(screenshotDir, { recursive: true });
-	}, 180_000);
-
-	afterAll(async () => {
-		await browser?.close();
-		await app?.stop();
-	});
+	const demo = useDemoBrowser();
 
 	it('selects as dbt does, lights a column trace across models and producers, and says where a selector breaks', async () => {
-		const page = await member.newPage();
+		const page = await demo.member.newPage();
 		const errors = watchErrors(page);
 		const columnRequests: string[] = [];
 		page.on('request', (r) => {
 			if (r.url().includes('/assets/column_lineage')) columnRequests.push(new URL(r.url()).searchParams.get('asset_path') ?? '');
 		});
-		await openCanvas(page, `${app.url}/w/demo/pipeline/demo`);
+		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo`);
 		// The demo opens framed on a readable region; "Fit all" puts every card on screen to count.
 		await page.getByTestId('fit-all').click();
 		for (const lake of ['main/daily_revenue', 'main/monthly_city_revenue']) await expect.poll(() => page.locator(`[data-testid=card][data-path="${lake}"]`).count()).toBe(1);

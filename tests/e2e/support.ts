@@ -1,12 +1,12 @@
 // What the page journeys share: a signed-in API client for setting the stage (producers, the
 // seeded runs, a big project), and a browser context carrying the session.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
-import { NO_KEEP_ALIVE, screenshotDir } from './server';
+import { apiLogin, launchBrowser, NO_KEEP_ALIVE, screenshotDir, startApp, type RunningApp } from './server';
 import { SANDBOX_INPUTS } from '../support/sandbox-inputs';
 
 export class Api {
@@ -107,6 +107,35 @@ export function scratchFile(name: string, text: string): string {
 	const f = path.join(dir, name);
 	writeFileSync(f, text);
 	return f;
+}
+
+/** A journey's stage on the demo workspace: the built app as `npm start` runs it, the producers deployed, a browser and a signed-in context. */
+export interface DemoBrowser {
+	app: RunningApp;
+	api: Api;
+	browser: Browser;
+	member: BrowserContext;
+}
+
+/**
+ * Registers the suite's beforeAll/afterAll for a demo-workspace journey (call it inside the
+ * describe) and returns the stage, filled in once beforeAll has run.
+ */
+export function useDemoBrowser(): DemoBrowser {
+	const stage = {} as DemoBrowser;
+	beforeAll(async () => {
+		stage.app = await startApp();
+		stage.api = new Api(stage.app.url, await apiLogin(stage.app.url));
+		await deployProducers(stage.api);
+		stage.browser = await launchBrowser();
+		stage.member = await signedInContext(stage.browser, stage.app.url, stage.api.cookie);
+		mkdirSync(screenshotDir, { recursive: true });
+	}, 180_000);
+	afterAll(async () => {
+		await stage.browser?.close();
+		await stage.app?.stop();
+	});
+	return stage;
 }
 
 export async function signedInContext(browser: Browser, url: string, cookie: string): Promise<BrowserContext> {
