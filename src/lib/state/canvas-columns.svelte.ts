@@ -326,22 +326,3 @@ export class CanvasColumns {
 		this.scanEdges = [];
 	}
 }
-
-/** Column lineage with `include=scan`, from the browser: the unpinned or the run's own endpoint. */
-export function httpScanFetcher(workspace: string, fetchFn: typeof fetch = (...a) => fetch(...a)): ScanFetcher {
-	return async (assetPath, pin) => {
-		const q = new URLSearchParams({ asset_path: assetPath, include: 'scan' });
-		const headers: Record<string, string> = {};
-		let url: string;
-		if (pin.kind === 'job') {
-			url = `/api/w/${encodeURIComponent(workspace)}/jobs/dbt_column_lineage/${encodeURIComponent(pin.jobId)}?${q}`;
-			if (pin.viewToken) headers['x-view-token'] = pin.viewToken;
-		} else {
-			if (pin.scriptHash) q.set('dbt_script_hash', pin.scriptHash);
-			url = `/api/w/${encodeURIComponent(workspace)}/assets/column_lineage?${q}`;
-		}
-		const r = await fetchFn(url, { headers });
-		if (!r.ok) throw new Error(`scan edges of ${assetPath}: ${r.status}`);
-		return (await r.json()) as ColumnLineageAnswer;
-	};
-}

@@ -15,10 +15,18 @@ export type LineageFetcher = (assetPath: string, pin: LineagePin) => Promise<Col
 
 const pinKey = (pin: LineagePin) => (pin.kind === 'job' ? `job:${pin.jobId}` : `unpinned:${pin.scriptHash ?? ''}`);
 
-/** The read API in the browser. A non-2xx answer is a failure, never an empty lineage. */
-export function httpLineageFetcher(workspace: string, fetchFn: typeof fetch = (...a) => fetch(...a)): LineageFetcher {
+/**
+ * The read API in the browser (the unpinned or the run's own endpoint); `include: 'scan'` asks
+ * for the scan edges too (the scan lens). A non-2xx answer is a failure, never an empty lineage.
+ */
+export function httpLineageFetcher(
+	workspace: string,
+	fetchFn: typeof fetch = (...a) => fetch(...a),
+	opts: { include?: 'scan' } = {}
+): LineageFetcher {
 	return async (assetPath, pin) => {
 		const q = new URLSearchParams({ asset_path: assetPath });
+		if (opts.include) q.set('include', opts.include);
 		let url: string;
 		const headers: Record<string, string> = {};
 		if (pin.kind === 'job') {
@@ -29,7 +37,7 @@ export function httpLineageFetcher(workspace: string, fetchFn: typeof fetch = (.
 			url = `/api/w/${encodeURIComponent(workspace)}/assets/column_lineage?${q}`;
 		}
 		const r = await fetchFn(url, { headers });
-		if (!r.ok) throw new Error(`column lineage of ${assetPath}: ${r.status}`);
+		if (!r.ok) throw new Error(`${opts.include === 'scan' ? 'scan edges' : 'column lineage'} of ${assetPath}: ${r.status}`);
 		return (await r.json()) as ColumnLineageAnswer;
 	};
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { assetColumns, columnId, edgeKey } from '$lib/lineage/column-trace';
 import { edge } from '$lib/lineage/trace-fixtures';
 import type { ColumnLineageAnswer } from '$lib/types/asset-graph';
-import { ColumnLineage, type LineagePin } from './column-lineage.svelte';
+import { ColumnLineage, httpLineageFetcher, type LineagePin } from './column-lineage.svelte';
 
 interface Call {
 	path: string;
@@ -156,5 +156,43 @@ describe('ColumnLineage', () => {
 		const key = (from: string, to: string) => edgeKey(columnId('dbt', 'main/s/stg_orders', from), columnId('dbt', ORDERS, to));
 		expect([...l.inferred]).toEqual([key('amount', 'amount')]);
 		expect(l.inferred.has(key('tax', 'tax'))).toBe(false);
+	});
+});
+
+describe('httpLineageFetcher: the request each pin and option makes', () => {
+	const answer = { edges: [], truncated: false };
+	const cases: { name: string; pin: LineagePin; include?: 'scan'; url: string; headers: Record<string, string> }[] = [
+		{ name: 'unpinned', pin: { kind: 'unpinned' }, url: '/api/w/acme%20co/assets/column_lineage?asset_path=main%2Forders', headers: {} },
+		{
+			name: 'unpinned at a version, with scan',
+			pin: { kind: 'unpinned', scriptHash: '00ff' },
+			include: 'scan',
+			url: '/api/w/acme%20co/assets/column_lineage?asset_path=main%2Forders&include=scan&dbt_script_hash=00ff',
+			headers: {}
+		},
+		{
+			name: "a run's own graph through a share link",
+			pin: { kind: 'job', jobId: 'j/1', viewToken: 'tok' },
+			url: '/api/w/acme%20co/jobs/dbt_column_lineage/j%2F1?asset_path=main%2Forders',
+			headers: { 'x-view-token': 'tok' }
+		}
+	];
+	for (const c of cases) {
+		it(c.name, async () => {
+			const seen: { url: string; headers: Record<string, string> }[] = [];
+			const fetchFn = (async (url: string, init: RequestInit) => {
+				seen.push({ url, headers: init.headers as Record<string, string> });
+				return new Response(JSON.stringify(answer), { status: 200 });
+			}) as typeof fetch;
+			const got = await httpLineageFetcher('acme co', fetchFn, { include: c.include })('main/orders', c.pin);
+			expect(seen).toEqual([{ url: c.url, headers: c.headers }]);
+			expect(got).toEqual(answer);
+		});
+	}
+
+	it('a refused read is a failure naming what was asked, never an empty lineage', async () => {
+		const fetchFn = (async () => new Response('no', { status: 403 })) as unknown as typeof fetch;
+		await expect(httpLineageFetcher('acme', fetchFn, { include: 'scan' })('main/orders', { kind: 'unpinned' })).rejects.toThrow('scan edges of main/orders: 403');
+		await expect(httpLineageFetcher('acme', fetchFn)('main/orders', { kind: 'unpinned' })).rejects.toThrow('column lineage of main/orders: 403');
 	});
 });

@@ -10,7 +10,7 @@ import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './colu
 import { DeepLinkState } from './deep-link.svelte';
 import { ColumnSearch } from './column-search.svelte';
 import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
-import { CanvasColumns, httpScanFetcher, type ScanFetcher } from './canvas-columns.svelte';
+import { CanvasColumns, type ScanFetcher } from './canvas-columns.svelte';
 import { ImpactList, httpImpactFetcher, type ImpactFetcher } from './impact.svelte';
 
 export interface LineagePageData {
@@ -76,7 +76,7 @@ export class LineagePage {
 		this.columns = new CanvasColumns(this.canvas, {
 			lineage: o.lineageFetcher ?? httpLineageFetcher(o.workspace),
 			relation: relationFetcher,
-			scan: o.scanFetcher ?? httpScanFetcher(o.workspace),
+			scan: o.scanFetcher ?? httpLineageFetcher(o.workspace, undefined, { include: 'scan' }),
 			pin: o.pin,
 			authored: !o.viewToken,
 			known: (path) => (this.details.path === path ? this.details.dbt : null)
