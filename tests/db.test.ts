@@ -21,7 +21,7 @@ describe.each(testBackends())('database on $name', (backend) => {
 		const names = rows.map((r) => r.t);
 		for (const t of [
 			'account', 'session', 'workspace', 'member', 'group', 'group_member', 'folder', 'api_token',
-			'script', 'job', 'warehouse', 'dbt_node', 'dbt_edge', 'dbt_column_edge', 'dbt_graph_snapshot',
+			'script', 'job', 'warehouse', 'dbt_node', 'dbt_edge', 'dbt_column_edge', 'dbt_graph_column', 'dbt_graph_snapshot',
 			'dbt_run_progress', 'asset_usage', 'producer_column_lineage'
 		]) {
 			expect(names).toContain(t);

@@ -173,7 +173,7 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		// '' stays '' (the NULL lineage kind), NULL stays NULL (a missing description).
 		const [kinds] = await h.rows<{ empty: number; nulls: number }>(
 			sql`select count(*) filter (where lineage_kind = '')::int as empty, count(*) filter (where lineage_kind is null)::int as nulls
-			      from dbt_column_edge where workspace = ${ws}`
+			      from dbt_column_edge e join dbt_graph_snapshot g on g.id = e.graph_id where g.workspace = ${ws}`
 		);
 		expect(kinds).toEqual({ empty: 2, nulls: 0 });
 		const [desc] = await h.rows<{ empty: number; nulls: number }>(
@@ -247,11 +247,12 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		const dump = await dumpGraph(h.db, key);
 		await expect(
 			h.db.transaction(async (tx) => {
-				await h.rows(sql`delete from dbt_column_edge where workspace = ${ws} and script_path = 'f/copy/atomic-ours'`, tx);
-				const big = Array.from({ length: 5_000 }, (_, i) => `${ws}\tf/copy/atomic-ours\t${key.scriptHash}\t${key.jobId}\tp\tc${i}\tq\td\tcopy\t\\N\n`).join('');
-				await copyRows(h, tx, 'dbt_column_edge', ['workspace', 'script_path', 'script_hash', 'job_id', 'parent_unique_id', 'parent_column', 'child_unique_id', 'child_column', 'lineage_kind', 'component'], (function* () {
+				const [{ id }] = await h.rows<{ id: unknown }>(sql`select id from dbt_graph_snapshot where workspace = ${ws} and script_path = 'f/copy/atomic-ours'`, tx);
+				await h.rows(sql`delete from dbt_column_edge where graph_id = ${Number(id)}`, tx);
+				const big = Array.from({ length: 5_000 }, (_, i) => `${id}\t0\t${i + 1}\tcopy\t\\N\n`).join('');
+				await copyRows(h, tx, 'dbt_column_edge', ['graph_id', 'parent_col', 'child_col', 'lineage_kind', 'component'], (function* () {
 					yield big;
-					yield big.replace(/\tc(\d+)\t/g, '\tc$1b\t');
+					yield big.replace(/\tcopy\t/g, '\tmod\t');
 					throw new Error('the row source failed');
 				})());
 			})

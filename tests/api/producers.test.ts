@@ -148,10 +148,12 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 			expect(edge.inputAssetPath).toBe(node.asset_path);
 			// dbt's own lineage has that very column as a child: the two graphs meet there.
 			const [dbtEdge] = await h.rows<{ n: unknown }>(
-				sql`select count(*) as n from dbt_column_edge
-				     where workspace = ${ws} and script_path = 'f/analytics/jaffle'
-				       and child_unique_id = 'model.jaffle_shop.orders' and child_column = ${edge.inputColumn}
-				       and lineage_kind in ('copy', 'mod')`
+				sql`select count(*) as n from dbt_column_edge e
+				      join dbt_graph_snapshot g on g.id = e.graph_id
+				      join dbt_graph_column c on c.graph_id = e.graph_id and c.column_id = e.child_col
+				     where g.workspace = ${ws} and g.script_path = 'f/analytics/jaffle'
+				       and c.unique_id = 'model.jaffle_shop.orders' and c.column_name = ${edge.inputColumn}
+				       and e.lineage_kind in ('copy', 'mod')`
 			);
 			expect(Number(dbtEdge.n)).toBeGreaterThan(0);
 			const usage = await assetUsageOf(h.db, ws, 'f/lake/order_totals');

@@ -11,7 +11,7 @@ import type { Database, Tx } from '../db';
 import { toBigInt } from '../db';
 import { ZERO_UUID } from '../schema';
 import type { GraphKey } from './graph';
-import { jsonRows, keyOf } from './lineage';
+import { columnIdsOf, graphIdOf, jsonRows, keyOf, namedEnds } from './lineage';
 
 const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 
@@ -118,14 +118,17 @@ export async function refEdgeChanges(h: Database, from: GraphKey, to: GraphKey, 
 /** Every column edge of one graph with a changed node at either end (the child and the parent index). */
 export async function columnEdgesTouching(h: Database, key: GraphKey, uniqueIds: readonly string[], tx?: Tx): Promise<ColumnEdgeLike[]> {
 	if (uniqueIds.length === 0) return [];
-	const ids = textArray(uniqueIds);
+	const g = graphIdOf(key);
 	const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
 		h,
-		sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.lineage_kind as k
-		      from dbt_column_edge e where ${keyOf('e', key)} and e.child_unique_id = any(${ids})
-		    union
-		    select e.parent_unique_id, e.parent_column, e.child_unique_id, e.child_column, e.lineage_kind
-		      from dbt_column_edge e where ${keyOf('e', key)} and e.parent_unique_id = any(${ids})`,
+		sql`select pe.pu, pe.pc, ce.cu, ce.cc, s.k from (
+		      select e.graph_id, e.parent_col, e.child_col, e.lineage_kind as k
+		        from dbt_column_edge e where e.graph_id = ${g} and e.child_col = any(${columnIdsOf(g, uniqueIds)})
+		      union
+		      select e.graph_id, e.parent_col, e.child_col, e.lineage_kind
+		        from dbt_column_edge e where e.graph_id = ${g} and e.parent_col = any(${columnIdsOf(g, uniqueIds)})
+		    ) s
+		    ${namedEnds('s')}`,
 		tx
 	);
 	return rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k }));
@@ -146,7 +149,7 @@ export async function graphState(h: Database, key: GraphKey, tx?: Tx): Promise<{
 		const ce = typeof r.ce === 'string' ? JSON.parse(r.ce) : r.ce;
 		return { exists: true, columnLineage: ce !== null };
 	}
-	const [e] = await h.rows<{ one: number }>(sql`select 1 as one from dbt_column_edge e where ${keyOf('e', key)} limit 1`, tx);
+	const [e] = await h.rows<{ one: number }>(sql`select 1 as one from dbt_column_edge e where e.graph_id = ${graphIdOf(key)} limit 1`, tx);
 	return { exists: true, columnLineage: e !== undefined };
 }
 
@@ -161,12 +164,14 @@ export async function downstreamColumnEdges(h: Database, key: GraphKey, starts: 
 	const out: ColumnEdgeLike[] = [];
 	let frontier = new Set(starts.map((s) => s.uniqueId));
 	let wanted = new Set(seen);
+	const g = graphIdOf(key);
 	while (frontier.size > 0) {
 		const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
 			h,
-			sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.lineage_kind as k
+			sql`select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k
 			      from dbt_column_edge e
-			     where ${keyOf('e', key)} and e.parent_unique_id = any(${textArray([...frontier])}) and e.lineage_kind in ('copy', 'mod')`,
+			      ${namedEnds('e')}
+			     where e.graph_id = ${g} and e.parent_col = any(${columnIdsOf(g, [...frontier])}) and e.lineage_kind in ('copy', 'mod')`,
 			tx
 		);
 		const nextModels = new Set<string>();

@@ -3,12 +3,13 @@
 // hash (a preview) never equals anything, so every statement branches on it explicitly.
 import { createHash } from 'node:crypto';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { GraphNodeInput } from '$lib/lineage/asset-graph';
 import { directComponents } from '$lib/lineage/components';
 import type { Database, Tx } from '../db';
 import { copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
 import { mark, type IngestProfile } from '../ingest/profile';
-import { dbtColumnEdge, dbtEdge, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
+import { dbtColumnEdge, dbtEdge, dbtGraphColumn, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
 import { deleteEndedPlans, pruneInferCache } from './inference';
 
 export interface GraphKey {
@@ -56,7 +57,7 @@ export interface MarkerInfo {
 }
 
 /** Where a key's rows are: the partial unique indexes make these the two exact predicates. */
-type KeyedTable = typeof dbtNode | typeof dbtEdge | typeof dbtColumnEdge | typeof dbtGraphSnapshot;
+type KeyedTable = typeof dbtNode | typeof dbtEdge | typeof dbtGraphSnapshot;
 
 function keyWhere(t: KeyedTable, key: GraphKey): SQL {
 	return key.scriptHash === null
@@ -103,9 +104,8 @@ export function graphDigest(g: GraphContent): string {
 	return h.digest('hex');
 }
 
-/** Deletes exactly one graph's rows and marker. */
+/** Deletes exactly one graph's rows and marker (the marker's trigger takes its column edges and dictionary). */
 export async function deleteGraph(tx: Tx, key: GraphKey): Promise<void> {
-	await tx.delete(dbtColumnEdge).where(keyWhere(dbtColumnEdge, key));
 	await tx.delete(dbtEdge).where(keyWhere(dbtEdge, key));
 	await tx.delete(dbtNode).where(keyWhere(dbtNode, key));
 	await tx.delete(dbtGraphSnapshot).where(keyWhere(dbtGraphSnapshot, key));
@@ -138,16 +138,8 @@ const NODE_COPY_COLUMNS = [
 	'digest'
 ];
 const EDGE_COPY_COLUMNS = [...KEY_COLUMNS, 'parent_unique_id', 'child_unique_id'];
-const COLUMN_EDGE_COPY_COLUMNS = [
-	...KEY_COLUMNS,
-	'parent_unique_id',
-	'parent_column',
-	'child_unique_id',
-	'child_column',
-	'lineage_kind',
-	'component',
-	'provenance'
-];
+const GRAPH_COLUMN_COPY_COLUMNS = ['graph_id', 'column_id', 'unique_id', 'column_name'];
+const COLUMN_EDGE_COPY_COLUMNS = ['graph_id', 'parent_col', 'child_col', 'lineage_kind', 'component', 'provenance'];
 
 const UNNEST_BATCH = 20_000;
 
@@ -190,7 +182,8 @@ export interface ReplaceOptions {
  * Replaces one graph inside the caller's transaction: delete exactly this key's rows, write the
  * marker, then bulk-load the rows (DESIGN.md §5), so a failure anywhere rolls back to the previous
  * graph with the transaction. The rows go through COPY (text format, produced a 256 KB chunk at a
- * time), except dbt_column_edge on PGlite, where batched `unnest` inserts measured cheaper.
+ * time) on both databases. The new marker has a new id, so the new column edges never meet the
+ * old ones in the unique index (what made replacing a graph of text rows slow).
  */
 export async function replaceGraph(
 	h: Database,
@@ -202,14 +195,17 @@ export async function replaceGraph(
 ): Promise<void> {
 	const p = opts.profile;
 	await deleteGraph(tx, key);
-	await tx.insert(dbtGraphSnapshot).values({
-		...key,
-		digest: marker.digest,
-		permissionedAs: marker.permissionedAs,
-		relationRootAtLastIngest: marker.relationRoot ?? null,
-		stats: marker.stats ?? {},
-		lineageJobId: marker.lineageJobId ?? null
-	});
+	const [{ graphId }] = await tx
+		.insert(dbtGraphSnapshot)
+		.values({
+			...key,
+			digest: marker.digest,
+			permissionedAs: marker.permissionedAs,
+			relationRootAtLastIngest: marker.relationRoot ?? null,
+			stats: marker.stats ?? {},
+			lineageJobId: marker.lineageJobId ?? null
+		})
+		.returning({ graphId: dbtGraphSnapshot.id });
 	mark(p, 'store: delete previous + marker');
 	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
 	if (g.nodes.length) await copyRows(h, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n)));
@@ -218,48 +214,48 @@ export async function replaceGraph(
 		await copyRows(h, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`));
 	}
 	mark(p, 'store: dbt_edge');
-	await insertColumnEdges(h, tx, key, g.columnEdges ?? []);
+	await insertColumnEdges(h, tx, graphId, g.columnEdges ?? []);
 	mark(p, 'store: dbt_column_edge');
 }
 
-async function insertColumnEdges(h: Database, tx: Tx, key: GraphKey, ce: readonly ColumnEdgeRow[]): Promise<void> {
-	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
-	if (ce.length && h.kind === 'postgres') {
-		await copyRows(
-			h,
-			tx,
-			'dbt_column_edge',
-			COLUMN_EDGE_COPY_COLUMNS,
-			copyChunks(
-				ce,
-				(e) =>
-					`${prefix}${f(e.parentUniqueId)}\t${f(e.parentColumn)}\t${f(e.childUniqueId)}\t${f(e.childColumn)}\t` +
-					`${f(e.lineageKind ?? '')}\t${f(e.component)}\t${f(e.provenance ?? 'engine')}\n`
-			)
-		);
-	} else if (ce.length) {
-		// PGlite: batched `unnest` inserts measured ~25% less CPU than COPY for this table (14 s
-		// against 19 s for 200,000 edges on a loaded 2-core machine; COPY wins for dbt_node, 2×).
-		const hashParam = key.scriptHash === null ? sql`null::bigint` : sql`${sql.param(key.scriptHash.toString())}::bigint`;
-		for (let i = 0; i < ce.length; i += UNNEST_BATCH) {
-			const part = ce.slice(i, i + UNNEST_BATCH);
-			await h.rows(
-				sql`insert into dbt_column_edge (workspace, script_path, script_hash, job_id, parent_unique_id, parent_column,
-						child_unique_id, child_column, lineage_kind, component, provenance)
-					select ${key.workspace}, ${key.scriptPath}, ${hashParam}, ${key.jobId}::uuid, pu, pc, cu, cc, k, comp, pv
-					from unnest(
-						${sql.param(part.map((e) => e.parentUniqueId))}::text[],
-						${sql.param(part.map((e) => e.parentColumn))}::text[],
-						${sql.param(part.map((e) => e.childUniqueId))}::text[],
-						${sql.param(part.map((e) => e.childColumn))}::text[],
-						${sql.param(part.map((e) => e.lineageKind ?? ''))}::text[],
-						${sql.param(part.map((e) => e.component))}::int[],
-						${sql.param(part.map((e) => e.provenance ?? 'engine'))}::text[]
-					) as u(pu, pc, cu, cc, k, comp, pv)`,
-				tx
-			);
+/**
+ * The graph's column dictionary, then its edges in ids. Ids are dense from 0 in (unique_id,
+ * column) order, the order the edges arrive sorted in, so one node's columns are one id range.
+ */
+async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: readonly ColumnEdgeRow[]): Promise<void> {
+	if (edges.length === 0) return;
+	const ends: [string, string][] = [];
+	const seen = new Set<string>();
+	for (const e of edges) {
+		for (const [u, c] of [
+			[e.parentUniqueId, e.parentColumn],
+			[e.childUniqueId, e.childColumn]
+		] as const) {
+			const k = `${u}\u0000${c}`;
+			if (!seen.has(k)) {
+				seen.add(k);
+				ends.push([u, c]);
+			}
 		}
 	}
+	ends.sort((a, b) => cmpText(a[0], b[0]) || cmpText(a[1], b[1]));
+	const idOf = new Map<string, number>();
+	ends.forEach(([u, c], i) => idOf.set(`${u}\u0000${c}`, i));
+	seen.clear();
+	const g = `${graphId}\t`;
+	await copyRows(h, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(`${u}\u0000${c}`)}\t${f(u)}\t${f(c)}\n`));
+	await copyRows(
+		h,
+		tx,
+		'dbt_column_edge',
+		COLUMN_EDGE_COPY_COLUMNS,
+		copyChunks(
+			edges,
+			(e) =>
+				`${g}${idOf.get(`${e.parentUniqueId}\u0000${e.parentColumn}`)}\t${idOf.get(`${e.childUniqueId}\u0000${e.childColumn}`)}\t` +
+				`${f(e.lineageKind ?? '')}\t${f(e.component)}\t${f(e.provenance ?? 'engine')}\n`
+		)
+	);
 }
 
 /** Numbers the direct components of `rows` in place: the one computation for engine and inferred edges. */
@@ -303,8 +299,9 @@ export async function replaceInferredLineage(
 	const sorted = [...edges].sort(compareColumnEdges);
 	for (const e of sorted) e.provenance = 'inferred';
 	assignComponents(sorted);
-	await tx.delete(dbtColumnEdge).where(keyWhere(dbtColumnEdge, key));
-	await insertColumnEdges(h, tx, key, sorted);
+	await h.rows(sql`delete from dbt_column_edge where graph_id = ${marker.id}`, tx);
+	await h.rows(sql`delete from dbt_graph_column where graph_id = ${marker.id}`, tx);
+	await insertColumnEdges(h, tx, marker.id, sorted);
 	const ids = [...outcomes.keys()];
 	for (let i = 0; i < ids.length; i += UNNEST_BATCH) {
 		const part = ids.slice(i, i + UNNEST_BATCH);
@@ -376,7 +373,11 @@ export async function readMarker(tx: Tx, key: GraphKey): Promise<StoredMarker | 
 export async function graphCounts(tx: Tx, key: GraphKey): Promise<{ nodes: number; edges: number; columnEdges: number }> {
 	const [n] = await tx.select({ c: sql<number>`count(*)::int` }).from(dbtNode).where(keyWhere(dbtNode, key));
 	const [e] = await tx.select({ c: sql<number>`count(*)::int` }).from(dbtEdge).where(keyWhere(dbtEdge, key));
-	const [c] = await tx.select({ c: sql<number>`count(*)::int` }).from(dbtColumnEdge).where(keyWhere(dbtColumnEdge, key));
+	const [c] = await tx
+		.select({ c: sql<number>`count(*)::int` })
+		.from(dbtGraphSnapshot)
+		.innerJoin(dbtColumnEdge, eq(dbtColumnEdge.graphId, dbtGraphSnapshot.id))
+		.where(keyWhere(dbtGraphSnapshot, key));
 	return { nodes: toNumber(n.c), edges: toNumber(e.c), columnEdges: toNumber(c.c) };
 }
 
@@ -388,24 +389,23 @@ export async function dumpGraph(tx: Tx, key: GraphKey) {
 		.from(dbtEdge)
 		.where(keyWhere(dbtEdge, key))
 		.orderBy(dbtEdge.parentUniqueId, dbtEdge.childUniqueId);
+	const parent = alias(dbtGraphColumn, 'parent');
+	const child = alias(dbtGraphColumn, 'child');
 	const columnEdges = await tx
 		.select({
-			pu: dbtColumnEdge.parentUniqueId,
-			pc: dbtColumnEdge.parentColumn,
-			cu: dbtColumnEdge.childUniqueId,
-			cc: dbtColumnEdge.childColumn,
+			pu: parent.uniqueId,
+			pc: parent.columnName,
+			cu: child.uniqueId,
+			cc: child.columnName,
 			k: dbtColumnEdge.lineageKind,
 			comp: dbtColumnEdge.component
 		})
-		.from(dbtColumnEdge)
-		.where(keyWhere(dbtColumnEdge, key))
-		.orderBy(
-			dbtColumnEdge.parentUniqueId,
-			dbtColumnEdge.parentColumn,
-			dbtColumnEdge.childUniqueId,
-			dbtColumnEdge.childColumn,
-			dbtColumnEdge.lineageKind
-		);
+		.from(dbtGraphSnapshot)
+		.innerJoin(dbtColumnEdge, eq(dbtColumnEdge.graphId, dbtGraphSnapshot.id))
+		.innerJoin(parent, and(eq(parent.graphId, dbtColumnEdge.graphId), eq(parent.columnId, dbtColumnEdge.parentCol)))
+		.innerJoin(child, and(eq(child.graphId, dbtColumnEdge.graphId), eq(child.columnId, dbtColumnEdge.childCol)))
+		.where(keyWhere(dbtGraphSnapshot, key))
+		.orderBy(parent.uniqueId, parent.columnName, child.uniqueId, child.columnName, dbtColumnEdge.lineageKind);
 	const marker = await readMarker(tx, key);
 	// Surrogate ids and ingest times differ between two stores of the same graph; the node
 	// digest is derived from the fields shown.
@@ -538,5 +538,5 @@ export async function storeRunSnapshot(
 
 /** Refreshes the planner's statistics of the graph tables after a bulk load. */
 export async function analyzeGraphTables(h: Database): Promise<void> {
-	await h.rows(sql`analyze dbt_column_edge, dbt_edge, dbt_node`);
+	await h.rows(sql`analyze dbt_column_edge, dbt_graph_column, dbt_edge, dbt_node`);
 }

@@ -59,6 +59,31 @@ export function keyOf(t: string, key: GraphKey): SQL {
 		      and ${a}.script_hash = ${hashText(key.scriptHash)} and ${a}.job_id = ${key.jobId}::uuid`;
 }
 
+// ─── Column edges by id (drizzle/0006) ──────────────────────────────────────────────────────
+
+/** The id of a key's graph (its marker row), as a scalar subquery: the column-edge tables are keyed by it. */
+export function graphIdOf(key: GraphKey): SQL {
+	return sql`(select g.id from dbt_graph_snapshot g where ${keyOf('g', key)})`;
+}
+
+/** The dictionary ids of these nodes' columns in one graph, through the dictionary's name index. */
+export function columnIdsOf(graphId: SQL, uniqueIds: readonly string[]): SQL {
+	return sql`array(select d.column_id from dbt_graph_column d where d.graph_id = ${graphId} and d.unique_id = any(${textArray(uniqueIds)}))`;
+}
+
+/**
+ * Names both ends of the edge rows aliased `t` (with its graph_id, parent_col, child_col) as pu,
+ * pc, cu, cc: one primary-key probe of the dictionary per end. A plain join lets the planner hash
+ * the whole dictionary, every row of which has the same graph_id (bench/README.md "storage-designs").
+ */
+export function namedEnds(t: string): SQL {
+	const a = sql.raw(t);
+	return sql`cross join lateral (select d.unique_id as pu, d.column_name as pc from dbt_graph_column d
+	                                where d.graph_id = ${a}.graph_id and d.column_id = ${a}.parent_col limit 1) pe
+	           cross join lateral (select d.unique_id as cu, d.column_name as cc from dbt_graph_column d
+	                                where d.graph_id = ${a}.graph_id and d.column_id = ${a}.child_col limit 1) ce`;
+}
+
 // ─── Asset usage ───────────────────────────────────────────────────────────────────────────
 
 export interface UsageRow {
@@ -540,17 +565,18 @@ export async function relationsIn(h: Database, key: GraphKey, assetPaths: readon
 
 /** The component ids of the direct edges touching these relations (child and parent indexes). */
 export function componentIdsSql(key: GraphKey, uniqueIds: readonly string[]): SQL {
+	const g = graphIdOf(key);
 	return sql`select distinct e.component as c from dbt_column_edge e
-	            where ${keyOf('e', key)} and e.component is not null
-	              and (e.child_unique_id = any(${textArray(uniqueIds)}) or e.parent_unique_id = any(${textArray(uniqueIds)}))`;
+	            where e.graph_id = ${g} and e.component is not null
+	              and (e.child_col = any(${columnIdsOf(g, uniqueIds)}) or e.parent_col = any(${columnIdsOf(g, uniqueIds)}))`;
 }
 
 /** Every direct edge of these components, through the component index: cost follows the component, not the project. */
 export function componentEdgesSql(key: GraphKey, components: readonly number[]): SQL {
-	return sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc,
-	                  e.lineage_kind as k, e.provenance as pv
+	return sql`select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv
 	             from dbt_column_edge e
-	            where ${keyOf('e', key)} and e.component = any(${sql.param([...components])}::int[])
+	             ${namedEnds('e')}
+	            where e.graph_id = ${graphIdOf(key)} and e.component is not null and e.component = any(${sql.param([...components])}::int[])
 	              and e.lineage_kind in ('copy', 'mod')`;
 }
 
@@ -573,10 +599,11 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	// Materialized, and the nodes fetched by an id array: the planner cannot turn either lookup
 	// into a scan of the project.
 	return sql`with edge as materialized (
-	             select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc,
-	                    e.lineage_kind as k, e.provenance as pv
+	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv
 	               from dbt_column_edge e
-	              where ${keyOf('e', key)} and e.component = any(array(${componentIdsSql(key, uniqueIds)}))
+	               ${namedEnds('e')}
+	              where e.graph_id = ${graphIdOf(key)} and e.component is not null
+	                and e.component = any(array(${componentIdsSql(key, uniqueIds)}))
 	                and e.lineage_kind in ('copy', 'mod')),
 	           node as materialized (
 	             select n.unique_id as u, n.asset_path as p
@@ -634,17 +661,19 @@ export async function scanEdgesOf(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0 || limit <= 0) return { edges: [], assetPathOf: new Map() };
+	const g = graphIdOf(key);
 	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; pv: 'engine' | 'inferred' }>(
-		sql`select pu, pc, cu, cc, pv from (
-		      select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.provenance as pv
+		sql`select pe.pu, pe.pc, ce.cu, ce.cc, s.pv from (
+		      select e.graph_id, e.parent_col, e.child_col, e.provenance as pv
 		        from dbt_column_edge e
-		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.child_unique_id = any(${textArray(uniqueIds)})
+		       where e.graph_id = ${g} and e.lineage_kind = 'scan' and e.child_col = any(${columnIdsOf(g, uniqueIds)})
 		      union
-		      select e.parent_unique_id, e.parent_column, e.child_unique_id, e.child_column, e.provenance
+		      select e.graph_id, e.parent_col, e.child_col, e.provenance
 		        from dbt_column_edge e
-		       where ${keyOf('e', key)} and e.lineage_kind = 'scan' and e.parent_unique_id = any(${textArray(uniqueIds)})
+		       where e.graph_id = ${g} and e.lineage_kind = 'scan' and e.parent_col = any(${columnIdsOf(g, uniqueIds)})
 		    ) s
-		    order by pu, pc, cu, cc
+		    ${namedEnds('s')}
+		    order by 1, 2, 3, 4
 		    limit ${limit}`,
 		tx
 	);
@@ -694,7 +723,8 @@ export async function readableProducerLineage(h: Database, ws: string, f: Script
 
 /**
  * Whether these graphs know `column` of the relation: its analyzed schema or declared columns
- * name it, or a stored column edge of any kind (a `scan` too) has it at either end.
+ * name it, or a stored column edge of any kind (a `scan` too) has it at either end (the graph's
+ * column dictionary holds exactly the ends of its edges).
  */
 export async function relationHasColumn(h: Database, keys: readonly GraphKey[], assetPath: string, column: string, tx?: Tx): Promise<boolean> {
 	if (keys.length === 0) return false;
@@ -704,14 +734,11 @@ export async function relationHasColumn(h: Database, keys: readonly GraphKey[], 
 		       where (${anyKey('n', keys)}) and n.asset_path = ${assetPath}
 		         and (jsonb_path_exists(coalesce(n.column_schema, '[]'::jsonb), '$[*] ? (@.name == $c)', jsonb_build_object('c', ${column}::text))
 		              or coalesce(n.columns, '{}'::jsonb) ? ${column}::text
-		              or exists (select 1 from dbt_column_edge e
-		                          where e.workspace = n.workspace and e.job_id = n.job_id
-		                            and (e.script_hash = n.script_hash or (e.script_hash is null and n.script_hash is null))
-		                            and e.script_path = n.script_path and e.child_unique_id = n.unique_id and e.child_column = ${column})
-		              or exists (select 1 from dbt_column_edge e
-		                          where e.workspace = n.workspace and e.job_id = n.job_id
-		                            and (e.script_hash = n.script_hash or (e.script_hash is null and n.script_hash is null))
-		                            and e.script_path = n.script_path and e.parent_unique_id = n.unique_id and e.parent_column = ${column}))
+		              or exists (select 1 from dbt_graph_snapshot g
+		                           join dbt_graph_column d on d.graph_id = g.id
+		                          where g.workspace = n.workspace and g.job_id = n.job_id and g.script_path = n.script_path
+		                            and (g.script_hash = n.script_hash or (g.script_hash is null and n.script_hash is null))
+		                            and d.unique_id = n.unique_id and d.column_name = ${column}))
 		    ) as ok`,
 		tx
 	);
@@ -787,18 +814,20 @@ export async function relationsInGraph(h: Database, key: GraphKey, assetPaths: r
 	return rows.map((r) => ({ key, uniqueId: r.u, assetPath: r.p }));
 }
 
-/** The direct components these (node, column) pairs sit in, in one graph: through the child index and the parent unique index. */
+/** The direct components these (node, column) pairs sit in, in one graph: their dictionary ids, then the child index and the parent unique index. */
 export async function columnComponents(h: Database, key: GraphKey, pairs: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<number[]> {
 	if (pairs.length === 0) return [];
 	const uids = textArray(pairs.map((p) => p.uniqueId));
 	const cols = textArray(pairs.map((p) => p.column));
+	const g = graphIdOf(key);
 	const rows = await h.rows<{ c: unknown }>(
-		sql`with asked(u, c) as (select * from unnest(${uids}, ${cols}))
-		    select e.component as c from dbt_column_edge e join asked a on e.child_unique_id = a.u and e.child_column = a.c
-		     where ${keyOf('e', key)} and e.component is not null
+		sql`with asked(u, c) as (select * from unnest(${uids}, ${cols})),
+		    ids as materialized (select d.column_id from dbt_graph_column d join asked a on d.unique_id = a.u and d.column_name = a.c where d.graph_id = ${g})
+		    select e.component as c from dbt_column_edge e
+		     where e.graph_id = ${g} and e.component is not null and e.child_col = any(array(select column_id from ids))
 		    union
-		    select e.component from dbt_column_edge e join asked a on e.parent_unique_id = a.u and e.parent_column = a.c
-		     where ${keyOf('e', key)} and e.component is not null`,
+		    select e.component from dbt_column_edge e
+		     where e.graph_id = ${g} and e.component is not null and e.parent_col = any(array(select column_id from ids))`,
 		tx
 	);
 	return rows.map((r) => toNumber(r.c));

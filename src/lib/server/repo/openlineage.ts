@@ -5,7 +5,7 @@ import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db';
 import { toBigInt } from '../db';
 import type { GraphKey } from './graph';
-import { jsonRows } from './lineage';
+import { columnIdsOf, graphIdOf, jsonRows, namedEnds } from './lineage';
 
 const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 const hashText = (h: bigint) => sql`${h.toString()}::bigint`;
@@ -82,17 +82,13 @@ export interface IncomingColumnEdge {
 /** Every stored column edge INTO these nodes, whatever its kind (the child index serves it), in no particular order. */
 export async function incomingColumnEdges(h: Database, key: GraphKey, childIds: readonly string[], tx?: Tx): Promise<IncomingColumnEdge[]> {
 	if (childIds.length === 0) return [];
-	const keyed =
-		key.scriptHash === null
-			? sql`e.workspace = ${key.workspace} and e.job_id = ${key.jobId}::uuid and e.script_hash is null`
-			: sql`e.workspace = ${key.workspace} and e.job_id = ${key.jobId}::uuid and e.script_hash = ${hashText(key.scriptHash)}
-			      and e.script_path = ${key.scriptPath}`;
+	const g = graphIdOf(key);
 	const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
 		h,
-		sql`select e.parent_unique_id as pu, e.parent_column as pc, e.child_unique_id as cu, e.child_column as cc, e.lineage_kind as k
+		sql`select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k
 		      from dbt_column_edge e
-		      join unnest(${textArray(childIds)}) as c(id) on e.child_unique_id = c.id
-		     where ${keyed}`,
+		      ${namedEnds('e')}
+		     where e.graph_id = ${g} and e.child_col = any(${columnIdsOf(g, childIds)})`,
 		tx
 	);
 	return rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k }));
