@@ -1,11 +1,12 @@
 // The baseline the column-lineage endpoint is compared against: the same answer (every direct
 // edge connected to the asked relation's columns, both directions, transitively, in asset terms)
 // computed by one recursive CTE over dbt_column_edge. Written to be a strong baseline, not a
-// straw man: the walk steps through the same (workspace, job_id, script_hash, parent|child
-// unique_id) indexes the app's reads use, and UNION de-duplicates visited columns so every
-// column is expanded once; the final lookups are kept as parameterized index reads (`offset 0`
-// stops the planner from flattening them into a scan of the whole version when its estimate of the
-// walk's size is off). The second form (one join with OR) is how such a walk is often written.
+// straw man: the walk steps over the graph's integer column ids through the same (graph_id,
+// parent_col | child_col) indexes the app's reads use, and UNION de-duplicates visited columns so
+// every column is expanded once; the final lookups (the dictionary's names, the nodes' asset
+// paths) are kept as parameterized index reads (`offset 0` stops the planner from flattening them
+// into a scan of the whole version when its estimate of the walk's size is off). The second form
+// (one join with OR) is how such a walk is often written.
 import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../src/lib/server/db';
 
@@ -27,45 +28,47 @@ function keyOf(alias: string, k: CteKey): SQL {
 const direct = (alias: string) => sql.raw(`${alias}.lineage_kind in ('copy', 'mod')`);
 
 export function cteSql(k: CteKey, assetPath: string, form: CteForm): SQL {
+	const g = sql`(select s.id from dbt_graph_snapshot s where ${keyOf('s', k)})`;
 	const step =
 		form === 'lateral'
-			? sql`select n.u, n.c from walk w
+			? sql`select n.c from walk w
 			      cross join lateral (
-			        select e.child_unique_id as u, e.child_column as c from dbt_column_edge e
-			         where ${keyOf('e', k)} and ${direct('e')} and e.parent_unique_id = w.u and e.parent_column = w.c
+			        select e.child_col as c from dbt_column_edge e
+			         where e.graph_id = ${g} and ${direct('e')} and e.parent_col = w.c
 			        union all
-			        select e.parent_unique_id, e.parent_column from dbt_column_edge e
-			         where ${keyOf('e', k)} and ${direct('e')} and e.child_unique_id = w.u and e.child_column = w.c
+			        select e.parent_col from dbt_column_edge e
+			         where e.graph_id = ${g} and ${direct('e')} and e.child_col = w.c
 			      ) n`
-			: sql`select case when e.parent_unique_id = w.u and e.parent_column = w.c then e.child_unique_id else e.parent_unique_id end,
-			             case when e.parent_unique_id = w.u and e.parent_column = w.c then e.child_column else e.parent_column end
+			: sql`select case when e.parent_col = w.c then e.child_col else e.parent_col end
 			        from walk w
 			        join dbt_column_edge e
-			          on ${keyOf('e', k)} and ${direct('e')}
-			         and ((e.parent_unique_id = w.u and e.parent_column = w.c) or (e.child_unique_id = w.u and e.child_column = w.c))`;
+			          on e.graph_id = ${g} and ${direct('e')} and (e.parent_col = w.c or e.child_col = w.c)`;
 	return sql`with recursive
-		asked(u) as (
-		  select n.unique_id from dbt_node n where ${keyOf('n', k)} and n.asset_path = ${assetPath}
+		asked(c) as (
+		  select d.column_id from dbt_graph_column d
+		   where d.graph_id = ${g} and d.unique_id in (select n.unique_id from dbt_node n where ${keyOf('n', k)} and n.asset_path = ${assetPath})
 		),
-		walk(u, c) as (
-		  select e.parent_unique_id, e.parent_column from dbt_column_edge e
-		   where ${keyOf('e', k)} and ${direct('e')} and e.parent_unique_id in (select u from asked)
+		walk(c) as (
+		  select e.parent_col from dbt_column_edge e
+		   where e.graph_id = ${g} and ${direct('e')} and e.parent_col in (select c from asked)
 		  union
-		  select e.child_unique_id, e.child_column from dbt_column_edge e
-		   where ${keyOf('e', k)} and ${direct('e')} and e.child_unique_id in (select u from asked)
+		  select e.child_col from dbt_column_edge e
+		   where e.graph_id = ${g} and ${direct('e')} and e.child_col in (select c from asked)
 		  union
 		  ${step}
 		)
-		select distinct pn.asset_path as from_asset_path, w.c as from_column,
-		       cn.asset_path as to_asset_path, e.child_column as to_column, e.lineage_kind as kind
+		select distinct pn.asset_path as from_asset_path, pd.column_name as from_column,
+		       cn.asset_path as to_asset_path, cd.column_name as to_column, e.lineage_kind as kind
 		  from walk w
 		  cross join lateral (
-		    select e.child_unique_id, e.child_column, e.lineage_kind from dbt_column_edge e
-		     where ${keyOf('e', k)} and ${direct('e')} and e.parent_unique_id = w.u and e.parent_column = w.c
+		    select e.child_col, e.lineage_kind from dbt_column_edge e
+		     where e.graph_id = ${g} and ${direct('e')} and e.parent_col = w.c
 		    offset 0
 		  ) e
-		  cross join lateral (select n.asset_path from dbt_node n where ${keyOf('n', k)} and n.unique_id = w.u offset 0) pn
-		  cross join lateral (select n.asset_path from dbt_node n where ${keyOf('n', k)} and n.unique_id = e.child_unique_id offset 0) cn
+		  cross join lateral (select d.unique_id, d.column_name from dbt_graph_column d where d.graph_id = ${g} and d.column_id = w.c offset 0) pd
+		  cross join lateral (select d.unique_id, d.column_name from dbt_graph_column d where d.graph_id = ${g} and d.column_id = e.child_col offset 0) cd
+		  cross join lateral (select n.asset_path from dbt_node n where ${keyOf('n', k)} and n.unique_id = pd.unique_id offset 0) pn
+		  cross join lateral (select n.asset_path from dbt_node n where ${keyOf('n', k)} and n.unique_id = cd.unique_id offset 0) cn
 		 where pn.asset_path is not null and cn.asset_path is not null`;
 }
 
