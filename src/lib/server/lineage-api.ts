@@ -23,6 +23,7 @@ import {
 	mayReadPath,
 	pinnedAuthoredShown,
 	readableFolderPrefix,
+	readableLineageOwners,
 	readableVersion,
 	scopePathFilter,
 	shapePathFilter,
@@ -46,6 +47,7 @@ import {
 	relationsIn,
 	scanEdgesOf,
 	visibleUsage,
+	type LineageOwner,
 	type LoadedGraph,
 	type NodeFields,
 	type PinnedGraph,
@@ -471,19 +473,24 @@ const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
 /**
  * Unpinned column lineage: every project version the caller may read (path access AND
  * `scripts:read` scope, applied in SQL) that owns an asked relation answers with its own
- * component; the answers are merged, de-duplicated and bounded together.
+ * component; the answers are merged, de-duplicated and bounded together. `candidates`: the
+ * owners columnLineageAccess read beside the principal (unnamed reads only), still to be gated.
  */
 export async function unpinnedColumnLineage(
 	h: Database,
 	p: Principal,
 	assetPaths: string[],
 	scriptHash: bigint | null,
-	opts: LineageOptions = {}
+	opts: LineageOptions = {},
+	candidates: readonly LineageOwner[] | null = null
 ): Promise<ColumnLineageAnswer> {
 	const named = await readableVersion(h, p, scriptHash);
 	// Column lineage is authored: a named version it may not read authored parts of answers none.
 	if (named && !authoredShownOf(p, named.path)) return noLineage(opts);
-	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
+	// The candidates (columnLineageAccess) are every project's owners of these relations: the
+	// same gate as the filter lineageOwners applies in SQL, applied here.
+	const owners =
+		named === null && candidates !== null ? readableLineageOwners(p, candidates) : await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
 	for (const o of owners) items.push(...(await rankedEdges(h, o.key, o.uniqueIds)));
 	const { values, truncated } = keepNearest(items, opts.limit);

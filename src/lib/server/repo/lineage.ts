@@ -529,6 +529,22 @@ export async function lineageOwners(
 	}));
 }
 
+/**
+ * lineageOwnersSql over EVERY dbt path (each path's newest live version; the path filter only
+ * decides which paths, never which version), as one json text value: the candidates read in the
+ * caller's principal statement, which the gate then narrows (access.ts readableLineageOwners).
+ */
+export function lineageCandidatesSql(ws: string, assetPaths: readonly string[]): SQL {
+	const every: ScriptPathFilter = { readable: { all: true, folders: [], userPrefix: '' }, scope: null };
+	return sql`(select coalesce(json_agg(o order by o.script_path), '[]')::text from (${lineageOwnersSql(ws, assetPaths, every, null)}) o)`;
+}
+
+/** lineageCandidatesSql's value as owners, in lineageOwners' order. */
+export function parseLineageCandidates(ws: string, text: string): LineageOwner[] {
+	const rows = JSON.parse(text) as { script_path: string; script_hash: string; uids: string[] }[];
+	return rows.map((r) => ({ key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID }, uniqueIds: r.uids }));
+}
+
 /** The asked relations' unique_ids inside one (pinned) graph. */
 export async function relationsIn(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<string[]> {
 	const rows = await h.rows<{ u: string }>(
