@@ -202,7 +202,7 @@ export async function run(): Promise<BenchResult> {
 				metric(`column_lineage_${p.target}_over_noop_ratio`, ratio, 'ratio', backend, {
 					...(p.target === 100 ? { goal: 1.5 } : {}),
 					better: 'lower',
-					note: `column_lineage median / GET /api/whoami median, same app and session, interleaved; ${p.edges}-edge component`
+					note: `column_lineage median / GET /api/whoami median, same app and session, interleaved; ${p.edges}-edge component; after the warm-up the component read is a hit of the graph cache (keyed by the graph marker version read beside the principal; a miss: bench/README.md)`
 				})
 			);
 		}
