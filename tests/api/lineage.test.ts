@@ -5,18 +5,20 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directComponents } from '../../src/lib/lineage/components';
-import type { Principal } from '../../src/lib/server/access';
+import { authoredPathFilter, columnLineageAccess, readableLineageOwners, type Principal } from '../../src/lib/server/access';
+import type { AuthContext } from '../../src/lib/server/auth/context';
+import { findAccountByUsername } from '../../src/lib/server/repo/accounts';
 import type { Database } from '../../src/lib/server/db';
 import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
 import { graphDigest, replaceGraph, versionKey, type GraphContent, type NodeRow } from '../../src/lib/server/repo/graph';
-import { componentEdgesSql, componentIdsSql, componentReadSql, lineageOwnersSql } from '../../src/lib/server/repo/lineage';
+import { componentEdgesSql, componentIdsSql, componentReadSql, lineageOwners, lineageOwnersSql } from '../../src/lib/server/repo/lineage';
 import { insertScriptVersion, newScriptHash, publishAssetUsage } from '../../src/lib/server/repo/scripts';
 import type { ColumnLineageEdge } from '../../src/lib/types/asset-graph';
 import { hashToHex } from '../../src/lib/types/script-hash';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures, fixture } from '../support/fixtures';
-import { buildLineageWorld, jaffleAssetPaths, node, SECRET, WS, type LineageWorld } from '../support/lineage-world';
+import { buildLineageWorld, jaffleAssetPaths, node, SECRET, SHOP, WS, type LineageWorld } from '../support/lineage-world';
 
 const ORDERS_COPY: ColumnLineageEdge = {
 	from_asset_path: 'main/analytics/raw_orders',
@@ -299,6 +301,59 @@ describeFixtures('column lineage', () => {
 			it('a real answer says it is complete', async () => {
 				const r = await unpinned(w.c.alice, [ORDERS]);
 				expect(r.body.truncated).toBe(false);
+			});
+		});
+
+		describe("the owners read in the principal's statement, gated in process", () => {
+			// columnLineageAccess reads every project's owners of the asked relations beside the
+			// principal; readableLineageOwners must leave exactly what lineageOwners' SQL filter
+			// (authoredPathFilter) reads for that caller.
+			const relations = ['main/analytics/orders', 'main/analytics/stock_daily', 'main/finance/ledger', 'main/main/orders', 'main/main/customers'];
+			const callers: [string, string, string[] | null][] = [
+				['root', 'root', null],
+				['wsadmin', 'wsadmin', null],
+				['alice', 'alice', null],
+				['carol (a group grants her finance)', 'carol', null],
+				['bob (reads no project)', 'bob', null],
+				["alice's token narrowed to f/analytics/*", 'alice', ['assets:read', 'scripts:read:f/analytics/*']],
+				["alice's token narrowed to one project", 'alice', ['assets:read', `scripts:read:${SHOP}`]],
+				["alice's token without scripts:read", 'alice', ['assets:read']]
+			];
+			const seen = { narrowed: 0, kept: 0 };
+			it.each(callers)('%s', async (_name, username, scopes) => {
+				const a = (await findAccountByUsername(h, username))!;
+				const auth: AuthContext = {
+					accountId: a.id,
+					username: a.username,
+					instanceAdmin: a.instanceAdmin,
+					via: scopes ? 'token' : 'session',
+					...(scopes ? { token: { id: 'test-token', workspace: WS, scopes } } : {})
+				};
+				for (const paths of [...relations.map((r) => [r]), relations]) {
+					const { principal, candidates } = await columnLineageAccess({ locals: { auth } } as never, WS, () => ({ assetPaths: paths, scriptHash: null }));
+					const expected = await lineageOwners(h, WS, paths, authoredPathFilter(principal), null);
+					expect(readableLineageOwners(principal, candidates!).map(({ key, uniqueIds }) => ({ key, uniqueIds }))).toEqual(expected);
+					if (candidates!.length > expected.length) seen.narrowed++;
+					if (expected.length > 0) seen.kept++;
+				}
+			});
+			it('the table both keeps and narrows owners', () => {
+				expect(seen.narrowed).toBeGreaterThan(0);
+				expect(seen.kept).toBeGreaterThan(0);
+			});
+			it('a named version reads no candidates (its own gate, readableVersion, comes first)', async () => {
+				const a = (await findAccountByUsername(h, 'alice'))!;
+				const auth: AuthContext = { accountId: a.id, username: a.username, instanceAdmin: false, via: 'session' };
+				const r = await columnLineageAccess({ locals: { auth } } as never, WS, () => ({ assetPaths: relations, scriptHash: w.hashes.shopV1 }));
+				expect(r.candidates).toBeNull();
+			});
+			it('a non-member is refused before any candidate is served', async () => {
+				await expect(
+					columnLineageAccess({ locals: { auth: { accountId: '00000000-0000-4000-8000-00000000abcd', username: 'nobody', instanceAdmin: false, via: 'session' } } } as never, WS, () => ({
+						assetPaths: relations,
+						scriptHash: null
+					}))
+				).rejects.toMatchObject({ status: 404 });
 			});
 		});
 

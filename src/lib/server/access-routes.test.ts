@@ -17,6 +17,7 @@ const GATES = [
 	'jobAccess',
 	'pinnedAccess',
 	'relationReadAccess',
+	'columnLineageAccess',
 	'layoutAccess',
 	'diffRefAccess'
 ] as const;

@@ -5,18 +5,19 @@
 // A token acts as its owner narrowed by its scopes, so a gate is the conjunction of both;
 // mayReadPath / mayWritePath spell that conjunction for the common script-path case.
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
+import type { SQL } from 'drizzle-orm';
 import { mayShowAuthored } from '../lineage/asset-graph';
 import type { AuthContext } from './auth/context';
 import { getDatabase, type Database } from './db';
 import { ApiError, badRequest, forbidden, gone, notFound, unauthorized } from './http';
 import { isWorkspaceId, parseScriptPath } from './paths';
-import { foldersGrantedTo, getFolder, listFolders } from './repo/folders';
+import { getFolder } from './repo/folders';
 import { getJobView, isJobWithin, type JobView } from './repo/jobs';
 import { RETENTION, type GraphKey } from './repo/graph';
 import { graphExists, latestDbtVersion, versionByHash } from './repo/graph-diff';
-import { findVersion, pinnedGraphOf, type ScriptPathFilter, type VersionRef } from './repo/lineage';
+import { findVersion, lineageCandidatesSql, parseLineageCandidates, pinnedGraphOf, type LineageOwner, type ScriptPathFilter, type VersionRef } from './repo/lineage';
 import { ZERO_UUID } from './schema';
-import { loadMembership } from './repo/workspaces';
+import { loadMembershipGrants } from './repo/workspaces';
 import { verifyShareToken, type ShareGrant } from './share';
 import { isJobId } from '../types/jobs';
 import { hashToHex, hexToHash } from '../types/script-hash';
@@ -62,14 +63,20 @@ export function pageAuth(event: Pick<RequestEvent, 'locals' | 'url'>): AuthConte
 export async function workspacePrincipal(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
 	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
 	const auth = requireAuth(event);
+	return memoOf(event).get(ws) ?? remember(event, ws, buildPrincipal(auth, ws));
+}
+
+function memoOf(event: Pick<RequestEvent, 'locals'>): Map<string, Promise<Principal>> {
 	let perEvent = memo.get(event.locals);
 	if (!perEvent) memo.set(event.locals, (perEvent = new Map()));
-	let p = perEvent.get(ws);
-	if (!p) {
-		p = buildPrincipal(auth, ws);
-		perEvent.set(ws, p);
-		p.catch(() => perEvent.delete(ws));
-	}
+	return perEvent;
+}
+
+/** Memoises a principal being built for this request (a failed build is forgotten). */
+function remember(event: Pick<RequestEvent, 'locals'>, ws: string, p: Promise<Principal>): Promise<Principal> {
+	const perEvent = memoOf(event);
+	perEvent.set(ws, p);
+	p.catch(() => perEvent.delete(ws));
 	return p;
 }
 
@@ -93,28 +100,24 @@ export const NO_SUCH_WORKSPACE = 'no such workspace';
 
 /** Builds the principal from an authenticated caller (no request needed: tests, workers). */
 export async function buildPrincipal(auth: AuthContext, ws: string): Promise<Principal> {
+	return (await principalWith(auth, ws, null)).principal;
+}
+
+/** buildPrincipal, its statement also evaluating `rider` (loadMembershipGrants) when given. */
+async function principalWith(auth: AuthContext, ws: string, rider: SQL | null): Promise<{ principal: Principal; rider: string | null }> {
 	if (auth.token && auth.token.workspace !== ws) throw notFound(NO_SUCH_WORKSPACE);
-	const h = await getDatabase();
-	const m = await loadMembership(h, ws, auth.accountId);
+	const m = await loadMembershipGrants(await getDatabase(), ws, auth.accountId, GRANTEE, rider ?? undefined);
 	if (!m) throw notFound(NO_SUCH_WORKSPACE);
 	const readFolders = new Set<string>();
 	const writeFolders = new Set<string>();
-	if (m.isAdmin) {
-		for (const f of await listFolders(h, ws)) {
-			readFolders.add(f.name);
-			writeFolders.add(f.name);
-		}
-	} else {
-		const grantees = granteesOf(m.username, m.groups);
-		const mine = new Set(grantees);
-		for (const f of await foldersGrantedTo(h, ws, grantees)) {
-			const writes = f.writers.some((g) => mine.has(g));
-			if (writes) writeFolders.add(f.name);
-			if (writes || f.readers.some((g) => mine.has(g))) readFolders.add(f.name);
-		}
+	const mine = new Set(granteesOf(m.username, m.groups));
+	for (const f of m.folders) {
+		const writes = m.isAdmin || f.writers.some((g) => mine.has(g));
+		if (writes) writeFolders.add(f.name);
+		if (writes || f.readers.some((g) => mine.has(g))) readFolders.add(f.name);
 	}
 	const scopes = auth.token && auth.token.scopes.length > 0 ? [...auth.token.scopes] : null;
-	return {
+	const principal: Principal = {
 		workspace: ws,
 		username: m.username,
 		accountId: auth.accountId,
@@ -126,11 +129,15 @@ export async function buildPrincipal(auth: AuthContext, ws: string): Promise<Pri
 		scopes,
 		via: auth.via
 	};
+	return { principal, rider: m.rider };
 }
+
+/** How a member is written in a folder's grant lists: `u/<username>`, `g/<group>`. */
+const GRANTEE = { user: 'u/', group: 'g/' } as const;
 
 /** How a member appears in folder grants: `u/<username>` and `g/<group>` for each group. */
 export function granteesOf(username: string, groups: string[]): string[] {
-	return [`u/${username}`, ...groups.map((g) => `g/${g}`)];
+	return [`${GRANTEE.user}${username}`, ...groups.map((g) => `${GRANTEE.group}${g}`)];
 }
 
 // ─── What the owner may do ─────────────────────────────────────────────────────────────────
@@ -637,6 +644,34 @@ export function assetPathGate(p: Principal | null): (assetPath: string) => boole
 /** Whether an unpinned read shows the authored fields of the project at `scriptPath` (the one predicate). */
 export function authoredShownOf(p: Principal, scriptPath: string): boolean {
 	return mayShowAuthored({ preview: false, versionVisible: true, mayReadScript: mayReadPath(p, scriptPath, 'scripts') });
+}
+
+/**
+ * GET assets/column_lineage's gate: a member with `assets:read` (workspacePrincipal's refusals,
+ * then the scope), the query parsed once the caller is known to be signed in. An unnamed read
+ * gets the candidate owners of its relations read in the principal's own statement (one round
+ * trip instead of two: see bench/README.md, column-lineage); they are every project's, so
+ * unpinnedColumnLineage narrows them with readableLineageOwners before reading any.
+ */
+export async function columnLineageAccess<Q extends { assetPaths: string[]; scriptHash: bigint | null }>(
+	event: Pick<RequestEvent, 'locals'>,
+	ws: string,
+	parse: () => Q
+): Promise<{ principal: Principal; query: Q; candidates: LineageOwner[] | null }> {
+	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
+	const auth = requireAuth(event);
+	const query = parse();
+	const named = query.scriptHash !== null;
+	const built = principalWith(auth, ws, named ? null : lineageCandidatesSql(ws, query.assetPaths));
+	remember(event, ws, built.then((b) => b.principal));
+	const { principal, rider } = await built;
+	requireScope(principal, 'assets', 'read');
+	return { principal, query, candidates: rider === null ? null : parseLineageCandidates(ws, rider) };
+}
+
+/** Which candidate owners of a column-lineage read the caller may read the lineage of: authoredPathFilter's gate (mayReadPath on `scripts`), in process. */
+export function readableLineageOwners(p: Principal, candidates: readonly LineageOwner[]): LineageOwner[] {
+	return candidates.filter((o) => mayReadPath(p, o.key.scriptPath, 'scripts'));
 }
 
 /**

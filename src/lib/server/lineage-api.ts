@@ -23,6 +23,7 @@ import {
 	mayReadPath,
 	pinnedAuthoredShown,
 	readableFolderPrefix,
+	readableLineageOwners,
 	readableVersion,
 	scopePathFilter,
 	shapePathFilter,
@@ -37,6 +38,7 @@ import { ZERO_UUID } from './schema';
 import {
 	componentEdges,
 	describeAssets,
+	graphMarkerVersion,
 	hiddenDescriberCount,
 	hiddenUsageCount,
 	lineageOwners,
@@ -46,6 +48,7 @@ import {
 	relationsIn,
 	scanEdgesOf,
 	visibleUsage,
+	type LineageOwner,
 	type LoadedGraph,
 	type NodeFields,
 	type PinnedGraph,
@@ -429,6 +432,24 @@ export function parseLineageInclude(q: URLSearchParams): { scan: boolean } {
 
 type GraphRef = LoadedGraph['key'];
 
+/**
+ * rankedEdges of an owner read with its graph's marker version, through the graph cache: the
+ * same rows while the marker stays (a replace or an inference run moves it), so the entry is
+ * keyed by the version the request read from the database, and a build during which the marker
+ * moved is not stored. Per graph and relations, not per caller: the gate chose the owner first.
+ */
+function cachedRankedEdges(h: Database, owner: LineageOwner): Promise<Ranked<ColumnLineageEdge>[]> {
+	const { key, uniqueIds, version } = owner;
+	if (!version) return rankedEdges(h, key, uniqueIds);
+	const cache = graphCacheOf(h) as ByteLru<Ranked<ColumnLineageEdge>[]>;
+	return cache.getOrBuild(
+		`cl:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
+		() => rankedEdges(h, key, uniqueIds),
+		(r) => JSON.stringify(r).length * 2,
+		async () => (await graphMarkerVersion(h, key)) === version
+	);
+}
+
 /** One graph's served edges, ranked by distance from the selection, in asset terms. */
 async function rankedEdges(h: Database, key: GraphRef, uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
 	const { edges, assetPathOf } = await componentEdges(h, key, uniqueIds);
@@ -471,21 +492,26 @@ const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
 /**
  * Unpinned column lineage: every project version the caller may read (path access AND
  * `scripts:read` scope, applied in SQL) that owns an asked relation answers with its own
- * component; the answers are merged, de-duplicated and bounded together.
+ * component; the answers are merged, de-duplicated and bounded together. `candidates`: the
+ * owners columnLineageAccess read beside the principal (unnamed reads only), still to be gated.
  */
 export async function unpinnedColumnLineage(
 	h: Database,
 	p: Principal,
 	assetPaths: string[],
 	scriptHash: bigint | null,
-	opts: LineageOptions = {}
+	opts: LineageOptions = {},
+	candidates: readonly LineageOwner[] | null = null
 ): Promise<ColumnLineageAnswer> {
 	const named = await readableVersion(h, p, scriptHash);
 	// Column lineage is authored: a named version it may not read authored parts of answers none.
 	if (named && !authoredShownOf(p, named.path)) return noLineage(opts);
-	const owners = await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
+	// The candidates (columnLineageAccess) are every project's owners of these relations: the
+	// same gate as the filter lineageOwners applies in SQL, applied here.
+	const owners =
+		named === null && candidates !== null ? readableLineageOwners(p, candidates) : await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
-	for (const o of owners) items.push(...(await rankedEdges(h, o.key, o.uniqueIds)));
+	for (const o of owners) items.push(...(await cachedRankedEdges(h, o)));
 	const { values, truncated } = keepNearest(items, opts.limit);
 	const answer: ColumnLineageAnswer = { edges: values, truncated };
 	return opts.scan ? { ...answer, ...(await scanAnswer(h, owners, opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;

@@ -37,17 +37,6 @@ export async function getFolder(h: Database, ws: string, name: string): Promise<
 	return r ?? null;
 }
 
-/** Folders granting anything to one of `grantees` (`u/..`, `g/..`), with their grant lists. */
-export async function foldersGrantedTo(h: Database, ws: string, grantees: string[]): Promise<FolderRow[]> {
-	return h.rows<FolderRow>(
-		sql`select name, readers, writers
-		      from folder
-		     where workspace = ${ws}
-		       and (readers && ${sql.param(grantees)}::text[] or writers && ${sql.param(grantees)}::text[])
-		     order by name`
-	);
-}
-
 export async function deleteFolder(h: Database, ws: string, name: string): Promise<boolean> {
 	const r = await h.db
 		.delete(folder)

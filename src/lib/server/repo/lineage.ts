@@ -520,6 +520,8 @@ export interface LineageOwner {
 	key: GraphKey;
 	/** The asked relations' unique_ids in this graph. */
 	uniqueIds: string[];
+	/** The graph's marker version when it was read with the owners (lineageCandidatesSql): a cached component read's key. */
+	version?: string | null;
 }
 
 /**
@@ -552,6 +554,46 @@ export async function lineageOwners(
 		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
 		uniqueIds: r.uids
 	}));
+}
+
+/**
+ * lineageOwnersSql over EVERY dbt path (each path's newest live version; the path filter only
+ * decides which paths, never which version), as one json text value: the candidates read in the
+ * caller's principal statement, which the gate then narrows (access.ts readableLineageOwners).
+ * Each carries its graph's marker version (graphMarkerVersion), what a cached read is keyed by.
+ */
+export function lineageCandidatesSql(ws: string, assetPaths: readonly string[]): SQL {
+	const every: ScriptPathFilter = { readable: { all: true, folders: [], userPrefix: '' }, scope: null };
+	return sql`(select coalesce(json_agg(json_build_object('script_path', o.script_path, 'script_hash', o.script_hash, 'uids', o.uids, 'version', ${markerVersion('g')})
+	                                     order by o.script_path), '[]')::text
+	              from (${lineageOwnersSql(ws, assetPaths, every, null)}) o
+	              left join dbt_graph_snapshot g
+	                on g.workspace = ${ws} and g.script_path = o.script_path and g.script_hash = o.script_hash::bigint and g.job_id = ${ZERO_UUID}::uuid)`;
+}
+
+/** lineageCandidatesSql's value as owners, in lineageOwners' order. */
+export function parseLineageCandidates(ws: string, text: string): LineageOwner[] {
+	const rows = JSON.parse(text) as { script_path: string; script_hash: string; uids: string[]; version: string | null }[];
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueIds: r.uids,
+		version: r.version
+	}));
+}
+
+/**
+ * A stored graph's identity as one text: its marker's id (new on every replace), digest and
+ * time (moved when inferred lineage replaces its column edges). Equal versions, same rows.
+ */
+const markerVersion = (t: string) => {
+	const g = sql.raw(t);
+	return sql`${g}.id::text || '/' || ${g}.digest || '/' || ${g}.ingested_at::text`;
+};
+
+/** The marker version of one stored graph (null when it is gone), as lineageCandidatesSql reads it. */
+export async function graphMarkerVersion(h: Database, key: GraphKey, tx?: Tx): Promise<string | null> {
+	const [r] = await h.rows<{ v: string | null }>(sql`select ${markerVersion('g')} as v from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
+	return r?.v ?? null;
 }
 
 /** The asked relations' unique_ids inside one (pinned) graph. */

@@ -1,7 +1,8 @@
 // Workspaces and their members.
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db';
 import { member, workspace } from '../schema';
+import type { FolderRow } from './folders';
 
 export interface WorkspaceRow {
 	id: string;
@@ -60,18 +61,45 @@ export async function workspacesOf(
 		.orderBy(asc(workspace.id));
 }
 
-/** The account's membership of one workspace with its groups; null when not a member. */
-export async function loadMembership(h: Database, ws: string, accountId: string): Promise<Membership | null> {
-	const [r] = await h.rows<{ username: string; is_admin: boolean; groups: string[] | null }>(
-		sql`select m.username, m.is_admin,
-		           (select array_agg(gm.group_name order by gm.group_name)
-		              from group_member gm
-		             where gm.workspace = m.workspace and gm.username = m.username) as groups
-		      from member m
-		     where m.workspace = ${ws} and m.account_id = ${accountId}`
+/** A membership with the folders that may grant it anything (every folder for an admin). */
+export interface MembershipGrants extends Membership {
+	folders: FolderRow[];
+}
+
+/**
+ * The account's membership of one workspace, its groups, and the folders whose grants name it:
+ * one statement, since every workspace route asks it first. `grantee` is how access.ts writes a
+ * member in a grant list (`u/<username>`, `g/<group>`); the folders are only a pre-filter (a
+ * folder not named here is one no grant of it can reach), the gates decide from the lists.
+ * `rider`: a scalar text expression of a route's first read, evaluated in the same statement and
+ * only for a member (no member row, no evaluation); ungated, access.ts narrows it.
+ */
+export async function loadMembershipGrants(
+	h: Database,
+	ws: string,
+	accountId: string,
+	grantee: { user: string; group: string },
+	rider: SQL = sql`null::text`
+): Promise<(MembershipGrants & { rider: string | null }) | null> {
+	const [r] = await h.rows<{ username: string; is_admin: boolean; groups: string[] | null; folders: string; rider: string | null }>(
+		sql`with m as (
+		      select m.username, m.is_admin,
+		             (select array_agg(gm.group_name order by gm.group_name)
+		                from group_member gm
+		               where gm.workspace = m.workspace and gm.username = m.username) as groups
+		        from member m
+		       where m.workspace = ${ws} and m.account_id = ${accountId}),
+		    g as (
+		      select array[${grantee.user} || m.username] || array(select ${grantee.group} || x from unnest(m.groups) x) as names from m)
+		    select m.username, m.is_admin, m.groups,
+		           (select coalesce(json_agg(json_build_object('name', f.name, 'readers', f.readers, 'writers', f.writers) order by f.name), '[]')::text
+		              from folder f, g
+		             where f.workspace = ${ws} and (m.is_admin or f.readers && g.names or f.writers && g.names)) as folders,
+		           ${rider} as rider
+		      from m`
 	);
 	if (!r) return null;
-	return { username: r.username, isAdmin: r.is_admin, groups: r.groups ?? [] };
+	return { username: r.username, isAdmin: r.is_admin, groups: r.groups ?? [], folders: JSON.parse(r.folders) as FolderRow[], rider: r.rider };
 }
 
 export async function listMembers(h: Database, ws: string): Promise<MemberRow[]> {
