@@ -36,6 +36,7 @@ interface IngestOut {
 	nodes: number;
 	edges: number;
 	columnEdges: number | null;
+	columnLineageMb: number;
 	peakRssMb: number;
 	baselineRssMb: number;
 	wasmMb: number;
@@ -139,6 +140,7 @@ export async function run(): Promise<BenchResult> {
 				case: `deploy ${SIZE.models} models + ${SIZE.columnEdges.toLocaleString('en-US')}-edge index (${db})`,
 				ms: stat(runs.map((d) => d.ms)),
 				stored: `${runs[0].nodes} nodes, ${runs[0].edges} edges, ${runs[0].columnEdges} column edges`,
+				column_lineage_mb: stat(runs.map((d) => d.columnLineageMb)),
 				peak_rss_mb: peak,
 				db_open_rss_mb: stat(runs.map((d) => d.baselineRssMb)),
 				...(db === 'pglite' ? { pglite_wasm_mb: wasm, peak_minus_wasm_mb: stat(runs.map((d) => d.peakRssMb - d.wasmMb)) } : {}),

@@ -14,6 +14,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/lib/server/db';
 import { readColumnLineage } from '../../src/lib/server/ingest/column-index';
@@ -94,9 +95,14 @@ const wasmMb =
 	h.kind === 'pglite'
 		? ((h.db as unknown as { session: { client: { Module?: { HEAPU8?: Uint8Array } } } }).session.client.Module?.HEAPU8?.byteLength ?? 0) / 1048576
 		: 0;
+// The column lineage's bytes on disk (tables, TOAST and indexes): what the storage design decides.
+const [size] = await h.rows<{ mb: unknown }>(
+	sql`select (pg_total_relation_size('dbt_column_edge') + coalesce(pg_total_relation_size(to_regclass('dbt_graph_column')), 0)) / 1048576.0 as mb`
+);
 if (drop) await drop();
 else await h.close();
 out({
+	columnLineageMb: Number(size.mb),
 	ms,
 	openMs,
 	nodes: a.nodes,
