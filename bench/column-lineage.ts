@@ -207,7 +207,7 @@ export async function run(): Promise<BenchResult> {
 			);
 		}
 		const vs = med(cte(large, big)) / med(large.http.get(big)!);
-		metrics.push(metric('column_lineage_vs_recursive_cte_ratio', vs, 'ratio', backend, { goal: 50, better: 'higher', note: 'recursive CTE median / endpoint median, 1000-edge component; the endpoint answers from the graph cache after the warm-up, so the uncached comparison is the in-process ratio (recursive CTE / app read, same process) in bench/details.json' }));
+		metrics.push(metric('column_lineage_vs_recursive_cte_ratio', vs, 'ratio', backend, { better: 'higher', note: 'a reference, not a goal (issue 18): recursive CTE median / endpoint median, 1000-edge component; the endpoint answers from the graph cache after the warm-up, so the uncached comparison is the in-process ratio (recursive CTE / app read, same process) in bench/details.json' }));
 		const flat = Math.max(...picks.map((p) => med(large.http.get(p.assetPath)!) / med(small.http.get(p.assetPath)!)));
 		metrics.push(metric('column_lineage_200k_over_10k_ratio', flat, 'ratio', backend, { goal: 1.3, better: 'lower', note: 'largest of the three component sizes; both endpoints answer from the graph cache after the warm-up, so this is the cost of the request around the read; the uncached read is app_read_in_process_ms in bench/details.json' }));
 	}
