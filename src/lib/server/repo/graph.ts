@@ -224,26 +224,27 @@ export async function replaceGraph(
  */
 async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: readonly ColumnEdgeRow[]): Promise<void> {
 	if (edges.length === 0) return;
-	const ends: [string, string][] = [];
-	const seen = new Set<string>();
+	// Column → id per node: no key string is built per edge end (400,000 of them for 200,000 edges).
+	const idOf = new Map<string, Map<string, number>>();
+	const add = (u: string, c: string) => {
+		let columns = idOf.get(u);
+		if (!columns) idOf.set(u, (columns = new Map()));
+		if (!columns.has(c)) columns.set(c, -1);
+	};
 	for (const e of edges) {
-		for (const [u, c] of [
-			[e.parentUniqueId, e.parentColumn],
-			[e.childUniqueId, e.childColumn]
-		] as const) {
-			const k = `${u}\u0000${c}`;
-			if (!seen.has(k)) {
-				seen.add(k);
-				ends.push([u, c]);
-			}
+		add(e.parentUniqueId, e.parentColumn);
+		add(e.childUniqueId, e.childColumn);
+	}
+	const ends: [string, string][] = [];
+	for (const u of [...idOf.keys()].sort(cmpText)) {
+		const columns = idOf.get(u)!;
+		for (const c of [...columns.keys()].sort(cmpText)) {
+			columns.set(c, ends.length);
+			ends.push([u, c]);
 		}
 	}
-	ends.sort((a, b) => cmpText(a[0], b[0]) || cmpText(a[1], b[1]));
-	const idOf = new Map<string, number>();
-	ends.forEach(([u, c], i) => idOf.set(`${u}\u0000${c}`, i));
-	seen.clear();
 	const g = `${graphId}\t`;
-	await copyRows(h, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(`${u}\u0000${c}`)}\t${f(u)}\t${f(c)}\n`));
+	await copyRows(h, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(u)!.get(c)}\t${f(u)}\t${f(c)}\n`));
 	await copyRows(
 		h,
 		tx,
@@ -252,7 +253,7 @@ async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: re
 		copyChunks(
 			edges,
 			(e) =>
-				`${g}${idOf.get(`${e.parentUniqueId}\u0000${e.parentColumn}`)}\t${idOf.get(`${e.childUniqueId}\u0000${e.childColumn}`)}\t` +
+				`${g}${idOf.get(e.parentUniqueId)!.get(e.parentColumn)}\t${idOf.get(e.childUniqueId)!.get(e.childColumn)}\t` +
 				`${f(e.lineageKind ?? '')}\t${f(e.component)}\t${f(e.provenance ?? 'engine')}\n`
 		)
 	);
