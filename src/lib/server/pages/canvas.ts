@@ -5,9 +5,12 @@
 import { buildGroupTree, reveal, type GroupTree } from '$lib/lineage/canvas-groups';
 import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { DIRECTION_COOKIE, isDirection } from '$lib/lineage/canvas-sizes';
-import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
+import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire } from '$lib/lineage/canvas-model';
 import { chooseOpen, levelKey, levelsOf } from '$lib/lineage/canvas-view';
-import type { AssetGraph, ProducerColumnLineage } from '$lib/types/asset-graph';
+import type { AssetGraph } from '$lib/types/asset-graph';
+import type { CanvasPayload } from '$lib/types/canvas';
+
+export type { CanvasPayload };
 import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from '../limits';
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
@@ -23,19 +26,6 @@ export const layoutCacheStats = () => ({ entries: componentCache.size, max_entri
  */
 const FIRST_CUT_MIN_ZOOM = 0.2;
 
-export interface CanvasPayload {
-	/** The canvas graph in its compact wire form (fromWire on the page). */
-	wire: CanvasWire;
-	/** The groups open in the first cut. */
-	open: string[];
-	/** The way the layouts below run. */
-	direction: Direction;
-	layouts: Record<string, LevelLayout>;
-	/** Producer scripts' column lineage: the producer half of every column trace on the page. */
-	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
-	/** Server time spent, for the page's own timing line and the benchmark. */
-	timing: { layoutMs: number; levels: number };
-}
 
 // Payloads per graph OBJECT and focus: the graph cache hands out one object per cache key (its
 // inputs, query and the caller's redaction), so a payload derived from it is exactly as fresh
