@@ -13,8 +13,8 @@
 //   progress — pages opened before the window: the polls only, from the progress and cursor read
 //              before the window;
 //   page     — pages opened during the window (a ramp): the run page's data on opening
-//              (GET /w/{ws}/run/{id}/__data.json: job, progress and its cursor, pinned graph,
-//              canvas payload), then the polls; the page's graph re-read backoff (settled at
+//              (GET /w/{ws}/run/{id}/__data.json: job, progress and its cursor, the canvas's
+//              ETag; then GET jobs/run_canvas/{id} when it names bytes the viewer lacks), then the polls; the page's graph re-read backoff (settled at
 //              once: the run already has progress), and the data read once more if the run ends;
 //   backoff  — (opt-in) GET jobs/dbt_graph/{id} re-fetched with backoff 1 s, 2 s, 4 s, … capped
 //              at 16 s for the whole window besides the polls: a page that never settles.
@@ -83,6 +83,8 @@ function replaySpeed(log: string, targetMs: number): { speed: number; events: nu
 interface ViewersOut {
 	elapsed_ms: number;
 	latencies: Record<Kind, number[]>;
+	/** Whole page reads (data, then the canvas when it moved): what run_page_open_* measure. */
+	opens: number[];
 	bytes: Record<Kind, number>;
 	errors: { kind: string; at_ms: number; what: string }[];
 	error_count: number;
@@ -93,8 +95,8 @@ interface ViewersOut {
 	client_cpu_s: number;
 }
 
-type Kind = 'poll' | 'graph' | 'page';
-const KINDS: Kind[] = ['poll', 'page', 'graph'];
+type Kind = 'poll' | 'graph' | 'page' | 'canvas';
+const KINDS: Kind[] = ['poll', 'page', 'canvas', 'graph'];
 const servedCount = (v: ViewersOut) => KINDS.reduce((n, k) => n + v.latencies[k].length, 0);
 const kindLine = (xs: number[]) => (xs.length ? `${xs.length} req, p50 ${percentile(xs, 50).toFixed(0)} / p99 ${percentile(xs, 99).toFixed(0)} ms` : '—');
 
@@ -226,6 +228,7 @@ export async function run(): Promise<BenchResult> {
 					p99_ms: +p99.toFixed(1),
 					polls: kindLine(v.latencies.poll),
 					[mode === 'backoff' ? 'dbt_graph' : 'page_data']: kindLine(mode === 'backoff' ? v.latencies.graph : v.latencies.page),
+					...(mode === 'page' ? { canvas: kindLine(v.latencies.canvas), opens: kindLine(v.opens) } : {}),
 					server_cpu: `${cpuS.toFixed(1)} s app${backend === 'postgres' ? ` + ${pgS.toFixed(1)} s postgres` : ''} over ${wallS.toFixed(0)} s (${(((cpuS + pgS) / wallS) * 100).toFixed(0)}% of one core)`,
 					machine: `${((machineBusyS / wallS) * 100).toFixed(0)}% busy of 200%; others ${(((machineBusyS - cpuS - pgS - v.client_cpu_s) / wallS) * 100).toFixed(0)}%`,
 					cpu_ms_per_request: +(((cpuS + pgS) * 1000) / Math.max(1, served)).toFixed(1),
@@ -261,7 +264,7 @@ export async function run(): Promise<BenchResult> {
 					});
 					perPollCpu.set(backend, perPoll);
 				}
-				windows.set(mode, { served, p50, p99, pollP50: percentile(v.latencies.poll, 50), pollP99, polls: v.latencies.poll.length, page: v.latencies.page, errors: v.error_count, cpuPerRequest });
+				windows.set(mode, { served, p50, p99, pollP50: percentile(v.latencies.poll, 50), pollP99, polls: v.latencies.poll.length, page: v.opens, errors: v.error_count, cpuPerRequest });
 			}
 			// The goal's scenario is viewers with the page open (the `progress` window: one poll every
 			// 2 s each); a page opened by every viewer within the ramp is reported beside it.
@@ -286,7 +289,7 @@ export async function run(): Promise<BenchResult> {
 			const errors = [...windows.values()].reduce((n, w) => n + w.errors, 0);
 			metrics.push(metric('polling_errors', errors, 'count', backend, { goal: 0, note: `every window (${[...windows.keys()].join(', ')})` }));
 			if (opening) {
-				const note = `${VIEWERS} viewers each opening the run page (__data.json) within a ${RAMP_S} s ramp, then polling${quick}`;
+				const note = `${VIEWERS} viewers each opening the run page (__data.json, then jobs/run_canvas when the data names a canvas the viewer lacks) within a ${RAMP_S} s ramp, then polling${quick}`;
 				metrics.push(metric('run_page_open_p50_ms', percentile(opening.page, 50), 'ms', backend, { note }));
 				metrics.push(metric('run_page_open_p99_ms', percentile(opening.page, 99), 'ms', backend, { note }));
 				metrics.push(metric('polling_with_page_opens_p99_ms', opening.p99, 'ms', backend, { note: `every request of that window, opens and polls${quick}` }));
