@@ -276,7 +276,8 @@ export async function run(): Promise<BenchResult> {
 				const note = steady
 					? `${VIEWERS} viewers with the run page open, ${WINDOW_S} s: every request (one poll each 2 s)${quick}`
 					: `the polls of the page window (no progress window ran)${quick}`;
-				metrics.push(metric('polling_p99_ms', steady ? steady.p99 : pollWindow.pollP99, 'ms', backend, { goal: 100, note }));
+				// Issue 18's goals: polls p99 ≤ 100 ms on Postgres, ≤ 250 ms on PGlite (one thread).
+				metrics.push(metric('polling_p99_ms', steady ? steady.p99 : pollWindow.pollP99, 'ms', backend, { goal: backend === 'pglite' ? 250 : 100, note }));
 				metrics.push(metric('polling_p50_ms', steady ? steady.p50 : pollWindow.pollP50, 'ms', backend, { note }));
 				metrics.push(metric('polling_requests', steady ? steady.served : pollWindow.polls, 'count', backend, { better: 'higher', note }));
 				const perPoll = perPollCpu.get(backend);
@@ -291,7 +292,7 @@ export async function run(): Promise<BenchResult> {
 			if (opening) {
 				const note = `${VIEWERS} viewers each opening the run page (__data.json, then jobs/run_canvas when the data names a canvas the viewer lacks) within a ${RAMP_S} s ramp, then polling${quick}`;
 				metrics.push(metric('run_page_open_p50_ms', percentile(opening.page, 50), 'ms', backend, { note }));
-				metrics.push(metric('run_page_open_p99_ms', percentile(opening.page, 99), 'ms', backend, { note }));
+				metrics.push(metric('run_page_open_p99_ms', percentile(opening.page, 99), 'ms', backend, { note, ...(backend === 'postgres' ? { goal: 500 } : {}) }));
 				metrics.push(metric('polling_with_page_opens_p99_ms', opening.p99, 'ms', backend, { note: `every request of that window, opens and polls${quick}` }));
 			}
 		} finally {
