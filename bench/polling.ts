@@ -114,6 +114,47 @@ async function waitFor<T>(what: string, timeoutMs: number, fn: () => Promise<T |
 	}
 }
 
+const OPEN_PROBE = QUICK ? 5 : 20;
+
+/**
+ * What one page open costs the server when nothing else is asked of it: OPEN_PROBE opens one at
+ * a time (the data, then the canvas when the data names one, as a viewer without a cached copy),
+ * their server CPU minus what the streaming run's own progress writes cost over as long an idle
+ * stretch measured just before. CPU, not latency, is what holds on a machine others load.
+ */
+async function probeOpens(url: string, pid: number, dbUrl: string | undefined, cookie: string, job: string) {
+	const cpuNow = async () => {
+		let pg = 0;
+		if (dbUrl) for (const t of (await postgresBackendCpu(dbUrl)).values()) pg += t;
+		return cpuSeconds(pid) + pg;
+	};
+	const idle0 = await cpuNow();
+	const idleStart = performance.now();
+	await new Promise((r) => setTimeout(r, 2000));
+	const idlePerMs = ((await cpuNow()) - idle0) / (performance.now() - idleStart);
+	const ms: number[] = [];
+	let bytes = 0;
+	const cpu0 = await cpuNow();
+	const start = performance.now();
+	for (let i = 0; i < OPEN_PROBE; i++) {
+		const t0 = performance.now();
+		const data = await fetch(`${url}/w/${WS}/run/${job}/__data.json`, { headers: { cookie } });
+		const text = await data.text();
+		if (data.status !== 200) throw new Error(`run page data: HTTP ${data.status}`);
+		bytes += Buffer.byteLength(text);
+		if (text.includes('canvasEtag')) {
+			const canvas = await fetch(`${url}/api/w/${WS}/jobs/run_canvas/${job}?direction=LR`, { headers: { cookie } });
+			const b = await canvas.arrayBuffer();
+			if (canvas.status !== 200) throw new Error(`run canvas: HTTP ${canvas.status}`);
+			bytes += b.byteLength;
+		}
+		ms.push(performance.now() - t0);
+	}
+	const wall = performance.now() - start;
+	const cpu = (await cpuNow()) - cpu0 - idlePerMs * wall;
+	return { opens: OPEN_PROBE, p50_ms: +percentile(ms, 50).toFixed(1), kb_per_open: Math.round(bytes / OPEN_PROBE / 1000), cpu_ms_per_open: +((cpu * 1000) / OPEN_PROBE).toFixed(1) };
+}
+
 export async function run(): Promise<BenchResult> {
 	const project = await benchProject(SIZE.models, SIZE.edges);
 	const log = path.join(project.dir, 'logs', 'dbt.log');
@@ -175,6 +216,11 @@ export async function run(): Promise<BenchResult> {
 				const heldFile = path.join(jobsDir, `held-${job}.json`);
 				const before = await c.ok<{ progress: { cursor: string; rows: unknown[] } }>(`/api/w/${WS}/jobs/get/${job}?logs=false&progress_since=0`);
 				writeFileSync(heldFile, JSON.stringify({ cursor: before.body.progress.cursor, rows: before.body.progress.rows }));
+				if (mode === 'page') {
+					const probe = await probeOpens(app.url, app.pid, backend === 'postgres' ? db.url : undefined, cookie, job);
+					environment[`${backend}_open_probe`] = probe;
+					say(`  page: ${probe.opens} opens one at a time: p50 ${probe.p50_ms} ms, ${probe.kb_per_open} kB, server CPU ${probe.cpu_ms_per_open} ms per open (the run's own writes over the same time subtracted)`);
+				}
 				say(`  ${mode}: ${VIEWERS} viewers for ${WINDOW_S} s …`);
 				const load0 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
 				const pg0 = backend === 'postgres' ? await postgresBackendCpu(db.url!) : new Map<number, number>();
