@@ -55,7 +55,7 @@ import {
 } from './repo/lineage';
 import { graphInputsStamp } from './repo/graph-read';
 import { SCAN_EDGE_LIMIT } from './limits';
-import { canvasPayload } from './pages/canvas';
+import { buildCanvasPayload } from './pages/canvas';
 import type { Direction } from '../lineage/canvas-sizes';
 import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from './graph-cache';
 
@@ -426,7 +426,7 @@ export async function jobRunCanvas(h: Database, gate: PinnedAccess, direction: D
 	const canvas = await cache.getOrBuild(
 		`c:${direction}:${plan.key}`,
 		async () => {
-			const bytes = serialize(canvasPayload(await cachedObject(h, plan), { direction }));
+			const bytes = serialize(buildCanvasPayload(await cachedObject(h, plan), { direction }));
 			return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url')}"` };
 		},
 		(b) => b.bytes.byteLength,

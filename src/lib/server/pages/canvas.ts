@@ -43,13 +43,13 @@ export function canvasPayload(
 ): CanvasPayload {
 	const direction = opts.direction ?? 'LR';
 	// A filter is a function: no key for it, so those payloads are built every time.
-	if (opts.projectFilter) return buildPayload(graph, { ...opts, direction });
+	if (opts.projectFilter) return buildCanvasPayload(graph, { ...opts, direction });
 	const focus = focusIn(graph, opts.focus);
 	const key = `${direction} ${focus}`;
 	let byFocus = payloadCache.get(graph);
 	const hit = byFocus?.get(key);
 	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
-	const payload = buildPayload(graph, { focus, direction });
+	const payload = buildCanvasPayload(graph, { focus, direction });
 	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
 	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
 	byFocus.set(key, payload);
@@ -73,7 +73,11 @@ function focusIn(graph: AssetGraph, focus: string | null | undefined): string {
 	return known ? focus : '';
 }
 
-function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean; direction: Direction }): CanvasPayload {
+/**
+ * canvasPayload without its per-graph object cache: for a caller that keeps the payload's bytes
+ * (jobs/run_canvas, in the graph cache, under its bound) and would only hold a second copy.
+ */
+export function buildCanvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean; direction: Direction }): CanvasPayload {
 	const canvas = canvasFromAssetGraph(graph, { projectFilter: opts.projectFilter });
 	const tree = buildGroupTree(canvas.nodes, canvas.edges);
 	const t0 = performance.now();
