@@ -155,7 +155,7 @@ export async function run(): Promise<BenchResult> {
 				{ id: 'dbt_graph_preview', label: "jobs/dbt_graph/{preview}: the preview's own graph", url: `/api/w/${WS}/jobs/dbt_graph/${preview.job_id}` },
 				{ id: 'dbt_graph_run', label: "jobs/dbt_graph/{run}: a recorded run (its version's graph)", url: `/api/w/${WS}/jobs/dbt_graph/${recorded.job_id}` },
 				{ id: 'run_progress', label: `jobs/run_progress/{run} (${recorded.progress_rows} rows)`, url: `/api/w/${WS}/jobs/run_progress/${recorded.job_id}` },
-				{ id: 'run_page', label: "the run page's data (/w/…/run/{run}/__data.json: job, progress, shape graph, canvas)", url: `/w/${WS}/run/${recorded.job_id}/__data.json` },
+				{ id: 'run_page', label: "the run page's data (/w/…/run/{run}/__data.json: job, progress, test statuses, the canvas's ETag; the canvas itself is jobs/run_canvas)", url: `/w/${WS}/run/${recorded.job_id}/__data.json` },
 				{ id: 'pipeline_page', label: "the pipeline page's data (/w/…/pipeline/{folder}/__data.json: shape graph, canvas, layout)", url: `/w/${WS}/pipeline/${FOLDER}/__data.json` }
 			];
 			const ms = new Map<string, number[]>(cases.map((x) => [x.id, []]));

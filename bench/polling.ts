@@ -13,8 +13,8 @@
 //   progress — pages opened before the window: the polls only, from the progress and cursor read
 //              before the window;
 //   page     — pages opened during the window (a ramp): the run page's data on opening
-//              (GET /w/{ws}/run/{id}/__data.json: job, progress and its cursor, pinned graph,
-//              canvas payload), then the polls; the page's graph re-read backoff (settled at
+//              (GET /w/{ws}/run/{id}/__data.json: job, progress and its cursor, the canvas's
+//              ETag; then GET jobs/run_canvas/{id} when it names bytes the viewer lacks), then the polls; the page's graph re-read backoff (settled at
 //              once: the run already has progress), and the data read once more if the run ends;
 //   backoff  — (opt-in) GET jobs/dbt_graph/{id} re-fetched with backoff 1 s, 2 s, 4 s, … capped
 //              at 16 s for the whole window besides the polls: a page that never settles.
@@ -83,6 +83,8 @@ function replaySpeed(log: string, targetMs: number): { speed: number; events: nu
 interface ViewersOut {
 	elapsed_ms: number;
 	latencies: Record<Kind, number[]>;
+	/** Whole page reads (data, then the canvas when it moved): what run_page_open_* measure. */
+	opens: number[];
 	bytes: Record<Kind, number>;
 	errors: { kind: string; at_ms: number; what: string }[];
 	error_count: number;
@@ -93,8 +95,8 @@ interface ViewersOut {
 	client_cpu_s: number;
 }
 
-type Kind = 'poll' | 'graph' | 'page';
-const KINDS: Kind[] = ['poll', 'page', 'graph'];
+type Kind = 'poll' | 'graph' | 'page' | 'canvas';
+const KINDS: Kind[] = ['poll', 'page', 'canvas', 'graph'];
 const servedCount = (v: ViewersOut) => KINDS.reduce((n, k) => n + v.latencies[k].length, 0);
 const kindLine = (xs: number[]) => (xs.length ? `${xs.length} req, p50 ${percentile(xs, 50).toFixed(0)} / p99 ${percentile(xs, 99).toFixed(0)} ms` : '—');
 
@@ -110,6 +112,47 @@ async function waitFor<T>(what: string, timeoutMs: number, fn: () => Promise<T |
 		if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
 		await new Promise((r) => setTimeout(r, 250));
 	}
+}
+
+const OPEN_PROBE = QUICK ? 5 : 20;
+
+/**
+ * What one page open costs the server when nothing else is asked of it: OPEN_PROBE opens one at
+ * a time (the data, then the canvas when the data names one, as a viewer without a cached copy),
+ * their server CPU minus what the streaming run's own progress writes cost over as long an idle
+ * stretch measured just before. CPU, not latency, is what holds on a machine others load.
+ */
+async function probeOpens(url: string, pid: number, dbUrl: string | undefined, cookie: string, job: string) {
+	const cpuNow = async () => {
+		let pg = 0;
+		if (dbUrl) for (const t of (await postgresBackendCpu(dbUrl)).values()) pg += t;
+		return cpuSeconds(pid) + pg;
+	};
+	const idle0 = await cpuNow();
+	const idleStart = performance.now();
+	await new Promise((r) => setTimeout(r, 2000));
+	const idlePerMs = ((await cpuNow()) - idle0) / (performance.now() - idleStart);
+	const ms: number[] = [];
+	let bytes = 0;
+	const cpu0 = await cpuNow();
+	const start = performance.now();
+	for (let i = 0; i < OPEN_PROBE; i++) {
+		const t0 = performance.now();
+		const data = await fetch(`${url}/w/${WS}/run/${job}/__data.json`, { headers: { cookie } });
+		const text = await data.text();
+		if (data.status !== 200) throw new Error(`run page data: HTTP ${data.status}`);
+		bytes += Buffer.byteLength(text);
+		if (text.includes('canvasEtag')) {
+			const canvas = await fetch(`${url}/api/w/${WS}/jobs/run_canvas/${job}?direction=LR`, { headers: { cookie } });
+			const b = await canvas.arrayBuffer();
+			if (canvas.status !== 200) throw new Error(`run canvas: HTTP ${canvas.status}`);
+			bytes += b.byteLength;
+		}
+		ms.push(performance.now() - t0);
+	}
+	const wall = performance.now() - start;
+	const cpu = (await cpuNow()) - cpu0 - idlePerMs * wall;
+	return { opens: OPEN_PROBE, p50_ms: +percentile(ms, 50).toFixed(1), kb_per_open: Math.round(bytes / OPEN_PROBE / 1000), cpu_ms_per_open: +((cpu * 1000) / OPEN_PROBE).toFixed(1) };
 }
 
 export async function run(): Promise<BenchResult> {
@@ -173,6 +216,11 @@ export async function run(): Promise<BenchResult> {
 				const heldFile = path.join(jobsDir, `held-${job}.json`);
 				const before = await c.ok<{ progress: { cursor: string; rows: unknown[] } }>(`/api/w/${WS}/jobs/get/${job}?logs=false&progress_since=0`);
 				writeFileSync(heldFile, JSON.stringify({ cursor: before.body.progress.cursor, rows: before.body.progress.rows }));
+				if (mode === 'page') {
+					const probe = await probeOpens(app.url, app.pid, backend === 'postgres' ? db.url : undefined, cookie, job);
+					environment[`${backend}_open_probe`] = probe;
+					say(`  page: ${probe.opens} opens one at a time: p50 ${probe.p50_ms} ms, ${probe.kb_per_open} kB, server CPU ${probe.cpu_ms_per_open} ms per open (the run's own writes over the same time subtracted)`);
+				}
 				say(`  ${mode}: ${VIEWERS} viewers for ${WINDOW_S} s …`);
 				const load0 = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).map(Number);
 				const pg0 = backend === 'postgres' ? await postgresBackendCpu(db.url!) : new Map<number, number>();
@@ -226,6 +274,7 @@ export async function run(): Promise<BenchResult> {
 					p99_ms: +p99.toFixed(1),
 					polls: kindLine(v.latencies.poll),
 					[mode === 'backoff' ? 'dbt_graph' : 'page_data']: kindLine(mode === 'backoff' ? v.latencies.graph : v.latencies.page),
+					...(mode === 'page' ? { canvas: kindLine(v.latencies.canvas), opens: kindLine(v.opens) } : {}),
 					server_cpu: `${cpuS.toFixed(1)} s app${backend === 'postgres' ? ` + ${pgS.toFixed(1)} s postgres` : ''} over ${wallS.toFixed(0)} s (${(((cpuS + pgS) / wallS) * 100).toFixed(0)}% of one core)`,
 					machine: `${((machineBusyS / wallS) * 100).toFixed(0)}% busy of 200%; others ${(((machineBusyS - cpuS - pgS - v.client_cpu_s) / wallS) * 100).toFixed(0)}%`,
 					cpu_ms_per_request: +(((cpuS + pgS) * 1000) / Math.max(1, served)).toFixed(1),
@@ -261,7 +310,7 @@ export async function run(): Promise<BenchResult> {
 					});
 					perPollCpu.set(backend, perPoll);
 				}
-				windows.set(mode, { served, p50, p99, pollP50: percentile(v.latencies.poll, 50), pollP99, polls: v.latencies.poll.length, page: v.latencies.page, errors: v.error_count, cpuPerRequest });
+				windows.set(mode, { served, p50, p99, pollP50: percentile(v.latencies.poll, 50), pollP99, polls: v.latencies.poll.length, page: v.opens, errors: v.error_count, cpuPerRequest });
 			}
 			// The goal's scenario is viewers with the page open (the `progress` window: one poll every
 			// 2 s each); a page opened by every viewer within the ramp is reported beside it.
@@ -273,7 +322,8 @@ export async function run(): Promise<BenchResult> {
 				const note = steady
 					? `${VIEWERS} viewers with the run page open, ${WINDOW_S} s: every request (one poll each 2 s)${quick}`
 					: `the polls of the page window (no progress window ran)${quick}`;
-				metrics.push(metric('polling_p99_ms', steady ? steady.p99 : pollWindow.pollP99, 'ms', backend, { goal: 100, note }));
+				// Issue 18's goals: polls p99 ≤ 100 ms on Postgres, ≤ 250 ms on PGlite (one thread).
+				metrics.push(metric('polling_p99_ms', steady ? steady.p99 : pollWindow.pollP99, 'ms', backend, { goal: backend === 'pglite' ? 250 : 100, note }));
 				metrics.push(metric('polling_p50_ms', steady ? steady.p50 : pollWindow.pollP50, 'ms', backend, { note }));
 				metrics.push(metric('polling_requests', steady ? steady.served : pollWindow.polls, 'count', backend, { better: 'higher', note }));
 				const perPoll = perPollCpu.get(backend);
@@ -286,9 +336,9 @@ export async function run(): Promise<BenchResult> {
 			const errors = [...windows.values()].reduce((n, w) => n + w.errors, 0);
 			metrics.push(metric('polling_errors', errors, 'count', backend, { goal: 0, note: `every window (${[...windows.keys()].join(', ')})` }));
 			if (opening) {
-				const note = `${VIEWERS} viewers each opening the run page (__data.json) within a ${RAMP_S} s ramp, then polling${quick}`;
+				const note = `${VIEWERS} viewers each opening the run page (__data.json, then jobs/run_canvas when the data names a canvas the viewer lacks) within a ${RAMP_S} s ramp, then polling${quick}`;
 				metrics.push(metric('run_page_open_p50_ms', percentile(opening.page, 50), 'ms', backend, { note }));
-				metrics.push(metric('run_page_open_p99_ms', percentile(opening.page, 99), 'ms', backend, { note }));
+				metrics.push(metric('run_page_open_p99_ms', percentile(opening.page, 99), 'ms', backend, { note, ...(backend === 'postgres' ? { goal: 500 } : {}) }));
 				metrics.push(metric('polling_with_page_opens_p99_ms', opening.p99, 'ms', backend, { note: `every request of that window, opens and polls${quick}` }));
 			}
 		} finally {

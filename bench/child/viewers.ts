@@ -52,7 +52,8 @@ const api = `${url}/api/w/${values.ws}/jobs`;
 const urls = {
 	poll: `${api}/get/${values.job}`,
 	graph: `${api}/dbt_graph/${values.job}`,
-	page: `${url}/w/${values.ws}/run/${values.job}/__data.json`
+	page: `${url}/w/${values.ws}/run/${values.job}/__data.json`,
+	canvas: `${api}/run_canvas/${values.job}?direction=LR`
 };
 type Kind = keyof typeof urls;
 const GRAPH_BACKOFF_MS = [1000, 2000, 4000, 8000, 15000, 30000];
@@ -67,8 +68,10 @@ const rand = () => {
 };
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
-const latencies: Record<Kind, number[]> = { poll: [], graph: [], page: [] };
-const bytes: Record<Kind, number> = { poll: 0, graph: 0, page: 0 };
+const latencies: Record<Kind, number[]> = { poll: [], graph: [], page: [], canvas: [] };
+const bytes: Record<Kind, number> = { poll: 0, graph: 0, page: 0, canvas: 0 };
+/** Whole page reads: the data, then the canvas when the data names bytes the viewer lacks. */
+const opens: number[] = [];
 const errors: { kind: Kind; at_ms: number; what: string }[] = [];
 let maxProgressRows = 0;
 let inFlight = 0;
@@ -81,15 +84,15 @@ const open = () => now() < windowMs;
 
 let fullReads = 0;
 
-async function get(kind: Kind, query = ''): Promise<Buffer | null> {
+async function get(kind: Kind, query = '', headers: Record<string, string> = {}): Promise<Buffer | null> {
 	const started = now();
 	inFlight++;
 	maxInFlight = Math.max(maxInFlight, inFlight);
 	try {
-		const r = await fetch(`${urls[kind]}${query}`, { headers: { cookie }, signal: AbortSignal.timeout(timeoutMs) });
+		const r = await fetch(`${urls[kind]}${query}`, { headers: { ...headers, cookie }, signal: AbortSignal.timeout(timeoutMs) });
 		const body = Buffer.from(await r.arrayBuffer());
 		const ms = now() - started;
-		if (r.status !== 200) {
+		if (r.status !== 200 && r.status !== 304) {
 			errors.push({ kind, at_ms: Math.round(started), what: `HTTP ${r.status}: ${body.toString('utf8', 0, 200)}` });
 			return null;
 		}
@@ -122,6 +125,8 @@ interface PageData {
 	progress: Item[];
 	progressCursor: string | null;
 	ownSnapshot: boolean;
+	/** The canvas's ETag (jobs/run_canvas), where the page reads the canvas apart from its data. */
+	canvasEtag?: string;
 }
 
 /** The run page's own data from __data.json (devalue-encoded; the page's node is the last). */
@@ -145,11 +150,20 @@ async function viewer(): Promise<void> {
 	let cursor: string | null = initial.cursor;
 	let settled = true;
 	let graphAttempt = 0;
+	let canvasEtag: string | null = null;
+	// What the page does on a read of its data: the canvas follows when the data names other
+	// bytes than the viewer holds (revalidated by ETag, as the browser's cache does).
 	const load = async (): Promise<boolean> => {
+		const started = now();
 		const body = await get('page');
 		if (!body) return false;
 		const d = pageData(body);
 		if (!d) return false;
+		if (d.canvasEtag !== undefined && d.canvasEtag !== canvasEtag) {
+			if (!(await get('canvas', '', canvasEtag ? { 'if-none-match': canvasEtag } : {}))) return false;
+			canvasEtag = d.canvasEtag;
+		}
+		opens.push(now() - started);
 		held = new Map(d.progress.map((p) => [key(p), p]));
 		cursor = d.progressCursor;
 		settled = d.ownSnapshot || d.progress.length > 0;
@@ -182,7 +196,7 @@ async function viewer(): Promise<void> {
 					ended = true;
 					sawEnd = true;
 					// The run ended: the page reads its data once more and polls no further.
-					if (mode === 'page' && open()) await get('page');
+					if (mode === 'page' && open()) await load();
 					return;
 				}
 			}
@@ -216,6 +230,7 @@ process.stdout.write(
 	`${JSON.stringify({
 		elapsed_ms: now(),
 		latencies,
+		opens,
 		bytes,
 		errors: errors.slice(0, 50),
 		error_count: errors.length,

@@ -716,6 +716,17 @@ export function pinnedAccessOf(access: JobAccess): PinnedAccess {
 }
 
 /**
+ * The run page's gate, and its canvas's (`jobs/run_canvas/{id}`): job read access (a share link
+ * included) plus `assets:read`. Unlike pinnedAccess, a job that does not exist is a 404: the
+ * page shows one run. A share-link viewer's graph is the shape only unless they may read the
+ * project (`canReadScript`), as on the page itself.
+ */
+export async function runPageAccess(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<{ access: JobAccess; pinned: PinnedAccess }> {
+	const access = await jobAccess(event, ws, id);
+	return { access, pinned: pinnedAccessOf(access) };
+}
+
+/**
  * The gate of the jobs/dbt_* reads and the run page's relation: job read access (share links
  * included) plus `assets:read`. A job that does not exist answers unpinned rather than 404, so
  * a run page whose job aged out still draws; that costs `assets:read` of a signed-in member,

@@ -58,6 +58,8 @@ import {
 } from './repo/lineage';
 import { graphInputsStamp } from './repo/graph-read';
 import { SCAN_EDGE_LIMIT } from './limits';
+import { buildCanvasPayload } from './pages/canvas';
+import type { Direction } from '../lineage/canvas-sizes';
 import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from './graph-cache';
 
 export const MAX_ASSET_PATHS = 1000;
@@ -406,6 +408,34 @@ export async function jobAssetGraph(h: Database, gate: PinnedAccess, q: GraphQue
 /** The same answer as the bytes `GET jobs/dbt_graph/{id}` sends, with its ETag. */
 export async function jobAssetGraphBody(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
 	return cachedBody(h, await jobPlan(h, gate, q, opts));
+}
+
+/** The run page's graph: the pinned shape (for the page's own derivations) and its canvas bytes. */
+export interface RunCanvas {
+	graph: AssetGraph;
+	/** The canvas payload as `GET jobs/run_canvas/{id}` sends it, and its ETag. */
+	canvas: GraphBody;
+}
+
+/**
+ * The run page's canvas, serialized once per pinned graph, redaction and direction (one graph
+ * cache entry beside the graph's own), so 200 viewers opening one run are sent the same bytes
+ * and a viewer who already holds them gets a 304, instead of each open serializing the canvas.
+ */
+export async function jobRunCanvas(h: Database, gate: PinnedAccess, direction: Direction): Promise<RunCanvas> {
+	const plan = await jobPlan(h, gate, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+	const graph = await cachedObject(h, plan);
+	const cache = graphCacheOf(h) as ByteLru<GraphBody>;
+	const canvas = await cache.getOrBuild(
+		`c:${direction}:${plan.key}`,
+		async () => {
+			const bytes = serialize(buildCanvasPayload(await cachedObject(h, plan), { direction }));
+			return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url')}"` };
+		},
+		(b) => b.bytes.byteLength,
+		plan.stillValid
+	);
+	return { graph, canvas };
 }
 
 // ─── Column lineage ────────────────────────────────────────────────────────────────────────

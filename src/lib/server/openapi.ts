@@ -294,6 +294,11 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
 	},
 	{
+		method: 'get', path: '/api/w/{ws}/jobs/run_canvas/{id}', summary: "The run page's canvas: its pinned graph's compact canvas and first cut laid out, the same bytes for every viewer of one redaction", gate: 'as the run page: job read access (share link included) + assets:read; the shape only, tags and file paths only to readers of the project',
+		query: { view_token: { description: 'share link token (or header X-View-Token)' }, direction: { description: 'LR (default) or TB' } },
+		ok: { status: 200, description: 'the canvas payload (wire, open, direction, layouts, producerLineage), with an ETag (If-None-Match answers 304)', schema: { type: 'object' } }, errors: [400, 401, 403, 404]
+	},
+	{
 		method: 'get', path: '/api/w/{ws}/jobs/run_progress/{id}', summary: 'Per-relation progress of a run', gate: "job read access + jobs:read; a row's error (dbt's message) only to callers who may read the project",
 		query: {
 			view_token: { description: 'share link token' },

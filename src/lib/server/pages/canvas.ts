@@ -5,9 +5,12 @@
 import { buildGroupTree, reveal, type GroupTree } from '$lib/lineage/canvas-groups';
 import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { DIRECTION_COOKIE, isDirection } from '$lib/lineage/canvas-sizes';
-import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire, type CanvasWire } from '$lib/lineage/canvas-model';
+import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire } from '$lib/lineage/canvas-model';
 import { chooseOpen, levelKey, levelsOf } from '$lib/lineage/canvas-view';
-import type { AssetGraph, ProducerColumnLineage } from '$lib/types/asset-graph';
+import type { AssetGraph } from '$lib/types/asset-graph';
+import type { CanvasPayload } from '$lib/types/canvas';
+
+export type { CanvasPayload };
 import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from '../limits';
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
@@ -23,19 +26,6 @@ export const layoutCacheStats = () => ({ entries: componentCache.size, max_entri
  */
 const FIRST_CUT_MIN_ZOOM = 0.2;
 
-export interface CanvasPayload {
-	/** The canvas graph in its compact wire form (fromWire on the page). */
-	wire: CanvasWire;
-	/** The groups open in the first cut. */
-	open: string[];
-	/** The way the layouts below run. */
-	direction: Direction;
-	layouts: Record<string, LevelLayout>;
-	/** Producer scripts' column lineage: the producer half of every column trace on the page. */
-	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
-	/** Server time spent, for the page's own timing line and the benchmark. */
-	timing: { layoutMs: number; levels: number };
-}
 
 // Payloads per graph OBJECT and focus: the graph cache hands out one object per cache key (its
 // inputs, query and the caller's redaction), so a payload derived from it is exactly as fresh
@@ -53,13 +43,13 @@ export function canvasPayload(
 ): CanvasPayload {
 	const direction = opts.direction ?? 'LR';
 	// A filter is a function: no key for it, so those payloads are built every time.
-	if (opts.projectFilter) return buildPayload(graph, { ...opts, direction });
+	if (opts.projectFilter) return buildCanvasPayload(graph, { ...opts, direction });
 	const focus = focusIn(graph, opts.focus);
 	const key = `${direction} ${focus}`;
 	let byFocus = payloadCache.get(graph);
 	const hit = byFocus?.get(key);
 	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
-	const payload = buildPayload(graph, { focus, direction });
+	const payload = buildCanvasPayload(graph, { focus, direction });
 	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
 	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
 	byFocus.set(key, payload);
@@ -83,7 +73,11 @@ function focusIn(graph: AssetGraph, focus: string | null | undefined): string {
 	return known ? focus : '';
 }
 
-function buildPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean; direction: Direction }): CanvasPayload {
+/**
+ * canvasPayload without its per-graph object cache: for a caller that keeps the payload's bytes
+ * (jobs/run_canvas, in the graph cache, under its bound) and would only hold a second copy.
+ */
+export function buildCanvasPayload(graph: AssetGraph, opts: { focus?: string | null; projectFilter?: (p: string) => boolean; direction: Direction }): CanvasPayload {
 	const canvas = canvasFromAssetGraph(graph, { projectFilter: opts.projectFilter });
 	const tree = buildGroupTree(canvas.nodes, canvas.edges);
 	const t0 = performance.now();

@@ -2,12 +2,12 @@
 // version's) and its progress. Open to whoever may read the job, a public share link without a
 // session included — checked here, since the workspace layout lets `?view_token=` through.
 import { error, redirect } from '@sveltejs/kit';
-import { jobAccess, pinnedAccessOf, runPageRights, type JobAccess } from '$lib/server/access';
+import { runPageAccess, runPageRights, type JobAccess, type PinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
-import { jobAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
+import { jobRunCanvas } from '$lib/server/lineage-api';
+import { directionFromCookies } from '$lib/server/pages/canvas';
 import { testStatusesOfRun } from '$lib/server/pages/latest-runs';
 import { getJobPayloadLogPresence, progressSince } from '$lib/server/repo/jobs';
 import type { PageServerLoad } from './$types';
@@ -18,8 +18,9 @@ export const load: PageServerLoad = async (event) => {
 	const { ws, id } = event.params;
 	const viewToken = event.url.searchParams.get('view_token');
 	let access: JobAccess;
+	let pinned: PinnedAccess;
 	try {
-		access = await jobAccess(event, ws, id);
+		({ access, pinned } = await runPageAccess(event, ws, id));
 	} catch (e) {
 		if (!(e instanceof ApiError)) throw e;
 		if (e.status === 401 && !event.locals.auth) redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
@@ -34,16 +35,18 @@ export const load: PageServerLoad = async (event) => {
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
 	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
 	const progress = changes.rows.map((r) => progressItemOf(r, access.canReadScript));
-	let graph;
+	// The canvas itself is not in the page data: the page reads it from jobs/run_canvas (bytes
+	// cached per pinned graph and redaction, with an ETag), so an open no longer serializes it.
+	// The shape graph stays here for the test statuses; it is the graph cache's shared object.
+	const direction = directionFromCookies(event.cookies);
+	let run;
 	try {
-		// The jobs/dbt_graph gate on the job opened above: plus assets:read. The canvas needs the
-		// shape only: the details pane reads a relation's authored fields on selection. Cached per
-		// pinned graph and redaction (graph-cache.ts).
-		graph = await jobAssetGraph(h, pinnedAccessOf(access), { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+		run = await jobRunCanvas(h, pinned, direction);
 	} catch (e) {
 		if (!(e instanceof ApiError)) throw e;
 		error(e.status, e.message);
 	}
+	const { graph, canvas } = run;
 	const p = access.principal;
 	return {
 		job,
@@ -51,7 +54,9 @@ export const load: PageServerLoad = async (event) => {
 		progressCursor: changes.cursor,
 		/** The job has a log this viewer may open (read when its panel opens). */
 		hasLog: access.canReadScript && payload.hasLog,
-		...canvasPayload(graph, { direction: directionFromCookies(event.cookies) }),
+		/** What jobs/run_canvas answers now: the page re-reads the canvas when this moves. */
+		canvasEtag: canvas.etag,
+		canvasDirection: direction,
 		/** The worst result of each relation's tests in this run (the test lens). */
 		testStatuses: await testStatusesOfRun(h, access.job, graph, payload.result),
 		ownSnapshot: graph.dbt_snapshot_job === access.job.id,
