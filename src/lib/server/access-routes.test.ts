@@ -18,6 +18,7 @@ const GATES = [
 	'pinnedAccess',
 	'relationReadAccess',
 	'columnLineageAccess',
+	'runPageAccess',
 	'layoutAccess',
 	'diffRefAccess'
 ] as const;
