@@ -371,19 +371,24 @@ function cachedObject(h: Database, plan: GraphPlan): Promise<AssetGraph> {
 	return cache.getOrBuild(`o:${plan.key}`, plan.build, objectBytes, plan.stillValid);
 }
 
-function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
+/** An answer kept as the bytes the API sends, with their ETag, under `key` of the graph cache. */
+function cachedBytes(h: Database, key: string, build: () => Promise<unknown>, stillValid: GraphPlan['stillValid']): Promise<GraphBody> {
 	const cache = graphCacheOf(h) as ByteLru<GraphBody>;
 	return cache.getOrBuild(
-		`b:${plan.key}`,
+		key,
 		async () => {
-			const bytes = serialize(await plan.build());
+			const bytes = serialize(await build());
 			// The ETag names the bytes, not the key: it changes only when this caller's answer does
 			// (a deploy elsewhere in the workspace moves the key's stamp, never a reader's ETag).
 			return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url')}"` };
 		},
 		(b) => b.bytes.byteLength,
-		plan.stillValid
+		stillValid
 	);
+}
+
+function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
+	return cachedBytes(h, `b:${plan.key}`, plan.build, plan.stillValid);
 }
 
 /**
@@ -425,16 +430,7 @@ export interface RunCanvas {
 export async function jobRunCanvas(h: Database, gate: PinnedAccess, direction: Direction): Promise<RunCanvas> {
 	const plan = await jobPlan(h, gate, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	const graph = await cachedObject(h, plan);
-	const cache = graphCacheOf(h) as ByteLru<GraphBody>;
-	const canvas = await cache.getOrBuild(
-		`c:${direction}:${plan.key}`,
-		async () => {
-			const bytes = serialize(buildCanvasPayload(await cachedObject(h, plan), { direction }));
-			return { bytes, etag: `"${createHash('sha256').update(bytes).digest('base64url')}"` };
-		},
-		(b) => b.bytes.byteLength,
-		plan.stillValid
-	);
+	const canvas = await cachedBytes(h, `c:${direction}:${plan.key}`, async () => buildCanvasPayload(graph, { direction }), plan.stillValid);
 	return { graph, canvas };
 }
 
