@@ -1,5 +1,7 @@
-// The second build of `npm run build`: the standalone job worker (`npm run worker`) as one file,
-// build/worker.js, next to the app adapter-node writes. Production dependencies stay external
+// The second and third builds of `npm run build`, next to the app adapter-node writes: the
+// standalone job worker (`npm run worker`) as one file, build/worker.js, and (`--mode
+// manifest-thread`) the manifest-parse thread's entry as one file, build/manifest-thread.js, kept
+// apart so that a thread loads the parser and nothing else. Production dependencies stay external
 // (they are in node_modules after `npm ci --omit=dev`); everything else is bundled.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -8,18 +10,26 @@ import { defineConfig } from 'vite';
 const pkg = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')) as { dependencies?: Record<string, string> };
 const external = Object.keys(pkg.dependencies ?? {});
 
-export default defineConfig({
-	resolve: { alias: { $lib: path.resolve('src/lib') } },
-	ssr: { noExternal: true, external },
-	build: {
-		ssr: 'src/lib/server/runner/worker-main.ts',
-		outDir: 'build',
-		emptyOutDir: false,
-		target: 'node20',
-		minify: false,
-		rollupOptions: {
-			external: (id) => external.some((d) => id === d || id.startsWith(`${d}/`)) || id.startsWith('node:'),
-			output: { entryFileNames: 'worker.js', format: 'es' }
+const ENTRIES: Record<string, { source: string; file: string }> = {
+	worker: { source: 'src/lib/server/runner/worker-main.ts', file: 'worker.js' },
+	'manifest-thread': { source: 'src/lib/server/ingest/manifest-thread-main.ts', file: 'manifest-thread.js' }
+};
+
+export default defineConfig(({ mode }) => {
+	const entry = ENTRIES[mode] ?? ENTRIES.worker;
+	return {
+		resolve: { alias: { $lib: path.resolve('src/lib') } },
+		ssr: { noExternal: true, external },
+		build: {
+			ssr: entry.source,
+			outDir: 'build',
+			emptyOutDir: false,
+			target: 'node20',
+			minify: false,
+			rollupOptions: {
+				external: (id) => external.some((d) => id === d || id.startsWith(`${d}/`)) || id.startsWith('node:'),
+				output: { entryFileNames: entry.file, format: 'es' }
+			}
 		}
-	}
+	};
 });

@@ -29,6 +29,7 @@ interface Phase {
 	name: string;
 	ms: number;
 	rssMb: number;
+	peakMb: number;
 }
 interface IngestOut {
 	ms: number;
@@ -59,18 +60,19 @@ type Db = 'pglite' | 'postgres';
 function phaseRows(db: Db, runs: IngestOut[]): Row[] {
 	const names: string[] = [];
 	const per = runs.map((r) => {
-		const m = new Map<string, { ms: number; rssMb: number }>();
+		const m = new Map<string, { ms: number; rssMb: number; peakMb: number }>();
 		for (const p of r.phases) {
 			if (!names.includes(p.name)) names.push(p.name);
-			const x = m.get(p.name) ?? { ms: 0, rssMb: 0 };
-			m.set(p.name, { ms: x.ms + p.ms, rssMb: p.rssMb });
+			const x = m.get(p.name) ?? { ms: 0, rssMb: 0, peakMb: 0 };
+			m.set(p.name, { ms: x.ms + p.ms, rssMb: p.rssMb, peakMb: p.peakMb });
 		}
 		return m;
 	});
 	return names.map((name) => ({
 		case: `  ${db}: ${name}`,
 		ms: stat(per.map((m) => m.get(name)?.ms ?? 0)),
-		rss_mb_after: stat(per.map((m) => m.get(name)?.rssMb ?? 0))
+		rss_mb_after: stat(per.map((m) => m.get(name)?.rssMb ?? 0)),
+		peak_rss_mb_after: stat(per.map((m) => m.get(name)?.peakMb ?? 0))
 	}));
 }
 

@@ -112,5 +112,5 @@ out({
 	peakRssMb: peak,
 	baselineRssMb: baseline,
 	wasmMb,
-	phases: profile.phases.map((p) => ({ name: p.name, ms: Math.round(p.ms), rssMb: Math.round(p.rssMb) }))
+	phases: profile.phases.map((p) => ({ name: p.name, ms: Math.round(p.ms), rssMb: Math.round(p.rssMb), peakMb: Math.round(p.peakMb) }))
 });

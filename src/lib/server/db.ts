@@ -104,6 +104,19 @@ function driverClient(tx: Tx): unknown {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
+/** COPY data a 256 KB string at a time: the whole table's text never exists at once. */
+export function* copyChunks<T>(rows: readonly T[], line: (r: T) => string): Generator<string> {
+	let buf = '';
+	for (const r of rows) {
+		buf += line(r);
+		if (buf.length >= 262_144) {
+			yield buf;
+			buf = '';
+		}
+	}
+	if (buf) yield buf;
+}
+
 /**
  * Bulk-loads rows with COPY inside `tx` (the caller's transaction: a failure rolls back with it).
  * `chunks` are COPY text-format data, each whole lines ending in `\n`, produced lazily so the

@@ -1,24 +1,10 @@
 // The API's error convention: every failure is `{"error": "..."}` with a 4xx/5xx status.
 // Routes throw ApiError (or call the helpers below); `handleApi` turns it into the response.
 import { json, type RequestEvent } from '@sveltejs/kit';
+import { ApiError, badRequest } from './api-error';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db';
 
-export class ApiError extends Error {
-	constructor(
-		readonly status: number,
-		message: string,
-		/** Headers the error answer carries (`Retry-After` of a 429, say). */
-		readonly headers?: Record<string, string>
-	) {
-		super(message);
-	}
-}
-
-export const badRequest = (msg: string) => new ApiError(400, msg);
-export const unauthorized = (msg = 'sign in or present a valid API token') => new ApiError(401, msg);
-export const forbidden = (msg: string) => new ApiError(403, msg);
-export const notFound = (msg = 'not found') => new ApiError(404, msg);
-export const gone = (msg: string) => new ApiError(410, msg);
+export { ApiError, badRequest, unauthorized, forbidden, notFound, gone } from './api-error';
 
 export function errorResponse(status: number, message: string, headers?: Record<string, string>): Response {
 	return json({ error: message }, { status, headers });

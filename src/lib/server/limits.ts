@@ -4,7 +4,7 @@
 // The upload bounds are read from the environment on each use (documented in the README's
 // configuration table), far above the largest real project measured.
 import type { LevelInput } from '$lib/lineage/canvas-sizes';
-import { ApiError } from './http';
+import { ApiError } from './api-error';
 import { IngestError } from './ingest/errors';
 
 /** 413 naming what was over which limit: `what: <found> is over the limit of <limit>`. */

@@ -1,4 +1,4 @@
-import { ApiError } from '../http';
+import { ApiError } from '../api-error';
 
 /**
  * A refusal of uploaded input. The message names the file (and field, when there is one) and

@@ -1,9 +1,12 @@
 // Big manifests are parsed on a worker thread: JSON.parse and the node walk of a manifest of
 // tens of MB hold a thread for seconds, and on the request thread that stalls every other
 // request (issue 14, finding 8). Small ones stay inline, where a thread's start-up would cost
-// more than the parse. The thread runs this same module: loaded with the tag in its
-// workerData, its top level parses and posts the graph back (structured clone; the bench
-// `ingest` records what a deploy pays for it).
+// more than the parse. The thread loads the smallest module that parses: the build's own entry
+// `manifest-thread.js` (manifest-thread-main.ts, beside build/worker.js) when there is one, and
+// otherwise this module, which answers when loaded with the tag in its workerData. Loading the
+// server chunk this module is bundled into costs the thread more than the parse itself
+// (bench/README.md, "ingest"); the answer comes back by structured clone.
+import { existsSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseCatalog } from './catalog';
 import { IngestError } from './errors';
@@ -80,9 +83,14 @@ function answerOf(input: ThreadInput): ThreadAnswer {
 	}
 }
 
-if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) {
-	parentPort!.postMessage(answerOf(workerData as ThreadInput));
+/** A parse thread's whole work: answer its workerData, if it is ours. */
+export function answerThreadInput(): void {
+	if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) {
+		parentPort!.postMessage(answerOf(workerData as ThreadInput));
+	}
 }
+
+answerThreadInput();
 
 /** An IngestError whose message is already complete (file and field included). */
 class ThreadIngestError extends IngestError {
@@ -92,20 +100,46 @@ class ThreadIngestError extends IngestError {
 	}
 }
 
+const THREAD_ENTRY = 'manifest-thread.js';
+let builtEntry: URL | null | undefined;
+
+/**
+ * The build's thread entry, searched upward from the folder of `moduleUrl` (build/worker.js sits
+ * beside it; the app's chunks are a few folders below); null when there is none.
+ */
+export function findBuiltThreadEntry(moduleUrl: URL): URL | null {
+	let dir = new URL('.', moduleUrl);
+	for (let depth = 0; depth < 5; depth++) {
+		const candidate = new URL(THREAD_ENTRY, dir);
+		if (existsSync(candidate)) return candidate;
+		const parent = new URL('..', dir);
+		if (parent.href === dir.href) break;
+		dir = parent;
+	}
+	return null;
+}
+
 // Under vitest this module is TypeScript, which a thread cannot load by itself: it is then
 // loaded through tsx (a dev dependency; the built app's module is plain JS and loads directly).
-function threadOf(input: ThreadInput): Worker {
+function threadOf(input: ThreadInput, entry?: URL): Worker {
+	if (entry) return new Worker(entry, { workerData: input });
 	const self = new URL(import.meta.url);
-	if (!self.pathname.endsWith('.ts')) return new Worker(self, { workerData: input });
+	if (!self.pathname.endsWith('.ts')) {
+		if (builtEntry === undefined) builtEntry = findBuiltThreadEntry(self);
+		return new Worker(builtEntry ?? self, { workerData: input });
+	}
 	const load = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(self.href)}, ${JSON.stringify(self.href)}))`;
 	return new Worker(load, { eval: true, workerData: input });
 }
 
-/** Parses `bytes` on a worker thread with parseManifest's own errors; IngestErrors keep their status. */
-function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions, extras: UploadExtras): Promise<ParsedUpload> {
+/**
+ * Parses `bytes` on a worker thread with parseManifest's own errors; IngestErrors keep their
+ * status. `entry`: the module the thread runs (tests of the build's entry); found otherwise.
+ */
+export function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions, extras: UploadExtras, entry?: URL): Promise<ParsedUpload> {
 	const input: ThreadInput = { tag: THREAD_TAG, bytes, opts, extras };
 	return new Promise((resolve, reject) => {
-		const worker = threadOf(input);
+		const worker = threadOf(input, entry);
 		let settled = false;
 		worker.once('message', (answer: ThreadAnswer) => {
 			settled = true;

@@ -7,6 +7,8 @@ export interface Phase {
 	ms: number;
 	/** Resident set size when the phase ended (not its peak). */
 	rssMb: number;
+	/** The process's peak RSS so far (getrusage maxrss): where it rises is where the peak is set. */
+	peakMb: number;
 }
 
 export class IngestProfile {
@@ -16,7 +18,7 @@ export class IngestProfile {
 	/** Closes the phase that began at the previous mark (or at construction) under `name`. */
 	mark(name: string): void {
 		const now = performance.now();
-		this.phases.push({ name, ms: now - this.last, rssMb: process.memoryUsage.rss() / 1048576 });
+		this.phases.push({ name, ms: now - this.last, rssMb: process.memoryUsage.rss() / 1048576, peakMb: process.resourceUsage().maxRSS / 1024 });
 		this.last = now;
 	}
 

@@ -7,7 +7,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { GraphNodeInput } from '$lib/lineage/asset-graph';
 import { directComponents } from '$lib/lineage/components';
 import type { Database, Tx } from '../db';
-import { copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
+import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
 import { mark, type IngestProfile } from '../ingest/profile';
 import { dbtColumnEdge, dbtEdge, dbtGraphColumn, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
 import { deleteEndedPlans, pruneInferCache } from './inference';
@@ -142,19 +142,6 @@ const GRAPH_COLUMN_COPY_COLUMNS = ['graph_id', 'column_id', 'unique_id', 'column
 const COLUMN_EDGE_COPY_COLUMNS = ['graph_id', 'parent_col', 'child_col', 'lineage_kind', 'component', 'provenance'];
 
 const UNNEST_BATCH = 20_000;
-
-/** COPY data a 256 KB string at a time: the whole graph's text never exists at once. */
-function* copyChunks<T>(rows: readonly T[], line: (r: T) => string): Generator<string> {
-	let buf = '';
-	for (const r of rows) {
-		buf += line(r);
-		if (buf.length >= 262_144) {
-			yield buf;
-			buf = '';
-		}
-	}
-	if (buf) yield buf;
-}
 
 const f = copyField;
 
