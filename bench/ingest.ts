@@ -7,16 +7,46 @@
 // runs into a new database on BENCH_DATABASE_URL. On PGlite the database's WASM memory lives in
 // the measured process; the same ingest against Postgres, in the same run, is ours alone.
 //
+// The deploy children run bundled (esbuild, as plain JS beside the manifest-parse thread's own
+// entry, as the app's build lays them out), so a thread starts as it does in `npm start`, not
+// through tsx. BENCH_INGEST_BASE=<another checkout>: its child is bundled too and its deploys are
+// interleaved with ours run by run, so before and after are measured side by side in one run.
+//
 // BENCH_QUICK=1: 300 models / 20,000 edges, one run, no 4,000,000-row cases (metrics carry no
 // goal then: they are not the goal's workload).
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { build } from 'esbuild';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateProject, writeProjectDir } from '../src/lib/server/demo/generator';
 import { backends, QUICK } from './app';
-import { FIXTURES_DIR, child, metric, OUT, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
+import { FIXTURES_DIR, child, childJs, metric, OUT, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
+const BASE = process.env.BENCH_INGEST_BASE ? path.resolve(process.env.BENCH_INGEST_BASE) : null;
+
+/**
+ * bench/child/ingest.ts of the checkout at `root`, bundled into `outdir` with the manifest-parse
+ * thread's entry beside it when that checkout has one (each a whole bundle, as the build makes them).
+ */
+async function bundledIngestChild(root: string, outdir: string): Promise<string> {
+	const entryPoints: Record<string, string> = { ingest: path.join(root, 'bench/child/ingest.ts') };
+	const threadEntry = path.join(root, 'src/lib/server/ingest/manifest-thread-main.ts');
+	if (existsSync(threadEntry)) entryPoints['manifest-thread'] = threadEntry;
+	rmSync(outdir, { recursive: true, force: true });
+	await build({
+		entryPoints,
+		bundle: true,
+		format: 'esm',
+		platform: 'node',
+		target: 'node20',
+		packages: 'external',
+		tsconfig: path.join(root, 'tsconfig.json'),
+		outdir,
+		logLevel: 'warning'
+	});
+	return path.join(outdir, 'ingest.js');
+}
 const SIZE = QUICK ? { models: 300, columnEdges: 20_000 } : { models: 3000, columnEdges: 200_000 };
 
 async function ensureProject(dir: string, opts: { models: number; columnEdges: number; indexRows?: number }) {
@@ -29,7 +59,8 @@ interface Phase {
 	name: string;
 	ms: number;
 	rssMb: number;
-	peakMb: number;
+	/** Absent in a base checkout's child older than the field. */
+	peakMb?: number;
 }
 interface IngestOut {
 	ms: number;
@@ -57,13 +88,13 @@ interface DecodeOut {
 type Db = 'pglite' | 'postgres';
 
 /** Phases summed by name within a run, then the median over runs, in first-seen order. */
-function phaseRows(db: Db, runs: IngestOut[]): Row[] {
+function phaseRows(db: string, runs: IngestOut[]): Row[] {
 	const names: string[] = [];
 	const per = runs.map((r) => {
-		const m = new Map<string, { ms: number; rssMb: number; peakMb: number }>();
+		const m = new Map<string, { ms: number; rssMb: number; peakMb: number | undefined }>();
 		for (const p of r.phases) {
 			if (!names.includes(p.name)) names.push(p.name);
-			const x = m.get(p.name) ?? { ms: 0, rssMb: 0, peakMb: 0 };
+			const x = m.get(p.name) ?? { ms: 0, rssMb: 0, peakMb: undefined };
 			m.set(p.name, { ms: x.ms + p.ms, rssMb: p.rssMb, peakMb: p.peakMb });
 		}
 		return m;
@@ -72,7 +103,7 @@ function phaseRows(db: Db, runs: IngestOut[]): Row[] {
 		case: `  ${db}: ${name}`,
 		ms: stat(per.map((m) => m.get(name)?.ms ?? 0)),
 		rss_mb_after: stat(per.map((m) => m.get(name)?.rssMb ?? 0)),
-		peak_rss_mb_after: stat(per.map((m) => m.get(name)?.peakMb ?? 0))
+		...(per.some((m) => m.get(name)?.peakMb !== undefined) ? { peak_rss_mb_after: stat(per.map((m) => m.get(name)?.peakMb ?? 0)) } : {})
 	}));
 }
 
@@ -90,12 +121,14 @@ export async function run(): Promise<BenchResult> {
 	const template = path.join(scratch, 'template');
 	if (dbs.includes('pglite')) await child('ingest', { mode: 'setup', dir: template });
 	let n = 0;
-	const deploy = async (db: Db, target: string): Promise<IngestOut> => {
-		if (db === 'postgres') return child<IngestOut>('ingest', { target, db });
+	const ours = await bundledIngestChild(process.cwd(), path.join(OUT, 'ingest-child'));
+	const base = BASE ? await bundledIngestChild(BASE, path.join(OUT, 'ingest-child-base')) : null;
+	const deploy = async (db: Db, target: string, script = ours): Promise<IngestOut> => {
+		if (db === 'postgres') return childJs<IngestOut>(script, { target, db });
 		const dir = path.join(scratch, `run-${n++}`);
 		cpSync(template, dir, { recursive: true });
 		try {
-			return await child<IngestOut>('ingest', { target, db, dir });
+			return await childJs<IngestOut>(script, { target, db, dir });
 		} finally {
 			rmSync(dir, { recursive: true, force: true });
 		}
@@ -103,6 +136,7 @@ export async function run(): Promise<BenchResult> {
 
 	const rows: Row[] = [];
 	const metrics: Metric[] = [];
+	const ratios: BenchResult['ratios'] = [];
 	const goal = (g: number) => (QUICK ? null : g);
 	const quickNote = QUICK ? `QUICK: ${SIZE.models} models, ${SIZE.columnEdges.toLocaleString('en-US')} edges, ${RUNS} run(s); not the goal's workload` : undefined;
 
@@ -128,12 +162,27 @@ export async function run(): Promise<BenchResult> {
 			});
 		}
 
-		// The deploys, interleaved across databases run by run.
+		// The deploys, interleaved across databases (and with the base checkout's) run by run.
 		const ingest: Partial<Record<Db, IngestOut[]>> = {};
+		const before: Partial<Record<Db, IngestOut[]>> = {};
 		for (let i = 0; i < RUNS; i++) {
-			for (const db of i % 2 ? [...dbs].reverse() : dbs) (ingest[db] ??= []).push(await deploy(db, targetMain));
+			for (const db of i % 2 ? [...dbs].reverse() : dbs) {
+				if (base && i % 2) (before[db] ??= []).push(await deploy(db, targetMain, base));
+				(ingest[db] ??= []).push(await deploy(db, targetMain));
+				if (base && !(i % 2)) (before[db] ??= []).push(await deploy(db, targetMain, base));
+			}
 		}
 		for (const db of dbs) {
+			const baseRuns = before[db];
+			if (baseRuns) {
+				rows.push({
+					case: `BASE ${path.basename(BASE!)}: deploy ${SIZE.models} models + ${SIZE.columnEdges.toLocaleString('en-US')}-edge index (${db})`,
+					ms: stat(baseRuns.map((d) => d.ms)),
+					peak_rss_mb: stat(baseRuns.map((d) => d.peakRssMb)),
+					db_open_rss_mb: stat(baseRuns.map((d) => d.baselineRssMb))
+				});
+				rows.push(...phaseRows(`${db} BASE`, baseRuns));
+			}
 			const runs = ingest[db]!;
 			const seconds = stat(runs.map((d) => d.ms / 1000));
 			const peak = stat(runs.map((d) => d.peakRssMb));
@@ -153,10 +202,24 @@ export async function run(): Promise<BenchResult> {
 				db === 'pglite'
 					? `process peak incl. PGlite's WASM memory (median ${wasm.median.toFixed(0)} MB at the end)${ingest.postgres ? `; the same ingest on Postgres peaks at ${stat(ingest.postgres.map((d) => d.peakRssMb)).median.toFixed(0)} MB (ours alone)` : ''}`
 					: 'ours alone (the server is another process)';
+			// The issue's goals: ≤ 3 s and ≤ 300 MB on Postgres; on PGlite ≤ 5 s, and a peak of at most
+			// 1.5 × the process's RSS with its database open (PGlite's memory is in the process).
+			const overOpen = stat(runs.map((d) => d.peakRssMb / d.baselineRssMb));
 			metrics.push(
-				metric('ingest_3000_seconds', seconds, 's', db, { goal: goal(3), better: 'lower', note: quickNote ?? `ingestUpload wall time, median of ${RUNS} fresh processes` }),
-				metric('ingest_peak_rss_mb', peak, 'MB', db, { goal: goal(300), better: 'lower', note: quickNote ? `${quickNote}; ${rssNote}` : rssNote })
+				metric('ingest_3000_seconds', seconds, 's', db, { goal: goal(db === 'pglite' ? 5 : 3), better: 'lower', note: quickNote ?? `ingestUpload wall time, median of ${RUNS} fresh processes` }),
+				metric('ingest_peak_rss_mb', peak, 'MB', db, { goal: db === 'pglite' ? null : goal(300), better: 'lower', note: quickNote ? `${quickNote}; ${rssNote}` : rssNote }),
+				metric('ingest_peak_over_open_rss_ratio', overOpen, 'ratio', db, {
+					goal: db === 'pglite' ? goal(1.5) : null,
+					better: 'lower',
+					note: quickNote ?? 'peak RSS of the deploy over the RSS of the same process with its database open and the upload read'
+				})
 			);
+			if (baseRuns) {
+				ratios.push(
+					{ name: `${db}: deploy after / before (time)`, value: seconds.median / stat(baseRuns.map((d) => d.ms / 1000)).median, note: `before: ${path.basename(BASE!)}, interleaved runs` },
+					{ name: `${db}: deploy after / before (peak RSS)`, value: peak.median / stat(baseRuns.map((d) => d.peakRssMb)).median, note: `before: ${path.basename(BASE!)}` }
+				);
+			}
 		}
 
 		// Decode figures involve no database: the same figure is reported under each one measured.
@@ -195,7 +258,6 @@ export async function run(): Promise<BenchResult> {
 		}
 
 		const med = (s: Stat) => s.median;
-		const ratios: BenchResult['ratios'] = [];
 		if (decode4m.length) {
 			ratios.push(
 				{ name: 'decode 4M rows / decode 200k rows (time)', value: med(stat(decode4m.map((d) => d.ms))) / med(stat(decode.map((d) => d.ms))), note: '20× the rows; the bound caps the work' },

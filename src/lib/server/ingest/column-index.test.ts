@@ -251,6 +251,35 @@ describe('readColumnLineage: rules', () => {
 	});
 });
 
+describe('kept nodes known only after the decode started (the manifest parses beside it)', () => {
+	const rows = Array.from({ length: 3000 }, (_, i) => edge(i, i % 3 ? 'copy' : 'scan', i % 2 ? 'model.p.b' : 'model.other.zz'));
+	const file = () => lineageFile(rows, { rowGroupSize: 400 });
+	const later = <T,>(value: T, ms: number) => new Promise<T>((resolve) => setTimeout(() => resolve(value), ms));
+	it.each([
+		['already known', () => NODES],
+		['resolved before the first group', () => Promise.resolve(NODES)],
+		['resolved after every group was decoded', () => later(NODES, 50)]
+	])('%s: the same edges and counts as a plain set', async (_name, keptNodes) => {
+		const expected = await readColumnLineage(file(), { fileName: 'f', keptNodes: NODES });
+		const r = await readColumnLineage(file(), { fileName: 'f', keptNodes: keptNodes() });
+		expect(r).toEqual(expected);
+		expect(r.stats.droppedOutsideGraph).toBe(1500);
+	});
+
+	it('past the look-ahead bound the decode waits for the nodes, then goes on in order', async () => {
+		const expected = await readColumnLineage(file(), { fileName: 'f', keptNodes: NODES });
+		const r = await readColumnLineage(file(), { fileName: 'f', keptNodes: later(NODES, 30), lookAheadRows: 1000 });
+		expect(r).toEqual(expected);
+	});
+
+	it('a refused manifest refuses both decodes with its own error', async () => {
+		const refused = () => new Promise<ReadonlySet<string>>((_, reject) => setTimeout(() => reject(new Error('manifest.json: refused')), 20));
+		await expect(readColumnLineage(file(), { fileName: 'f', keptNodes: refused() })).rejects.toThrow('manifest.json: refused');
+		const columns = nodeColumnsFile([['model.p.a', 'x', 0n, 'int', null, null]]);
+		await expect(readNodeColumns(columns, { fileName: 'n', keptNodes: refused() })).rejects.toThrow('manifest.json: refused');
+	});
+});
+
 // ---------------------------------------------------------------------------------------------
 
 function nodeColumnsFile(

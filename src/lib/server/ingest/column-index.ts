@@ -43,11 +43,22 @@ export interface ColumnLineageStats {
 	byKind: Record<string, number>;
 }
 
+/**
+ * The graph's nodes, or a promise of them: the decode then starts at once (beside the manifest's
+ * parse) and holds decoded row groups, up to LOOK_AHEAD_ROWS rows, until they are known.
+ */
+export type KeptNodes = ReadonlySet<string> | Promise<ReadonlySet<string>>;
+
+/** Rows decoded ahead while the kept nodes are not known yet: the same bound as the edge buffers. */
+export const LOOK_AHEAD_ROWS = 2 * MAX_STORED_COLUMN_EDGES;
+
 export interface ColumnLineageOptions {
 	fileName: string;
-	keptNodes: ReadonlySet<string>;
+	keptNodes: KeptNodes;
 	maxStored?: number;
 	maxDecoded?: number;
+	/** Rows held while the kept nodes are unknown (LOOK_AHEAD_ROWS unless a test asks less). */
+	lookAheadRows?: number;
 }
 
 export interface TypedColumn {
@@ -72,9 +83,11 @@ export interface NodeColumnsStats {
 
 export interface NodeColumnsOptions {
 	fileName: string;
-	keptNodes: ReadonlySet<string>;
+	keptNodes: KeptNodes;
 	maxStored?: number;
 	maxDecoded?: number;
+	/** Rows held while the kept nodes are unknown (LOOK_AHEAD_ROWS unless a test asks less). */
+	lookAheadRows?: number;
 }
 
 type ColumnKind = 'string' | 'integer';
@@ -119,7 +132,9 @@ export async function readColumnLineage(
 	const collector = new EdgeCollector(maxStored);
 	let droppedOutsideGraph = 0;
 	let droppedUnnamedColumns = 0;
-	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, (get, n) => {
+	const kept = keptNodesOf(opts.keptNodes);
+	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept.ready, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
+		const keptNodes = kept.nodes();
 		const parents = get('parent');
 		const parentColumns = get('parentColumn');
 		const children = get('child');
@@ -128,7 +143,7 @@ export async function readColumnLineage(
 		for (let i = 0; i < n; i++) {
 			const parent = text(parents[i]);
 			const child = text(children[i]);
-			if (!parent || !child || !opts.keptNodes.has(parent) || !opts.keptNodes.has(child)) {
+			if (!parent || !child || !keptNodes.has(parent) || !keptNodes.has(child)) {
 				droppedOutsideGraph++;
 				continue;
 			}
@@ -262,7 +277,9 @@ export async function readNodeColumns(
 	const byNode = new Map<string, { name: string; type: string | null; index: number }[]>();
 	let held = 0;
 	const stats = { droppedOutsideGraph: 0, droppedUnnamedColumns: 0, droppedUnindexed: 0, droppedOverCap: 0, duplicates: 0 };
-	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, (get, n) => {
+	const kept = keptNodesOf(opts.keptNodes);
+	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept.ready, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
+		const keptNodes = kept.nodes();
 		const nodes = get('node');
 		const names = get('name');
 		const indexes = get('index');
@@ -271,7 +288,7 @@ export async function readNodeColumns(
 		const resolved = get('resolved');
 		for (let i = 0; i < n; i++) {
 			const node = text(nodes[i]);
-			if (!node || !opts.keptNodes.has(node)) {
+			if (!node || !keptNodes.has(node)) {
 				stats.droppedOutsideGraph++;
 				continue;
 			}
@@ -412,15 +429,35 @@ function resolveColumns<K extends string>(
 
 type Getter<K extends string> = (key: K) => ArrayLike<unknown>;
 
+/** The kept nodes as the decode needs them: `ready` settles when `nodes()` can answer. */
+function keptNodesOf(kept: KeptNodes): { ready: Promise<unknown> | null; nodes: () => ReadonlySet<string> } {
+	if (!(kept instanceof Promise)) return { ready: null, nodes: () => kept };
+	let known: ReadonlySet<string> | null = null;
+	const ready = kept.then((nodes) => (known = nodes));
+	// The decode may fail before it waits on `ready`; the kept nodes' own failure is the caller's.
+	ready.catch(() => {});
+	return {
+		ready,
+		nodes: () => {
+			if (!known) throw new Error('column-index: a row group was handed over before the kept nodes were known');
+			return known;
+		}
+	};
+}
+
 /**
  * Decode the wanted columns one row group at a time and hand each group's column arrays to
- * `onGroup`. Stops after `maxDecoded` rows.
+ * `onGroup`. Stops after `maxDecoded` rows. With `ready` unsettled, decoded groups wait (in
+ * order, at most `lookAheadRows` rows) and are handed over once it settles; if it rejects, the
+ * scan rejects with its error.
  */
 async function scanRowGroups<K extends string>(
 	pq: OpenParquet,
 	cols: Map<K, string>,
 	maxDecoded: number,
 	fileName: string,
+	ready: Promise<unknown> | null,
+	lookAheadRows: number,
 	onGroup: (get: Getter<K>, rows: number) => void
 ): Promise<{ rowsInFile: number; rowsDecoded: number; stopped: boolean }> {
 	const rowsInFile = Number(pq.metadata.num_rows);
@@ -428,6 +465,26 @@ async function scanRowGroups<K extends string>(
 	const empty: unknown[] = [];
 	let groupStart = 0;
 	let decoded = 0;
+	let settled = ready === null;
+	// Its rejection is the caller's to report (awaited below); never an unhandled one.
+	ready?.then(
+		() => (settled = true),
+		() => {}
+	);
+	let waiting: { arrays: Map<string, unknown[]>; rows: number }[] = [];
+	let waitingRows = 0;
+	const hand = (arrays: Map<string, unknown[]>, rows: number) =>
+		onGroup((key) => {
+			const name = cols.get(key);
+			return name === undefined ? empty : arrays.get(name)!;
+		}, rows);
+	const handWaiting = async () => {
+		if (!settled) await ready;
+		settled = true;
+		for (const w of waiting) hand(w.arrays, w.rows);
+		waiting = [];
+		waitingRows = 0;
+	};
 	for (let g = 0; g < pq.metadata.row_groups.length; g++) {
 		const groupRows = Number(pq.metadata.row_groups[g].num_rows);
 		const start = groupStart;
@@ -457,12 +514,16 @@ async function scanRowGroups<K extends string>(
 		} catch (e) {
 			throw new IngestError(fileName, `could not be decoded (row group ${g + 1} of ${pq.metadata.row_groups.length}: ${errorText(e)})`);
 		}
-		onGroup((key) => {
-			const name = cols.get(key);
-			return name === undefined ? empty : arrays.get(name)!;
-		}, take);
 		decoded += take;
+		if (!settled && waitingRows + take <= lookAheadRows) {
+			waiting.push({ arrays, rows: take });
+			waitingRows += take;
+			continue;
+		}
+		await handWaiting();
+		hand(arrays, take);
 	}
+	await handWaiting();
 	return { rowsInFile, rowsDecoded: decoded, stopped: decoded < rowsInFile };
 }
 

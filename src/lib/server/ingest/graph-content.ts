@@ -73,31 +73,44 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 	};
 	const p = input.profile;
 	requireManifestBytes(input.manifest.name, input.manifest.bytes.length);
-	const upload = await parseUploadBytes(
+	// The manifest parses (on its thread when big) while this thread decodes the index files;
+	// their rows wait for the manifest's node set (column-index.ts, LOOK_AHEAD_ROWS). A refused
+	// manifest refuses the upload whatever the index reads gave, so it is awaited first.
+	const started = performance.now();
+	let parsedAt = started;
+	const uploadRead = parseUploadBytes(
 		input.manifest.bytes,
 		{
 			fileName: input.manifest.name,
 			warehouse: input.warehouse,
 			defaultDatabase: input.defaultDatabase,
 			selection: input.selection,
-			onParsed: () => mark(p, 'manifest: decode + JSON.parse')
+			onParsed: () => (parsedAt = performance.now())
 		},
 		{ catalog: input.catalog ?? null, plan: input.planInference ?? false }
 	);
+	const keptNodes = uploadRead.then((u) => new Set(u.graph.nodes.map((n) => n.uniqueId)) as ReadonlySet<string>);
+	// A refused manifest is reported through uploadRead; here its rejection must not go unhandled.
+	keptNodes.catch(() => {});
+	const cl = input.columnLineage;
+	const nc = input.nodeColumns;
+	const lineageRead = cl ? settle(readColumnLineage(cl.bytes, { fileName: cl.name, keptNodes })) : null;
+	const nodeColumnsRead = nc ? settle(readNodeColumns(nc.bytes, { fileName: nc.name, keptNodes })) : null;
+	const upload = await uploadRead;
 	const parsed = upload.graph;
-	mark(p, 'manifest: nodes, edges, selection');
+	const lineage = lineageRead ? await lineageRead : null;
+	const nodeColumns = nodeColumnsRead ? await nodeColumnsRead : null;
+	p?.record('manifest: decode + JSON.parse (beside the index decodes)', parsedAt - started);
+	mark(p, 'manifest + index decodes');
 	const manifestLog =
 		`${input.manifest.name}: dbt ${parsed.dbtVersion ?? 'unknown'}, manifest ${parsed.schemaVersion}, ` +
 		`${fmt(parsed.nodes.length)} nodes, ${fmt(parsed.edges.length)} edges`;
 
-	const kept = new Set(parsed.nodes.map((n) => n.uniqueId));
 	let columnEdges: ColumnEdgeRow[] | null = null;
 	const dropped: DroppedCounts = { column_edges_outside_graph: 0, column_edges_over_cap: 0, unnamed_columns: 0, rows_not_decoded: false };
-	const cl = input.columnLineage;
-	if (cl) {
+	if (cl && lineage) {
 		try {
-			const r = await readColumnLineage(cl.bytes, { fileName: cl.name, keptNodes: kept });
-			mark(p, 'index: column_lineage decode');
+			const r = unsettle(lineage);
 			// The component goes onto the decoded rows themselves: no second set of 200,000 objects.
 			columnEdges = assignComponents(r.edges as ColumnEdgeRow[]);
 			mark(p, 'index: components');
@@ -127,13 +140,11 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		);
 	}
 
-	mark(p, 'index: column_lineage decode');
 	let schemas: Map<string, { name: string; type?: string }[]> | null = null;
 	let catalogMissing: { missing: number; relations: number } | null = null;
-	const nc = input.nodeColumns;
-	if (nc) {
+	if (nc && nodeColumns) {
 		try {
-			const r = await readNodeColumns(nc.bytes, { fileName: nc.name, keptNodes: kept });
+			const r = unsettle(nodeColumns);
 			schemas = r.schemas;
 			indexLog.push(`${nc.name}: typed columns for ${fmt(r.schemas.size)} nodes`);
 		} catch (e) {
@@ -142,7 +153,6 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		}
 	}
 
-	mark(p, 'index: node_columns decode');
 	const cat = input.catalog;
 	const catalogColumns = upload.catalogColumns;
 	if (cat && catalogColumns && schemas === null) {
@@ -174,6 +184,21 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		catalogMissing,
 		inference: upload.inference
 	};
+}
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+
+/** A promise that never rejects (its failure is read after the manifest's, which wins). */
+function settle<T>(p: Promise<T>): Promise<Settled<T>> {
+	return p.then(
+		(value) => ({ ok: true as const, value }),
+		(error: unknown) => ({ ok: false as const, error })
+	);
+}
+
+function unsettle<T>(s: Settled<T>): T {
+	if (!s.ok) throw s.error;
+	return s.value;
 }
 
 /** The resource types a catalog describes (tests and ephemeral models have no relation in it). */

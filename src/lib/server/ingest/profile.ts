@@ -9,6 +9,8 @@ export interface Phase {
 	rssMb: number;
 	/** The process's peak RSS so far (getrusage maxrss): where it rises is where the peak is set. */
 	peakMb: number;
+	/** Ran beside other phases: its time is counted again in the phase it overlapped. */
+	beside?: boolean;
 }
 
 export class IngestProfile {
@@ -20,6 +22,11 @@ export class IngestProfile {
 		const now = performance.now();
 		this.phases.push({ name, ms: now - this.last, rssMb: process.memoryUsage.rss() / 1048576, peakMb: process.resourceUsage().maxRSS / 1024 });
 		this.last = now;
+	}
+
+	/** Records a phase that ran beside others (its time is inside the next mark's), without moving the clock. */
+	record(name: string, ms: number): void {
+		this.phases.push({ name, ms, rssMb: process.memoryUsage.rss() / 1048576, peakMb: process.resourceUsage().maxRSS / 1024, beside: true });
 	}
 
 	/** Restarts the clock without recording (time spent elsewhere, e.g. in the caller). */
