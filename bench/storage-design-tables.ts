@@ -15,7 +15,7 @@
 //   packed     int, with a graph's direct (copy/mod) edges packed one row per component as
 //              int arrays; scan edges (no component) stay integer rows as in `int`.
 import { sql, type SQL } from 'drizzle-orm';
-import { copyField, copyRows, type Database, type Tx } from '../src/lib/server/db';
+import { copyChunks, copyField, copyRows, type Database, type Tx } from '../src/lib/server/db';
 
 export const SCHEMA = 'storage_bench';
 
@@ -139,19 +139,6 @@ function kindCode(kind: string): number {
 
 const f = copyField;
 
-/** COPY data a 256 KB string at a time, as the app's replaceGraph produces it. */
-function* chunked<T>(rows: Iterable<T>, line: (r: T) => string): Generator<string> {
-	let buf = '';
-	for (const r of rows) {
-		buf += line(r);
-		if (buf.length >= 262_144) {
-			yield buf;
-			buf = '';
-		}
-	}
-	if (buf) yield buf;
-}
-
 const UNNEST_BATCH = 20_000;
 
 /** Runs `insert … select … from unnest(…)` over `rows` in batches (PGlite's alternative to COPY). */
@@ -211,7 +198,7 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 		if (method === 'copy') {
 			const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${key.scriptHash}\t${key.jobId}\t`;
 			const cols = ['workspace', 'script_path', 'script_hash', 'job_id', 'parent_unique_id', 'parent_column', 'child_unique_id', 'child_column', 'lineage_kind', 'component'];
-			await copyRows(h, tx, 'text_edge', cols, chunked(edges, (e) => `${prefix}${f(e[0])}\t${f(e[1])}\t${f(e[2])}\t${f(e[3])}\t${f(e[4])}\t${f(e[5])}\n`));
+			await copyRows(h, tx, 'text_edge', cols, copyChunks(edges, (e) => `${prefix}${f(e[0])}\t${f(e[1])}\t${f(e[2])}\t${f(e[3])}\t${f(e[4])}\t${f(e[5])}\n`));
 			return;
 		}
 		// The statement today's replaceGraph runs on PGlite.
@@ -227,7 +214,7 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 	const dict = columnDictionary(edges);
 	const indexes = edges.map((_, i) => i);
 	if (method === 'copy') {
-		await copyRows(h, tx, 'graph_column', ['graph_id', 'column_id', 'unique_id', 'column_name'], chunked(dict.columns.entries(), ([i, [u, c]]) => `${graphId}\t${i}\t${f(u)}\t${f(c)}\n`));
+		await copyRows(h, tx, 'graph_column', ['graph_id', 'column_id', 'unique_id', 'column_name'], copyChunks(dict.columns.entries(), ([i, [u, c]]) => `${graphId}\t${i}\t${f(u)}\t${f(c)}\n`));
 	} else {
 		await unnestInsert(h, tx, [...dict.columns.entries()], (part) =>
 			sql`insert into graph_column (graph_id, column_id, unique_id, column_name)
@@ -241,7 +228,7 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 			tx,
 			'int_edge',
 			['graph_id', 'parent_col', 'child_col', 'kind', 'component'],
-			chunked(rowEdges, (i) => `${graphId}\t${dict.parentIds[i]}\t${dict.childIds[i]}\t${kindCode(edges[i][4])}\t${f(edges[i][5])}\n`)
+			copyChunks(rowEdges, (i) => `${graphId}\t${dict.parentIds[i]}\t${dict.childIds[i]}\t${kindCode(edges[i][4])}\t${f(edges[i][5])}\n`)
 		);
 	} else {
 		await unnestInsert(h, tx, rowEdges, (part) =>
@@ -265,7 +252,7 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 		tx,
 		'edge_pack',
 		['graph_id', 'component', 'parent_cols', 'child_cols', 'kinds'],
-		chunked(packs, ([c, is]) => `${graphId}\t${c}\t${arr(is.map((i) => dict.parentIds[i]))}\t${arr(is.map((i) => dict.childIds[i]))}\t${arr(is.map((i) => kindCode(edges[i][4])))}\n`)
+		copyChunks(packs, ([c, is]) => `${graphId}\t${c}\t${arr(is.map((i) => dict.parentIds[i]))}\t${arr(is.map((i) => dict.childIds[i]))}\t${arr(is.map((i) => kindCode(edges[i][4])))}\n`)
 	);
 }
 

@@ -105,7 +105,7 @@ function driverClient(tx: Tx): unknown {
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
 /** COPY data a 256 KB string at a time: the whole table's text never exists at once. */
-export function* copyChunks<T>(rows: readonly T[], line: (r: T) => string): Generator<string> {
+export function* copyChunks<T>(rows: Iterable<T>, line: (r: T) => string): Generator<string> {
 	let buf = '';
 	for (const r of rows) {
 		buf += line(r);
