@@ -7,9 +7,11 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { copyField, copyJson, copyRows, copyTextArray, type Database } from '../src/lib/server/db';
 import {
+	digestGraph,
 	dumpGraph,
 	graphCounts,
 	graphDigest,
+	nodeDigest,
 	replaceGraph,
 	versionKey,
 	type ColumnEdgeRow,
@@ -122,6 +124,15 @@ describe('COPY text format', () => {
 		};
 		expect(graphDigest(big)).toBe(referenceDigest(big));
 	});
+
+	it('digestGraph gives each node the digest nodeDigest gives it, from the one serialization', () => {
+		const g = nastyGraph();
+		const { digest, nodeDigests } = digestGraph(g);
+		expect(digest).toBe(referenceDigest(g));
+		expect(nodeDigests.size).toBe(g.nodes.length);
+		for (const n of g.nodes) expect(nodeDigests.get(n), n.uniqueId).toBe(nodeDigest(n));
+		expect(new Set(nodeDigests.values()).size).toBe(g.nodes.length);
+	});
 });
 
 describe.each(testBackends())('graph COPY on $name', (backend) => {
@@ -148,6 +159,30 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		const [r] = await h.rows<{ one: number }>(sql`select 1 as one`);
 		expect(Number(r.one)).toBe(1);
 	};
+
+	it('dbt_node.digest is the node digest whether replaceGraph is handed them or computes them', async () => {
+		// A workspace of its own: the next case counts its workspace's rows.
+		const own = 'digestws';
+		await h.db.insert(workspace).values({ id: own, name: 'Digests' });
+		const versionIn = async (path: string) => {
+			const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
+			await insertScriptVersion(h.db, { workspace: own, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
+			return versionKey(own, path, hash);
+		};
+		const g = nastyGraph();
+		const handed = await versionIn('f/copy/digests-handed');
+		const computed = await versionIn('f/copy/digests-computed');
+		const { digest, nodeDigests } = digestGraph(g);
+		await h.db.transaction((tx) => replaceGraph(h, tx, handed, g, { digest, permissionedAs: 'u/alice' }, { nodeDigests }));
+		await h.db.transaction((tx) => replaceGraph(h, tx, computed, g, { digest, permissionedAs: 'u/alice' }));
+		const expected = Object.fromEntries(g.nodes.map((n) => [n.uniqueId, nodeDigest(n)]));
+		for (const key of [handed, computed]) {
+			const rows = await h.rows<{ unique_id: string; digest: string }>(
+				sql`select unique_id, digest from dbt_node where workspace = ${own} and script_path = ${key.scriptPath} and script_hash = ${key.scriptHash!.toString()}::bigint`
+			);
+			expect(Object.fromEntries(rows.map((r) => [r.unique_id, r.digest]))).toEqual(expected);
+		}
+	});
 
 	it('stores nasty values exactly: tabs, newlines, backslashes, quotes, unicode, NULL vs empty', async () => {
 		const g = nastyGraph();

@@ -8,6 +8,7 @@ import { directComponents } from '../src/lib/lineage/components';
 import { namedGraphs } from '../src/lib/lineage/test-graphs';
 import type { Database } from '../src/lib/server/db';
 import {
+	analyzeGraphTables,
 	dumpGraph,
 	graphCounts,
 	graphDigest,
@@ -91,6 +92,20 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 			for (const c of d.columnEdges) expect(c.comp === null).toBe(c.k !== 'copy' && c.k !== 'mod');
 		}
 	);
+
+	it('statistics after a bulk load: every column of the edge tables, the filtered columns of dbt_node, not its SQL and docs', async () => {
+		const key = versionKey(ws, 'f/stats/project', await version('f/stats/project'));
+		await store(h, key, graphFrom('fan-out'));
+		await analyzeGraphTables(h);
+		const stats = async (table: string) =>
+			new Set((await h.rows<{ attname: string }>(sql`select attname from pg_stats where schemaname = 'public' and tablename = ${table}`)).map((r) => r.attname));
+		const node = await stats('dbt_node');
+		for (const column of ['workspace', 'script_path', 'job_id', 'unique_id', 'resource_type', 'asset_path', 'attached_node', 'digest']) expect(node, column).toContain(column);
+		for (const column of ['raw_code', 'description', 'columns', 'column_schema', 'test_args']) expect(node, column).not.toContain(column);
+		expect([...(await stats('dbt_column_edge'))].sort()).toEqual(['child_col', 'component', 'graph_id', 'lineage_kind', 'parent_col', 'provenance']);
+		expect(await stats('dbt_graph_column')).toContain('column_name');
+		expect(await stats('dbt_edge')).toContain('child_unique_id');
+	});
 
 	it('keeps the three provenances apart: version, run snapshot, preview', async () => {
 		const path = 'f/prov/project';

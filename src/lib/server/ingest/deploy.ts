@@ -4,7 +4,7 @@
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
-import { analyzeGraphTables, graphDigest, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { analyzeGraphTables, digestGraph, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
 import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
@@ -186,7 +186,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
 	else if (columnEdges === null && !inferenceEnabled()) log.push('column lineage: not inferred (TRIBUTARY_LINEAGE_INFERENCE=0)');
 
-	const digest = graphDigest(content);
+	const { digest, nodeDigests } = digestGraph(content);
 	mark(p, 'digest');
 	const hash = req.kind === 'deploy' ? newScriptHash() : null;
 	const stats = {
@@ -245,7 +245,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 			log.push(`lineage job ${lineageJobId} queued`);
 		}
 		mark(p, 'store: version, archive, job');
-		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats, lineageJobId }, { profile: p });
+		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats, lineageJobId }, { profile: p, nodeDigests });
 		if (hash !== null) {
 			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, assetUses(parsed.nodes));
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');

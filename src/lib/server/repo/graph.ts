@@ -78,6 +78,17 @@ const stable = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x ==
  * look like an empty one). Callers pass rows already sorted by the ingest.
  */
 export function graphDigest(g: GraphContent): string {
+	return digestGraph(g).digest;
+}
+
+/** The graph's digest and each node's own (dbt_node.digest), each node serialized once for both. */
+export interface GraphDigests {
+	digest: string;
+	/** Valid for these node objects as they are now: hand it to replaceGraph before changing any. */
+	nodeDigests: ReadonlyMap<NodeRow, string>;
+}
+
+export function digestGraph(g: GraphContent): GraphDigests {
 	const h = createHash('sha256');
 	// Hashing a 64 KB string at a time instead of every field on its own: the same bytes in the
 	// same order (so the same digest as ever), 400,000 fewer calls for a 200,000-edge graph.
@@ -90,8 +101,13 @@ export function graphDigest(g: GraphContent): string {
 		}
 	};
 	const nodes = [...g.nodes].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
+	const nodeDigests = new Map<NodeRow, string>();
 	put('nodes\n');
-	for (const n of nodes) put(`${stable(n)}\n`);
+	for (const n of nodes) {
+		const text = stable(n);
+		nodeDigests.set(n, sha256Hex(text));
+		put(`${text}\n`);
+	}
 	put('edges\n');
 	for (const e of g.edges) put(`${e.parent}\u0000${e.child}\n`);
 	if (g.columnEdges) {
@@ -101,8 +117,10 @@ export function graphDigest(g: GraphContent): string {
 		}
 	}
 	h.update(buf);
-	return h.digest('hex');
+	return { digest: h.digest('hex'), nodeDigests };
 }
+
+const sha256Hex = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Deletes exactly one graph's rows and marker (the marker's trigger takes its column edges and dictionary). */
 export async function deleteGraph(tx: Tx, key: GraphKey): Promise<void> {
@@ -145,24 +163,26 @@ const UNNEST_BATCH = 20_000;
 
 const f = copyField;
 
-function nodeLine(n: NodeRow): string {
+function nodeLine(n: NodeRow, digests: ReadonlyMap<NodeRow, string> | undefined): string {
 	return (
 		`${f(n.uniqueId)}\t${f(n.resourceType)}\t${f(n.name)}\t${f(n.assetPath)}\t${f(n.materialized)}\t` +
 		`${f(n.materializeStrategy)}\t${f(n.uniqueKey)}\t${copyTextArray(n.tags ?? [])}\t${f(n.description)}\t` +
 		`${f(n.testKind)}\t${f(n.testColumn)}\t${copyJson(n.testArgs)}\t${f(n.severity)}\t${f(n.attachedNode)}\t` +
 		`${copyJson(n.columns)}\t${copyJson(n.columnSchema)}\t${copyJson(n.freshness)}\t${f(n.rawCode)}\t` +
-		`${f(n.originalFilePath)}\t${nodeDigest(n)}\n`
+		`${f(n.originalFilePath)}\t${digests?.get(n) ?? nodeDigest(n)}\n`
 	);
 }
 
 /** One node's digest (dbt_node.digest): what the lineage diff compares to find changed nodes. */
 export function nodeDigest(n: NodeRow): string {
-	return createHash('sha256').update(stable(n)).digest('hex');
+	return sha256Hex(stable(n));
 }
 
 export interface ReplaceOptions {
 	/** Records each table's load as a phase (the ingest benchmark's breakdown). */
 	profile?: IngestProfile;
+	/** The nodes' digests from digestGraph (else each is computed as its row is written). */
+	nodeDigests?: ReadonlyMap<NodeRow, string>;
 }
 
 /**
@@ -195,7 +215,7 @@ export async function replaceGraph(
 		.returning({ graphId: dbtGraphSnapshot.id });
 	mark(p, 'store: delete previous + marker');
 	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
-	if (g.nodes.length) await copyRows(h, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n)));
+	if (g.nodes.length) await copyRows(h, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n, opts.nodeDigests)));
 	mark(p, 'store: dbt_node');
 	if (g.edges.length) {
 		await copyRows(h, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`));
@@ -524,7 +544,14 @@ export async function storeRunSnapshot(
 	return true;
 }
 
+/**
+ * The dbt_node columns any statement filters or joins on. The others (SQL, docs, column JSON)
+ * are never in a predicate, and sampling their TOASTed text was most of the table's analyze
+ * (bench/README.md, "ingest").
+ */
+const ANALYZED_NODE_COLUMNS = ['workspace', 'script_path', 'script_hash', 'job_id', 'unique_id', 'resource_type', 'name', 'asset_path', 'attached_node', 'test_kind', 'digest'];
+
 /** Refreshes the planner's statistics of the graph tables after a bulk load. */
 export async function analyzeGraphTables(h: Database): Promise<void> {
-	await h.rows(sql`analyze dbt_column_edge, dbt_graph_column, dbt_edge, dbt_node`);
+	await h.rows(sql.raw(`analyze dbt_column_edge, dbt_graph_column, dbt_edge, dbt_node (${ANALYZED_NODE_COLUMNS.join(', ')})`));
 }
