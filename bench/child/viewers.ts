@@ -122,7 +122,10 @@ interface Poll {
 }
 interface PageData {
 	job: { status: string };
-	progress: Item[];
+	/** Builds before the progress went as JSON text carry the rows themselves. */
+	progress?: Item[];
+	/** The rows as JSON text, parsed as the page parses them. */
+	progressJson?: string;
 	progressCursor: string | null;
 	ownSnapshot: boolean;
 	/** The canvas's ETag (jobs/run_canvas), where the page reads the canvas apart from its data. */
@@ -164,9 +167,10 @@ async function viewer(): Promise<void> {
 			canvasEtag = d.canvasEtag;
 		}
 		opens.push(now() - started);
-		held = new Map(d.progress.map((p) => [key(p), p]));
+		const progress: Item[] = d.progressJson !== undefined ? JSON.parse(d.progressJson) : (d.progress ?? []);
+		held = new Map(progress.map((p) => [key(p), p]));
 		cursor = d.progressCursor;
-		settled = d.ownSnapshot || d.progress.length > 0;
+		settled = d.ownSnapshot || progress.length > 0;
 		if (!ACTIVE.has(d.job.status)) ended = true;
 		return true;
 	};

@@ -68,13 +68,16 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		const url = new URL(pathname, 'http://localhost');
 		return { url, params, request: new Request(url), locals: { auth }, cookies: { get: () => undefined }, depends: () => {}, parent: async () => ({}) } as never;
 	};
-	const runPage = async (id: string) =>
-		(await runLoad(pageEvent(`/w/${DEMO_WORKSPACE}/run/${id}`, { ws: DEMO_WORKSPACE, id }))) as {
+	const runPage = async (id: string) => {
+		const data = (await runLoad(pageEvent(`/w/${DEMO_WORKSPACE}/run/${id}`, { ws: DEMO_WORKSPACE, id }))) as {
 			job: { kind: string; status: string; result: RunResult; logs: string };
-			progress: RunProgressItem[];
+			progressJson: string;
 			ownSnapshot: boolean;
 			hasLog: boolean;
 		};
+		// The page's progress travels as JSON text; the rows are what the page parses from it.
+		return { ...data, progress: JSON.parse(data.progressJson) as RunProgressItem[] };
+	};
 
 	beforeAll(async () => {
 		h = await backend.open();

@@ -29,7 +29,10 @@ async function runPage(client: ApiClient, id: string, token: string | null): Pro
 	const request = new Request(url, { headers: client.jar.values.size ? { cookie: client.jar.header() } : {} });
 	const cookies = { get: (n: string) => client.jar.values.get(n), set: () => {}, delete: () => {} } as unknown as Cookies;
 	const auth = await authenticate({ request, cookies, url });
-	return runPageLoad({ url, request, cookies, params: { ws: WS, id }, locals: { auth }, depends: () => {}, parent: async () => ({}) } as never);
+	const data = (await runPageLoad({ url, request, cookies, params: { ws: WS, id }, locals: { auth }, depends: () => {}, parent: async () => ({}) } as never)) as any;
+	// The page's progress travels as JSON text; the rows are what the page parses from it.
+	expect(typeof data.progressJson).toBe('string');
+	return { ...data, progress: JSON.parse(data.progressJson) };
 }
 
 describeFixtures('a share-link viewer of a failed run', () => {

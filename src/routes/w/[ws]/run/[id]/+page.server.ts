@@ -34,7 +34,9 @@ export const load: PageServerLoad = async (event) => {
 	const job = jobDetailOf(access.job, payload, access.canReadScript);
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
 	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
-	const progress = changes.rows.map((r) => progressItemOf(r, access.canReadScript));
+	// As JSON text: SvelteKit's devalue walks each of thousands of row objects on every open, at
+	// ten times the cost of JSON.stringify (bench/README.md, "polling"); a string it copies whole.
+	const progressJson = JSON.stringify(changes.rows.map((r) => progressItemOf(r, access.canReadScript)));
 	// The canvas itself is not in the page data: the page reads it from jobs/run_canvas (bytes
 	// cached per pinned graph and redaction, with an ETag), so an open no longer serializes it.
 	// The shape graph stays here for the test statuses; it is the graph cache's shared object.
@@ -50,7 +52,8 @@ export const load: PageServerLoad = async (event) => {
 	const p = access.principal;
 	return {
 		job,
-		progress,
+		/** RunProgressItem[] as JSON text (parsed by the page). */
+		progressJson,
 		progressCursor: changes.cursor,
 		/** The job has a log this viewer may open (read when its panel opens). */
 		hasLog: access.canReadScript && payload.hasLog,
