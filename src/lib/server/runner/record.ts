@@ -11,7 +11,7 @@ import type { Database } from '../db';
 import { badRequest, notFound } from '../http';
 import { parseDescriptor } from '../ingest/descriptor';
 import { buildGraphContent, decodeUtf8, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
-import { graphDigest, pruneGraphs, replaceGraph, versionKey } from '../repo/graph';
+import { digestGraph, pruneGraphs, replaceGraph, versionKey } from '../repo/graph';
 import { insertJob, progressOf, upsertProgress, type ProgressUpdate } from '../repo/jobs';
 import { nodeAssetPaths, settleProgress } from '../repo/queue';
 import { getVersion, newestVersion, type ScriptVersion } from '../repo/scripts';
@@ -144,11 +144,15 @@ export async function recordRun(h: Database, p: Principal, input: RecordInput): 
 			const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, source: 'recorded' };
 			if (key) stored = await storeOwnGraph(h, tx, { ...key, jobId }, built.content, `u/${p.username}`, stats);
 			else {
-				await replaceGraph(h, tx, { workspace: p.workspace, scriptPath: input.path, scriptHash: null, jobId }, built.content, {
-					digest: graphDigest(built.content),
-					permissionedAs: `u/${p.username}`,
-					stats
-				});
+				const { digest, nodeDigests } = digestGraph(built.content);
+				await replaceGraph(
+					h,
+					tx,
+					{ workspace: p.workspace, scriptPath: input.path, scriptHash: null, jobId },
+					built.content,
+					{ digest, permissionedAs: `u/${p.username}`, stats },
+					{ nodeDigests }
+				);
 				stored = true;
 			}
 			log.push(stored ? "stored the run's own graph" : "the run's graph is the same as its version's; nothing stored");
