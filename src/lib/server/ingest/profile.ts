@@ -9,8 +9,6 @@ export interface Phase {
 	rssMb: number;
 	/** The process's peak RSS so far (getrusage maxrss): where it rises is where the peak is set. */
 	peakMb: number;
-	/** Ran beside other phases: its time is counted again in the phase it overlapped. */
-	beside?: boolean;
 }
 
 export class IngestProfile {
@@ -24,9 +22,9 @@ export class IngestProfile {
 		this.last = now;
 	}
 
-	/** Records a phase that ran beside others (its time is inside the next mark's), without moving the clock. */
+	/** Records a phase that ran beside others without moving the clock: its time is counted again in the next mark's. */
 	record(name: string, ms: number): void {
-		this.phases.push({ name, ms, rssMb: process.memoryUsage.rss() / 1048576, peakMb: process.resourceUsage().maxRSS / 1024, beside: true });
+		this.phases.push({ name, ms, rssMb: process.memoryUsage.rss() / 1048576, peakMb: process.resourceUsage().maxRSS / 1024 });
 	}
 
 	/** Restarts the clock without recording (time spent elsewhere, e.g. in the caller). */
