@@ -8,11 +8,10 @@
 // The child is bundled to plain JavaScript first (esbuild, which tsx brings), so it and its
 // threads run as in the built app: under tsx every thread would also carry the TypeScript loader.
 import { readFileSync, writeFileSync } from 'node:fs';
-import { build } from 'esbuild';
 import { inferencePlan } from '../src/lib/lineage/infer/manifest';
 import { readIndexEdges, scoreEdges, type ScoredEdge } from '../src/lib/lineage/infer/score';
 import { DEFAULT_THREADS, inferProject } from '../src/lib/server/inference/pool';
-import { childJs, FIXTURES_DIR, metric, OUT, stat, type BenchResult, type Metric, type Row } from './lib';
+import { bundleChildren, childJs, FIXTURES_DIR, metric, OUT, stat, type BenchResult, type Metric, type Row } from './lib';
 import { inferenceProject } from './projects';
 import path from 'node:path';
 
@@ -60,17 +59,7 @@ async function jaffleScore() {
 /** bench/child/infer.ts as plain ES modules (the parser's chunk apart, as the app's build splits it). */
 async function bundledChild(): Promise<string> {
 	const outdir = path.join(OUT, 'infer-child');
-	await build({
-		entryPoints: [path.resolve('bench/child/infer.ts')],
-		bundle: true,
-		splitting: true,
-		format: 'esm',
-		platform: 'node',
-		target: 'node20',
-		packages: 'external',
-		outdir,
-		logLevel: 'warning'
-	});
+	await bundleChildren({ infer: path.resolve('bench/child/infer.ts') }, outdir, { splitting: true });
 	return path.join(outdir, 'infer.js');
 }
 

@@ -15,12 +15,11 @@
 // BENCH_QUICK=1: 300 models / 20,000 edges, one run, no 4,000,000-row cases (metrics carry no
 // goal then: they are not the goal's workload).
 import { cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { build } from 'esbuild';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateProject, writeProjectDir } from '../src/lib/server/demo/generator';
 import { backends, QUICK } from './app';
-import { FIXTURES_DIR, child, childJs, metric, OUT, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
+import { FIXTURES_DIR, bundleChildren, child, childJs, metric, OUT, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
 
 const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 1 : 3));
 const BASE = process.env.BENCH_INGEST_BASE ? path.resolve(process.env.BENCH_INGEST_BASE) : null;
@@ -34,17 +33,7 @@ async function bundledIngestChild(root: string, outdir: string): Promise<string>
 	const threadEntry = path.join(root, 'src/lib/server/ingest/manifest-thread-main.ts');
 	if (existsSync(threadEntry)) entryPoints['manifest-thread'] = threadEntry;
 	rmSync(outdir, { recursive: true, force: true });
-	await build({
-		entryPoints,
-		bundle: true,
-		format: 'esm',
-		platform: 'node',
-		target: 'node20',
-		packages: 'external',
-		tsconfig: path.join(root, 'tsconfig.json'),
-		outdir,
-		logLevel: 'warning'
-	});
+	await bundleChildren(entryPoints, outdir, { tsconfig: path.join(root, 'tsconfig.json') });
 	return path.join(outdir, 'ingest.js');
 }
 const SIZE = QUICK ? { models: 300, columnEdges: 20_000 } : { models: 3000, columnEdges: 200_000 };

@@ -2,6 +2,7 @@
 // run, so every figure is the median of repeated runs with min and max, and every comparison is
 // a ratio of two figures measured in the same run.
 import { spawn } from 'node:child_process';
+import { build } from 'esbuild';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Principal } from '../src/lib/server/access';
@@ -88,6 +89,26 @@ export function child<T>(script: string, args: Record<string, string | number | 
 }
 
 /** The same for a plain JavaScript file (a child bundled beforehand runs as the built app does, without tsx). */
+/**
+ * Children as plain ES modules (esbuild, which tsx brings), as the app's build runs its code:
+ * one bundle per entry in `outdir`, packages left to node_modules. `splitting` puts shared code
+ * in chunks of its own; `tsconfig` resolves another checkout's `$lib` paths.
+ */
+export async function bundleChildren(entryPoints: Record<string, string>, outdir: string, opts: { splitting?: boolean; tsconfig?: string } = {}): Promise<void> {
+	await build({
+		entryPoints,
+		bundle: true,
+		splitting: opts.splitting ?? false,
+		format: 'esm',
+		platform: 'node',
+		target: 'node20',
+		packages: 'external',
+		...(opts.tsconfig ? { tsconfig: opts.tsconfig } : {}),
+		outdir,
+		logLevel: 'warning'
+	});
+}
+
 export function childJs<T>(file: string, args: Record<string, string | number | undefined>, env: Record<string, string> = {}): Promise<T> {
 	return childProcess<T>(path.basename(file), [file], args, env);
 }
