@@ -8,8 +8,8 @@
 // the measured process; the same ingest against Postgres, in the same run, is ours alone.
 //
 // The deploy children run bundled (esbuild, as plain JS beside the manifest-parse thread's own
-// entry, as the app's build lays them out), so a thread starts as it does in `npm start`, not
-// through tsx. BENCH_INGEST_BASE=<another checkout>: its child is bundled too and its deploys are
+// entry, split into chunks as the app's build is), so a thread starts as it does in `npm start`,
+// not through tsx, and a module the app imports lazily is loaded lazily here too. BENCH_INGEST_BASE=<another checkout>: its child is bundled too and its deploys are
 // interleaved with ours run by run, so before and after are measured side by side in one run.
 //
 // BENCH_QUICK=1: 300 models / 20,000 edges, one run, no 4,000,000-row cases (metrics carry no
@@ -33,7 +33,10 @@ async function bundledIngestChild(root: string, outdir: string): Promise<string>
 	const threadEntry = path.join(root, 'src/lib/server/ingest/manifest-thread-main.ts');
 	if (existsSync(threadEntry)) entryPoints['manifest-thread'] = threadEntry;
 	rmSync(outdir, { recursive: true, force: true });
-	await bundleChildren(entryPoints, outdir, { tsconfig: path.join(root, 'tsconfig.json') });
+	// Split as the app's build splits: a dynamic import stays a chunk loaded on first use. Bundled
+	// whole, esbuild hoists the lazily imported inference module's SQL parser (@polyglot-sql/sdk,
+	// ~76 MB of WASM at start) into the child's start-up, which `npm start` never loads for a deploy.
+	await bundleChildren(entryPoints, outdir, { tsconfig: path.join(root, 'tsconfig.json'), splitting: true });
 	return path.join(outdir, 'ingest.js');
 }
 const SIZE = QUICK ? { models: 300, columnEdges: 20_000 } : { models: 3000, columnEdges: 200_000 };

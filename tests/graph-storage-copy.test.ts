@@ -123,6 +123,17 @@ describe('COPY text format', () => {
 			columnEdges: Array.from({ length: 5000 }, (_, i) => ({ parentUniqueId: 'model.p.x', parentColumn: `c${i}`, childUniqueId: 'model.p.x', childColumn: `d${i}`, lineageKind: 'copy', component: 0 }))
 		};
 		expect(graphDigest(big)).toBe(referenceDigest(big));
+		// Nodes around and over the hash buffer's size (64 KB of UTF-8, 3 bytes a unit at most),
+		// multi-byte text and lone surrogates included.
+		const sized = (n: number, i: number) => (i % 2 ? '→' : 'é→𝄞\ud800x').repeat(n).slice(0, n);
+		const wide: GraphContent = {
+			nodes: [5, 15_000, 10_000, 7_000, 21_840, 21_845, 21_846, 40_000, 70_000, 200_000].map((n, i) => node(`model.p.w${i}`, { rawCode: sized(n, i) })),
+			edges: [],
+			columnEdges: null
+		};
+		expect(graphDigest(wide)).toBe(referenceDigest(wide));
+		const { nodeDigests } = digestGraph(wide);
+		for (const n of wide.nodes) expect(nodeDigests.get(n), n.uniqueId).toBe(nodeDigest(n));
 	});
 
 	it('digestGraph gives each node the digest nodeDigest gives it, from the one serialization', () => {

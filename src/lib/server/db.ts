@@ -81,8 +81,13 @@ export function copyJson(v: unknown): string {
 	return v === null || v === undefined ? '\\N' : copyField(JSON.stringify(v));
 }
 
-/** PGlite: the bytes of COPY data one `COPY … FROM '/dev/blob'` statement takes at most. */
-const PGLITE_COPY_BLOB_BYTES = 8 << 20;
+/**
+ * PGlite: the bytes of COPY data one `COPY … FROM '/dev/blob'` statement takes at most. A
+ * statement's data is held three times until PGlite has read it (our strings, the Blob, PGlite's
+ * own ArrayBuffer of it); with 8 MB statements a 3000-model deploy peaked ~70 MB higher than with
+ * 1 MB ones, for a few more statements (bench/README.md, "ingest").
+ */
+const PGLITE_COPY_BLOB_BYTES = 1 << 20;
 
 interface PgliteClientLike {
 	query(sql: string, params?: unknown[], opts?: { blob?: Blob }): Promise<unknown>;
@@ -121,7 +126,7 @@ export function* copyChunks<T>(rows: Iterable<T>, line: (r: T) => string): Gener
  * Bulk-loads rows with COPY inside `tx` (the caller's transaction: a failure rolls back with it).
  * `chunks` are COPY text-format data, each whole lines ending in `\n`, produced lazily so the
  * data never exists whole: on postgres.js one `COPY … FROM STDIN` written through its writable
- * stream with backpressure; on PGlite `COPY … FROM '/dev/blob'`, one statement per 8 MB of data.
+ * stream with backpressure; on PGlite `COPY … FROM '/dev/blob'`, one statement per 1 MB of data.
  *
  * postgres.js 3.4.9 never settles the writable when the server rejects the COPY after the data
  * ended (a constraint checked at the end of the statement, or the last rows): porsager/postgres

@@ -16,6 +16,7 @@ export interface UploadedFile {
 }
 
 export interface GraphInput {
+	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view. */
 	manifest: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
@@ -87,7 +88,10 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 			selection: input.selection,
 			onParsed: () => (parsedAt = performance.now())
 		},
-		{ catalog: input.catalog ?? null, plan: input.planInference ?? false }
+		{ catalog: input.catalog ?? null, plan: input.planInference ?? false },
+		undefined,
+		// Lent to the thread, not copied; the same bytes come back under the same file.
+		(bytes) => (input.manifest.bytes = bytes)
 	);
 	const keptNodes = uploadRead.then((u) => new Set(u.graph.nodes.map((n) => n.uniqueId)) as ReadonlySet<string>);
 	// A refused manifest is reported through uploadRead; here its rejection must not go unhandled.

@@ -3,7 +3,7 @@ import { afterEach, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { IngestError } from './errors';
 import { parseManifest } from './manifest';
-import { manifestThreadBytes, parseManifestBytes } from './manifest-thread';
+import { manifestThreadBytes, parseManifestBytes, parseUploadBytes } from './manifest-thread';
 
 const REAL = ['jaffle-shop-1.12-duckdb-docs-generate', 'fivetran-sap-1.10.10-v12', 'jaffle-shop-1.9-bigquery-build'];
 const opts = { fileName: 'manifest.json', warehouse: 'main', defaultDatabase: null, selection: {} };
@@ -24,6 +24,38 @@ describeFixtures('manifests parsed on a worker thread', () => {
 		expect(threaded).toEqual(inline);
 		expect(threaded.nodes.length).toBeGreaterThan(10);
 		expect(parsedSignalled).toBe(true);
+	});
+
+	it('bytes lent to the thread are moved there, not copied, and come back the same', async () => {
+		const original = new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')));
+		const lent = original.slice();
+		let back: Uint8Array | null = null;
+		const reading = parseUploadBytes(lent, opts, {}, 0, (bytes) => (back = bytes));
+		// Moved: the caller's view is detached while the thread holds the bytes.
+		expect(lent.byteLength).toBe(0);
+		const upload = await reading;
+		expect(upload.graph).toEqual(parseManifest(Buffer.from(original).toString('utf8'), opts));
+		expect(back).not.toBeNull();
+		expect(Buffer.compare(back!, original)).toBe(0);
+		// A refusal hands the bytes back too.
+		const truncated = original.slice(0, 5000);
+		let backAfterRefusal: Uint8Array | null = null;
+		await expect(parseUploadBytes(truncated, opts, {}, 0, (bytes) => (backAfterRefusal = bytes))).rejects.toBeInstanceOf(IngestError);
+		expect(Buffer.compare(backAfterRefusal!, original.subarray(0, 5000))).toBe(0);
+	});
+
+	it('bytes that are a view of a bigger buffer, or not lent, are copied and stay put', async () => {
+		const whole = new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')));
+		const padded = new Uint8Array(whole.length + 16);
+		padded.set(whole, 8);
+		const view = padded.subarray(8, 8 + whole.length);
+		let called = false;
+		await parseUploadBytes(view, opts, {}, 0, () => (called = true));
+		expect(view.byteLength).toBe(whole.length);
+		expect(called).toBe(false);
+		const kept = whole.slice();
+		await parseUploadBytes(kept, opts, {}, 0);
+		expect(Buffer.compare(kept, whole)).toBe(0);
 	});
 
 	const refusals = [

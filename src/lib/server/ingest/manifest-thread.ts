@@ -11,7 +11,9 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { parseCatalog } from './catalog';
 import { IngestError } from './errors';
 import { planInference, type PlannedInference } from './inference-plan';
-import { parseManifest, type ManifestOptions, type ParsedGraph } from './manifest';
+import { decodeUtf8Bytes, parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
+
+export { decodeUtf8Bytes };
 
 const THREAD_TAG = 'tributary-manifest-parse';
 
@@ -38,9 +40,22 @@ type ThreadAnswer = { ok: true; upload: ParsedUpload } | { ok: false; ingest: { 
 interface ThreadInput {
 	tag: typeof THREAD_TAG;
 	bytes: Uint8Array;
+	/** The bytes were moved to the thread, not copied: it moves them back with its answer. */
+	lent: boolean;
 	opts: ThreadManifestOptions;
 	extras: UploadExtras;
 }
+
+/**
+ * Takes back bytes lent to the parse thread: the caller's Uint8Array is detached while the thread
+ * holds them (moved, not copied: a 39 MB manifest copied into the thread was a tenth of the
+ * deploy's peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
+ * A thread that dies before answering keeps them; the upload has failed then anyway.
+ */
+export type TakeBack = (bytes: Uint8Array) => void;
+
+/** Bytes that can be moved to a thread: a view of a whole, unshared ArrayBuffer. */
+const movable = (bytes: Uint8Array) => bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
 /** Manifests at or above this many bytes are parsed off the request thread. */
 export function manifestThreadBytes(env: NodeJS.ProcessEnv = process.env): number {
@@ -48,22 +63,11 @@ export function manifestThreadBytes(env: NodeJS.ProcessEnv = process.env): numbe
 	return (Number.isFinite(mb) && mb >= 0 && env.TRIBUTARY_MANIFEST_THREAD_MB !== '' ? mb : 8) * 1024 * 1024;
 }
 
-/** UTF-8 text of an uploaded dbt JSON file, or an IngestError naming it. */
-export function decodeUtf8Bytes(bytes: Uint8Array, fileName: string): string {
-	try {
-		return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-	} catch {
-		throw new IngestError(fileName, 'is not UTF-8 text (expected dbt JSON)');
-	}
-}
-
-const fileNameOf = (opts: ManifestOptions) => opts.fileName ?? 'manifest.json';
-
 /** The catalog first (a bad one refuses the upload before the manifest's work), then the manifest, then the plan. */
 function parseUploadInline(bytes: Uint8Array, opts: ManifestOptions, extras: UploadExtras): ParsedUpload {
 	const catalog = extras.catalog ? parseCatalog(extras.catalog) : null;
 	let doc: unknown = null;
-	const graph = parseManifest(decodeUtf8Bytes(bytes, fileNameOf(opts)), { ...opts, onDocument: (d) => (doc = d) });
+	const graph = parseManifestFile(bytes, { ...opts, onDocument: (d) => (doc = d) });
 	return {
 		graph,
 		catalogColumns: catalog?.columns ?? null,
@@ -86,7 +90,10 @@ function answerOf(input: ThreadInput): ThreadAnswer {
 /** A parse thread's whole work: answer its workerData, if it is ours. */
 export function answerThreadInput(): void {
 	if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) {
-		parentPort!.postMessage(answerOf(workerData as ThreadInput));
+		const input = workerData as ThreadInput;
+		const answer = answerOf(input);
+		if (input.lent) parentPort!.postMessage({ ...answer, bytes: input.bytes }, [input.bytes.buffer as ArrayBuffer]);
+		else parentPort!.postMessage(answer);
 	}
 }
 
@@ -122,27 +129,36 @@ export function findBuiltThreadEntry(moduleUrl: URL): URL | null {
 // Under vitest this module is TypeScript, which a thread cannot load by itself: it is then
 // loaded through tsx (a dev dependency; the built app's module is plain JS and loads directly).
 function threadOf(input: ThreadInput, entry?: URL): Worker {
-	if (entry) return new Worker(entry, { workerData: input });
+	const transferList = input.lent ? [input.bytes.buffer as ArrayBuffer] : [];
+	if (entry) return new Worker(entry, { workerData: input, transferList });
 	const self = new URL(import.meta.url);
 	if (!self.pathname.endsWith('.ts')) {
 		if (builtEntry === undefined) builtEntry = findBuiltThreadEntry(self);
-		return new Worker(builtEntry ?? self, { workerData: input });
+		return new Worker(builtEntry ?? self, { workerData: input, transferList });
 	}
 	const load = `import('tsx/esm/api').then(({ tsImport }) => tsImport(${JSON.stringify(self.href)}, ${JSON.stringify(self.href)}))`;
-	return new Worker(load, { eval: true, workerData: input });
+	return new Worker(load, { eval: true, workerData: input, transferList });
 }
 
 /**
  * Parses `bytes` on a worker thread with parseManifest's own errors; IngestErrors keep their
  * status. `entry`: the module the thread runs (tests of the build's entry); found otherwise.
+ * With `takeBack`, bytes that can be moved are lent to the thread instead of copied (TakeBack).
  */
-export function parseManifestOffThread(bytes: Uint8Array, opts: ThreadManifestOptions, extras: UploadExtras, entry?: URL): Promise<ParsedUpload> {
-	const input: ThreadInput = { tag: THREAD_TAG, bytes, opts, extras };
+export function parseManifestOffThread(
+	bytes: Uint8Array,
+	opts: ThreadManifestOptions,
+	extras: UploadExtras,
+	entry?: URL,
+	takeBack?: TakeBack
+): Promise<ParsedUpload> {
+	const input: ThreadInput = { tag: THREAD_TAG, bytes, lent: takeBack !== undefined && movable(bytes), opts, extras };
 	return new Promise((resolve, reject) => {
 		const worker = threadOf(input, entry);
 		let settled = false;
-		worker.once('message', (answer: ThreadAnswer) => {
+		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array }) => {
 			settled = true;
+			if (answer.bytes) takeBack?.(answer.bytes);
 			if (answer.ok) resolve(answer.upload);
 			else if (answer.ingest) reject(new ThreadIngestError(answer.ingest.file, answer.ingest.message, answer.ingest.field, answer.ingest.status));
 			else reject(new Error(answer.message));
@@ -168,10 +184,16 @@ export async function parseManifestBytes(bytes: Uint8Array, opts: ManifestOption
  * small manifests and on a thread for big ones: on the generated 3000-model project the plan and
  * the catalog would otherwise hold the request thread as long again as the manifest's parse.
  */
-export async function parseUploadBytes(bytes: Uint8Array, opts: ManifestOptions, extras: UploadExtras, threadBytes = manifestThreadBytes()): Promise<ParsedUpload> {
+export async function parseUploadBytes(
+	bytes: Uint8Array,
+	opts: ManifestOptions,
+	extras: UploadExtras,
+	threadBytes = manifestThreadBytes(),
+	takeBack?: TakeBack
+): Promise<ParsedUpload> {
 	if (bytes.length < threadBytes) return parseUploadInline(bytes, opts, extras);
 	const { onParsed, onDocument: _doc, ...threadOpts } = opts;
-	const upload = await parseManifestOffThread(bytes, threadOpts, extras);
+	const upload = await parseManifestOffThread(bytes, threadOpts, extras, undefined, takeBack);
 	onParsed?.();
 	return upload;
 }

@@ -2,7 +2,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeFixtures, fixture, FIXTURES } from '../../../../tests/support/fixtures';
-import { capRawCode, IngestError, parseManifest, type ManifestOptions, type ParsedGraph } from './manifest';
+import { inferencePlan } from '$lib/lineage/infer/manifest';
+import { capRawCode, IngestError, parseManifest, parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
 
 // ---------------------------------------------------------------------------------------------
 // Independent expectations, computed from the raw JSON with deliberately simple loops (no code
@@ -160,6 +161,65 @@ describeFixtures('parseManifest: every real manifest parses or is refused clearl
 			const relation = ['model', 'seed', 'snapshot', 'source'].includes(n.resourceType) && !eph;
 			expect(n.assetPath !== null, n.uniqueId).toBe(relation);
 		}
+	});
+});
+
+// parseManifestFile reads the bytes section by section (json-sections.ts) and drops what nothing
+// reads: on every real manifest, under selections and for the inference plan, it must give exactly
+// what parseManifest of the whole text gives, and refuse what it refuses with the same message.
+describeFixtures('parseManifestFile: the same graph as parseManifest, from the bytes', () => {
+	const files = findManifests(FIXTURES);
+	const bytesOf = (text: string) => new TextEncoder().encode(text);
+	/** The graph and the document handed to the inference plan, or the refusal's message. */
+	const outcome = (parse: (opts: ManifestOptions) => ParsedGraph, opts: ManifestOptions) => {
+		let doc: unknown = null;
+		try {
+			const graph = parse({ ...opts, onDocument: (d) => (doc = d) });
+			return { graph, plan: inferencePlan(doc, null) };
+		} catch (e) {
+			expect(e).toBeInstanceOf(IngestError);
+			return { refused: (e as IngestError).message };
+		}
+	};
+
+	it.each(files.map((f) => [path.relative(FIXTURES, f), f]))('%s', (_rel, file) => {
+		const text = readFileSync(file, 'utf8');
+		const opts = { fileName: path.basename(file), defaultDatabase: null };
+		const fromText = outcome((o) => parseManifest(text, o), opts);
+		expect(outcome((o) => parseManifestFile(bytesOf(text), o), opts)).toEqual(fromText);
+	});
+
+	it.each([
+		['jaffle-shop-1.12-duckdb-docs-generate', { select: ['+orders'], exclude: ['test_type:unit'] }],
+		['jaffle-shop-1.12-duckdb-docs-generate', { select: ['path:models/staging', 'resource_type:seed'] }],
+		['dbt-bouncer-1.11.2-build', { select: ['tag:critical'] }],
+		['dbt-bouncer-1.11.2-build', { selector: 'nodes_to_exclude' }],
+		['dbt-bouncer-1.11.2-build', { select: ['+exposure:*'] }]
+	])('%s selecting %j', (dir, selection) => {
+		const { text } = load(dir, 'manifest.json');
+		const fromText = outcome((o) => parseManifest(text, o), { selection });
+		expect(fromText.refused).toBeUndefined();
+		expect(outcome((o) => parseManifestFile(bytesOf(text), o), { selection })).toEqual(fromText);
+	});
+
+	it('bad bytes get the message parseManifest gives, wherever the fault is', () => {
+		const { text } = load('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json');
+		const cases = [
+			text.slice(0, Math.floor(text.length / 2)),
+			text.replace('"nodes": {', '"nodes": {,'),
+			// In a section nothing reads: still refused, as JSON.parse would.
+			text.replace('"macros": {', '"macros": {"macro.x": nul, '),
+			`${text} x`,
+			'',
+			'[1, 2]',
+			'{"metadata": {"dbt_schema_version": "https://schemas.getdbt.com/dbt/manifest/v12.json"}}'
+		];
+		for (const bad of cases) {
+			const message = refusal(() => parseManifest(bad, { fileName: 'target/manifest.json' })).message;
+			expect(refusal(() => parseManifestFile(bytesOf(bad), { fileName: 'target/manifest.json' })).message).toBe(message);
+		}
+		const notUtf8 = new Uint8Array([...bytesOf('{"metadata": "'), 0xff, ...bytesOf('"}')]);
+		expect(refusal(() => parseManifestFile(notUtf8)).message).toBe('manifest.json: is not UTF-8 text (expected dbt JSON)');
 	});
 });
 

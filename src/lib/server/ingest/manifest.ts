@@ -16,6 +16,7 @@ import {
 } from '$lib/lineage/selector';
 import { requireManifestNodes } from '../limits';
 import { IngestError } from './errors';
+import { JsonSectionsError, readJsonSections } from './json-sections';
 
 export { IngestError };
 
@@ -136,8 +137,55 @@ interface RawEntry {
 // Entry point
 
 export function parseManifest(text: string, opts: ManifestOptions = {}): ParsedGraph {
+	return graphOfDocument(parseJson(text, opts.fileName ?? 'manifest.json'), opts);
+}
+
+/**
+ * parseManifest of an uploaded file's bytes, read section by section (json-sections.ts): the
+ * text is never one string and only the sections a graph, a selection or an inference plan read
+ * are kept. Bad bytes get the same error as parseManifest's, naming the file.
+ */
+export function parseManifestFile(bytes: Uint8Array, opts: ManifestOptions = {}): ParsedGraph {
+	return graphOfDocument(readManifestDocument(bytes, opts.fileName ?? 'manifest.json'), opts);
+}
+
+/** The manifest's top-level sections something here reads (the rest are validated and dropped). */
+const READ_SECTIONS = new Set([
+	'metadata',
+	'nodes',
+	'sources',
+	'unit_tests',
+	'parent_map',
+	'selectors',
+	'exposures',
+	'metrics',
+	'semantic_models',
+	'saved_queries'
+]);
+/** The sections that hold one entry per node, macro or document: parsed an entry at a time. */
+const ENTRY_SECTIONS = new Set([...READ_SECTIONS, 'macros', 'docs', 'disabled', 'child_map', 'group_map', 'groups', 'functions']);
+
+function readManifestDocument(bytes: Uint8Array, file: string): Json {
+	try {
+		return readJsonSections(bytes, { entryWise: ENTRY_SECTIONS, keep: (key) => READ_SECTIONS.has(key) });
+	} catch (e) {
+		if (!(e instanceof JsonSectionsError)) throw e;
+	}
+	// Not a JSON object the section reader could cut: the whole text gives the precise error.
+	return parseJson(decodeUtf8Bytes(bytes, file), file);
+}
+
+/** UTF-8 text of an uploaded dbt JSON file, or an IngestError naming it. */
+export function decodeUtf8Bytes(bytes: Uint8Array, fileName: string): string {
+	try {
+		return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+	} catch {
+		throw new IngestError(fileName, 'is not UTF-8 text (expected dbt JSON)');
+	}
+}
+
+function graphOfDocument(doc: Json, opts: ManifestOptions): ParsedGraph {
 	const file = opts.fileName ?? 'manifest.json';
-	const doc = parseJson(text, file);
 	opts.onParsed?.();
 	const version = manifestVersion(doc, file);
 	const metadata = doc.metadata as Json;
