@@ -4,12 +4,13 @@
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import path from 'node:path';
+import { buildSteps } from './build-steps.js';
 
 const vite = path.join(path.dirname(createRequire(import.meta.url).resolve('vite/package.json')), 'bin', 'vite.js');
 const started = Date.now();
 process.stdout.write('Building Tributary (a minute or so)…\n');
-for (const config of ['vite.config.ts', 'vite.worker.config.ts']) {
-	const build = spawnSync(process.execPath, [vite, 'build', '--config', config, '--logLevel', 'warn'], { stdio: 'inherit' });
+for (const args of buildSteps()) {
+	const build = spawnSync(process.execPath, [vite, 'build', ...args, '--logLevel', 'warn'], { stdio: 'inherit' });
 	if (build.status !== 0) process.exit(build.status ?? 1);
 }
 process.stdout.write(`Built in ${Math.round((Date.now() - started) / 1000)} s.\n`);
