@@ -63,6 +63,8 @@ interface IngestOut {
 	columnLineageMb: number;
 	peakRssMb: number;
 	baselineRssMb: number;
+	/** Absent in a base checkout's child older than the field. */
+	idleRssMb?: number;
 	wasmMb: number;
 	dropped: Record<string, number | boolean>;
 	phases: Phase[];
@@ -186,6 +188,7 @@ export async function run(): Promise<BenchResult> {
 				column_lineage_mb: stat(runs.map((d) => d.columnLineageMb)),
 				peak_rss_mb: peak,
 				db_open_rss_mb: stat(runs.map((d) => d.baselineRssMb)),
+				idle_rss_mb: stat(runs.map((d) => d.idleRssMb ?? 0)),
 				...(db === 'pglite' ? { pglite_wasm_mb: wasm, peak_minus_wasm_mb: stat(runs.map((d) => d.peakRssMb - d.wasmMb)) } : {}),
 				open_ms: stat(runs.map((d) => d.openMs))
 			});
@@ -204,6 +207,10 @@ export async function run(): Promise<BenchResult> {
 					goal: db === 'pglite' ? goal(1.5) : null,
 					better: 'lower',
 					note: quickNote ?? 'peak RSS of the deploy over the RSS of the same process with its database open and the upload read'
+				}),
+				metric('ingest_peak_over_idle_rss_ratio', stat(runs.map((d) => d.peakRssMb / (d.idleRssMb ?? Number.NaN))), 'ratio', db, {
+					better: 'lower',
+					note: quickNote ?? 'peak RSS of the deploy over the RSS of the same process at rest with its database open, before the upload is read'
 				})
 			);
 			if (baseRuns) {

@@ -80,6 +80,9 @@ if (values.db === 'postgres') {
 	h = await openDatabase({ dataDir: values.dir! });
 }
 const openMs = performance.now() - tOpen;
+// The process at rest with its database open, before the upload is read (what a restarted app
+// holds); `baselineRssMb` is the high-water mark once the upload is read.
+const idleRssMb = process.memoryUsage.rss() / 1048576;
 const files = {
 	manifest: { name: 'manifest.json', bytes: read('manifest.json') },
 	columnLineage: { name: 'dbt.column_lineage.parquet', bytes: read(values.lineage ?? 'index/dbt.column_lineage.parquet') },
@@ -111,6 +114,7 @@ out({
 	dropped: a.dropped,
 	peakRssMb: peak,
 	baselineRssMb: baseline,
+	idleRssMb,
 	wasmMb,
 	phases: profile.phases.map((p) => ({ name: p.name, ms: Math.round(p.ms), rssMb: Math.round(p.rssMb), peakMb: Math.round(p.peakMb) }))
 });

@@ -99,7 +99,7 @@ function hashGraph(g: GraphContent, nodeDigests: Map<NodeRow, string> | null): s
 	const nodes = [...g.nodes].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
 	sink.write('nodes\n');
 	for (const n of nodes) {
-		const bytes = sink.write(stable(n));
+		const bytes = sink.writeAndGet(stable(n));
 		nodeDigests?.set(n, createHash('sha256').update(bytes).digest('hex'));
 		sink.write('\n');
 	}
@@ -128,8 +128,19 @@ class HashSink {
 	private used = 0;
 	constructor(private readonly hash: Hash) {}
 
-	/** Hashes `text`; returns its UTF-8 bytes, valid until the next write. */
-	write(text: string): Uint8Array {
+	/** Hashes `text`'s UTF-8. */
+	write(text: string): void {
+		this.put(text, false);
+	}
+
+	/** Hashes `text`'s UTF-8 and hands it back (valid until the next write). */
+	writeAndGet(text: string): Uint8Array {
+		return this.put(text, true)!;
+	}
+
+	// No view of the buffer is made unless asked for: one per edge line was most of the digest's
+	// garbage.
+	private put(text: string, keep: boolean): Uint8Array | null {
 		// A UTF-16 unit is at most 3 bytes of UTF-8.
 		if (text.length * 3 > HASH_SINK_BYTES - this.used) {
 			this.flush();
@@ -141,7 +152,7 @@ class HashSink {
 		}
 		const start = this.used;
 		this.used += this.buffer.write(text, start, 'utf8');
-		return this.buffer.subarray(start, this.used);
+		return keep ? this.buffer.subarray(start, this.used) : null;
 	}
 
 	digest(): string {
