@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-// @ts-expect-error: a plain JavaScript script of the repository, without type declarations
 import { buildSteps } from '../scripts/build-steps.js';
 
 describe('npm start builds what npm run build builds', () => {
