@@ -133,7 +133,7 @@ export async function readColumnLineage(
 	let droppedOutsideGraph = 0;
 	let droppedUnnamedColumns = 0;
 	const kept = keptNodesOf(opts.keptNodes);
-	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept.ready, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
+	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
 		const keptNodes = kept.nodes();
 		const parents = get('parent');
 		const parentColumns = get('parentColumn');
@@ -278,7 +278,7 @@ export async function readNodeColumns(
 	let held = 0;
 	const stats = { droppedOutsideGraph: 0, droppedUnnamedColumns: 0, droppedUnindexed: 0, droppedOverCap: 0, duplicates: 0 };
 	const kept = keptNodesOf(opts.keptNodes);
-	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept.ready, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
+	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
 		const keptNodes = kept.nodes();
 		const nodes = get('node');
 		const names = get('name');
@@ -429,15 +429,25 @@ function resolveColumns<K extends string>(
 
 type Getter<K extends string> = (key: K) => ArrayLike<unknown>;
 
-/** The kept nodes as the decode needs them: `ready` settles when `nodes()` can answer. */
-function keptNodesOf(kept: KeptNodes): { ready: Promise<unknown> | null; nodes: () => ReadonlySet<string> } {
-	if (!(kept instanceof Promise)) return { ready: null, nodes: () => kept };
+/** The kept nodes as the decode needs them: the one place that knows whether they are known yet. */
+interface KeptNodesState {
+	/** Settles when they are known (null: known from the start); rejects with the caller's failure. */
+	ready: Promise<void> | null;
+	known: () => boolean;
+	nodes: () => ReadonlySet<string>;
+}
+
+function keptNodesOf(kept: KeptNodes): KeptNodesState {
+	if (!(kept instanceof Promise)) return { ready: null, known: () => true, nodes: () => kept };
 	let known: ReadonlySet<string> | null = null;
-	const ready = kept.then((nodes) => (known = nodes));
+	const ready = kept.then((nodes) => {
+		known = nodes;
+	});
 	// The decode may fail before it waits on `ready`; the kept nodes' own failure is the caller's.
 	ready.catch(() => {});
 	return {
 		ready,
+		known: () => known !== null,
 		nodes: () => {
 			if (!known) throw new Error('column-index: a row group was handed over before the kept nodes were known');
 			return known;
@@ -447,16 +457,16 @@ function keptNodesOf(kept: KeptNodes): { ready: Promise<unknown> | null; nodes: 
 
 /**
  * Decode the wanted columns one row group at a time and hand each group's column arrays to
- * `onGroup`. Stops after `maxDecoded` rows. With `ready` unsettled, decoded groups wait (in
- * order, at most `lookAheadRows` rows) and are handed over once it settles; if it rejects, the
- * scan rejects with its error.
+ * `onGroup`. Stops after `maxDecoded` rows. While the kept nodes are not known, decoded groups
+ * wait (in order, at most `lookAheadRows` rows) and are handed over once they are; if they fail,
+ * the scan rejects with their error.
  */
 async function scanRowGroups<K extends string>(
 	pq: OpenParquet,
 	cols: Map<K, string>,
 	maxDecoded: number,
 	fileName: string,
-	ready: Promise<unknown> | null,
+	kept: KeptNodesState,
 	lookAheadRows: number,
 	onGroup: (get: Getter<K>, rows: number) => void
 ): Promise<{ rowsInFile: number; rowsDecoded: number; stopped: boolean }> {
@@ -465,12 +475,6 @@ async function scanRowGroups<K extends string>(
 	const empty: unknown[] = [];
 	let groupStart = 0;
 	let decoded = 0;
-	let settled = ready === null;
-	// Its rejection is the caller's to report (awaited below); never an unhandled one.
-	ready?.then(
-		() => (settled = true),
-		() => {}
-	);
 	let waiting: { arrays: Map<string, unknown[]>; rows: number }[] = [];
 	let waitingRows = 0;
 	const hand = (arrays: Map<string, unknown[]>, rows: number) =>
@@ -479,8 +483,7 @@ async function scanRowGroups<K extends string>(
 			return name === undefined ? empty : arrays.get(name)!;
 		}, rows);
 	const handWaiting = async () => {
-		if (!settled) await ready;
-		settled = true;
+		if (!kept.known()) await kept.ready;
 		for (const w of waiting) hand(w.arrays, w.rows);
 		waiting = [];
 		waitingRows = 0;
@@ -515,7 +518,7 @@ async function scanRowGroups<K extends string>(
 			throw new IngestError(fileName, `could not be decoded (row group ${g + 1} of ${pq.metadata.row_groups.length}: ${errorText(e)})`);
 		}
 		decoded += take;
-		if (!settled && waitingRows + take <= lookAheadRows) {
+		if (!kept.known() && waitingRows + take <= lookAheadRows) {
 			waiting.push({ arrays, rows: take });
 			waitingRows += take;
 			continue;
