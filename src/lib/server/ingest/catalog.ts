@@ -4,7 +4,7 @@
 // the inference expands `select *` with them.
 import { requireCatalogBytes } from '../limits';
 import { IngestError } from './errors';
-import { decodeUtf8Bytes } from './manifest-thread';
+import { decodeUtf8Bytes } from './manifest';
 import type { UploadedFile } from './graph-content';
 
 export interface ParsedCatalog {

@@ -6,8 +6,8 @@ import type { PlannedInference } from './inference-plan';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { IngestError } from './errors';
 import { requireManifestBytes } from '../limits';
-import { decodeUtf8Bytes, parseUploadBytes } from './manifest-thread';
-import { type ParsedGraph, type ParsedNode, type Selection } from './manifest';
+import { parseUploadBytes } from './manifest-thread';
+import { decodeUtf8Bytes, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from './profile';
 
 export interface UploadedFile {

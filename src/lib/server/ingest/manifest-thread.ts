@@ -11,9 +11,7 @@ import { isMainThread, parentPort, Worker, workerData } from 'node:worker_thread
 import { parseCatalog } from './catalog';
 import { IngestError } from './errors';
 import { planInference, type PlannedInference } from './inference-plan';
-import { decodeUtf8Bytes, parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
-
-export { decodeUtf8Bytes };
+import { parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
 
 const THREAD_TAG = 'tributary-manifest-parse';
 
