@@ -9,8 +9,9 @@
 //
 // The deploy children run bundled (esbuild, as plain JS beside the manifest-parse thread's own
 // entry, split into chunks as the app's build is), so a thread starts as it does in `npm start`,
-// not through tsx, and a module the app imports lazily is loaded lazily here too. BENCH_INGEST_BASE=<another checkout>: its child is bundled too and its deploys are
-// interleaved with ours run by run, so before and after are measured side by side in one run.
+// not through tsx, and a module the app imports lazily is loaded lazily here too.
+// BENCH_INGEST_BASE=<another checkout>: its child is bundled too and its deploys are interleaved
+// with ours run by run, so before and after are measured side by side in one run.
 //
 // BENCH_QUICK=1: 300 models / 20,000 edges, one run, no 4,000,000-row cases (metrics carry no
 // goal then: they are not the goal's workload).
