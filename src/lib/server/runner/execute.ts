@@ -253,7 +253,9 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 	log.say(`project files: ${unpacked.files} (${unpacked.bytes.toLocaleString('en-US')} bytes); profile "${profileName}", target ${descriptor.warehouse}`);
 
 	const env = childEnv({ home: dirs.root, warehouseEnv: profile.env });
-	if (ctx.config.sandbox === 'bwrap') log.say(`sandbox: bubblewrap, uid 65534, only the job directory writable, ${network ? 'with the network' : 'no network'} (warehouse "${wh.name}")`);
+	if (ctx.config.sandbox === 'bwrap') {
+		log.say(`sandbox: bubblewrap, uid 65534, no new namespaces, system calls filtered, only the job directory writable, ${network ? 'with the network' : 'no network'} (warehouse "${wh.name}")`);
+	}
 	const versionCmd = await wrapCommand(ctx, dirs, env, network, ['--version']);
 	const engine = await detectEngine(versionCmd, dirs.project, env, { deadline: ctx.deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) });
 	if (engine.sandboxError) throw new JobFailure(sandboxFailure(engine.sandboxError).message);
@@ -309,7 +311,13 @@ interface Invoked {
  * dbt's argv as it is started: under the shell's limits, inside the sandbox unless the operator
  * turned it off. A sandbox that cannot be built fails the job; dbt never runs bare instead.
  */
-async function wrapCommand(ctx: ExecContext, dirs: JobDirs, env: Record<string, string>, network: boolean, argv: string[]): Promise<{ bin: string; argv: string[]; supervised?: boolean }> {
+async function wrapCommand(
+	ctx: ExecContext,
+	dirs: JobDirs,
+	env: Record<string, string>,
+	network: boolean,
+	argv: string[]
+): Promise<{ bin: string; argv: string[]; supervised?: boolean; extraFds?: Uint8Array[] }> {
 	const spec = withLimits(ctx.config.dbtBin, argv, { memoryMb: ctx.config.memoryMb });
 	if (ctx.config.sandbox === 'off') return spec;
 	try {
@@ -361,7 +369,7 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	let outcome: ProcessOutcome;
 	try {
 		outcome = await runProcess(
-			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile, supervised: spec.supervised },
+			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile, supervised: spec.supervised, extraFds: spec.extraFds },
 			{ deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) },
 			{ onLine: inv.console === false ? undefined : (line) => ctx.log.console(line), captureStdout: inv.captureStdout }
 		);
