@@ -175,7 +175,7 @@ describe.skipIf(!needFixtures('the sandbox')).each(testBackends())('the sandbox 
 		for (const [what, outcome] of Object.entries(expected)) expect(outcomes.get(what), `${what}\n${job.logs}`).toBe(outcome);
 		// The stand-in's own file and process attacks besides: 2 environ reads, the /proc scan, /root and /etc listed, /etc/shadow read.
 		expect(lines, job.logs).toHaveLength(Object.keys(expected).length + 6);
-		const controls = job.logs.split('\n').filter((l) => l.startsWith('control '));
+		const controls = job.logs.split('\n').filter((l: string) => l.startsWith('control '));
 		expect(controls, job.logs).toEqual(['control fork: ok', 'control thread: ok', 'control subprocess: ok', 'control unix and ip sockets: ok', 'control personality query: ok']);
 		expect(job.logs).toContain('syscall attacks done');
 		expect(job.logs).toContain('attacks done');
