@@ -35,11 +35,26 @@ const BACKSLASH_ESCAPES = new Set<InferDialect>(['bigquery', 'mysql', 'databrick
 /** Dialects where `#` starts a comment to the end of the line. */
 const HASH_COMMENTS = new Set<InferDialect>(['bigquery', 'mysql', 'clickhouse']);
 
-const OPERATOR = new Set([...'+-*/<>=!|&^%~:@?'].map((ch) => ch.charCodeAt(0)));
-const isWordStart = (c: number) => (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || c === 95 || c > 127;
-const isWordPart = (c: number) => isWordStart(c) || (c >= 48 && c <= 57) || c === 36;
-const isDigit = (c: number) => c >= 48 && c <= 57;
-const isSpace = (c: number) => c === 32 || c === 9 || c === 10 || c === 13 || c === 12 || c === 11;
+// Character classes of ASCII (anything past it is part of a word: identifiers may be Unicode).
+const SPACE = 1;
+const WORD_START = 2;
+const WORD_PART = 4;
+const DIGIT = 8;
+const OPERATOR = 16;
+const CLASS = new Uint8Array(128);
+for (const ch of ' \t\n\r\f\v') CLASS[ch.charCodeAt(0)] |= SPACE;
+for (let c = 0; c < 128; c++) {
+	const ch = String.fromCharCode(c);
+	if (/[A-Za-z_]/.test(ch)) CLASS[c] |= WORD_START | WORD_PART;
+	if (/[0-9]/.test(ch)) CLASS[c] |= DIGIT | WORD_PART;
+}
+CLASS[36] |= WORD_PART; // $ inside a name (Snowflake, Oracle)
+for (const ch of '+-*/<>=!|&^%~:@?') CLASS[ch.charCodeAt(0)] |= OPERATOR;
+const is = (c: number, cls: number) => (c < 128 ? (CLASS[c] & cls) !== 0 : cls === WORD_START || cls === WORD_PART);
+
+/** `case` / `end` in any case, at [start, start + 4) / [start, start + 3); `| 32` folds ASCII letters to lower case. */
+const isCase = (sql: string, i: number) => (sql.charCodeAt(i) | 32) === 99 && (sql.charCodeAt(i + 1) | 32) === 97 && (sql.charCodeAt(i + 2) | 32) === 115 && (sql.charCodeAt(i + 3) | 32) === 101;
+const isEnd = (sql: string, i: number) => (sql.charCodeAt(i) | 32) === 101 && (sql.charCodeAt(i + 1) | 32) === 110 && (sql.charCodeAt(i + 2) | 32) === 100;
 
 /** The end (exclusive) of a quoted run that opened at `i` with `quote`; a doubled quote stays inside. */
 function quotedEnd(sql: string, i: number, quote: number, backslash: boolean): number {
@@ -56,6 +71,8 @@ function quotedEnd(sql: string, i: number, quote: number, backslash: boolean): n
 	return n;
 }
 
+const DOLLAR_TAG = /\$[A-Za-z_]*\$/y;
+
 /** One pass over the SQL. Unbalanced closers never take the depth below zero. */
 export function measureSql(sql: string, dialect: InferDialect = 'generic'): SqlComplexity {
 	const n = sql.length;
@@ -65,13 +82,9 @@ export function measureSql(sql: string, dialect: InferDialect = 'generic'): SqlC
 	let maxDepth = 0;
 	let tokens = 0;
 	let i = 0;
-	const open = () => {
-		depth++;
-		if (depth > maxDepth) maxDepth = depth;
-	};
 	while (i < n) {
 		const c = sql.charCodeAt(i);
-		if (isSpace(c)) {
+		if (c < 128 && (CLASS[c] & SPACE) !== 0) {
 			i++;
 			continue;
 		}
@@ -89,35 +102,35 @@ export function measureSql(sql: string, dialect: InferDialect = 'generic'): SqlC
 		tokens++;
 		if (c === 39) i = quotedEnd(sql, i, 39, backslash);
 		else if (c === 34 || c === 96) i = quotedEnd(sql, i, c, false);
-		else if (c === 36 && /^\$[A-Za-z_]*\$/.test(sql.slice(i, i + 64))) {
-			// A dollar-quoted string ($$ … $$, $tag$ … $tag$).
-			const tag = /^\$[A-Za-z_]*\$/.exec(sql.slice(i, i + 64))![0];
-			const end = sql.indexOf(tag, i + tag.length);
-			i = end < 0 ? n : end + tag.length;
-		} else if (isWordStart(c)) {
-			const start = i;
-			while (i < n && isWordPart(sql.charCodeAt(i))) i++;
-			// Only CASE and END are looked at as words: the one keyword pair that nests like brackets.
-			const len = i - start;
-			if (len === 4) {
-				const w = sql.slice(start, i).toLowerCase();
-				if (w === 'case') open();
-			} else if (len === 3 && depth > 0) {
-				const w = sql.slice(start, i).toLowerCase();
-				if (w === 'end') depth--;
-			}
-		} else if (isDigit(c)) {
-			while (i < n && (isWordPart(sql.charCodeAt(i)) || sql.charCodeAt(i) === 46)) i++;
-		} else if (c === 40 || c === 91) {
-			open();
+		else if (c === 40 || c === 91) {
+			if (++depth > maxDepth) maxDepth = depth;
 			i++;
 		} else if (c === 41 || c === 93) {
 			if (depth > 0) depth--;
 			i++;
-		} else if (OPERATOR.has(c)) {
-			// `>=`, `||`, `::` are one token each.
+		} else if (is(c, WORD_START)) {
+			const start = i;
 			i++;
-			while (i < n && OPERATOR.has(sql.charCodeAt(i)) && !(sql.charCodeAt(i) === 45 && sql.charCodeAt(i + 1) === 45) && !(sql.charCodeAt(i) === 47 && sql.charCodeAt(i + 1) === 42)) i++;
+			while (i < n && is(sql.charCodeAt(i), WORD_PART)) i++;
+			// Only CASE and END are looked at as words: the one keyword pair that nests like brackets.
+			if (i - start === 4 && isCase(sql, start)) {
+				if (++depth > maxDepth) maxDepth = depth;
+			} else if (i - start === 3 && depth > 0 && isEnd(sql, start)) depth--;
+		} else if (c < 128 && (CLASS[c] & DIGIT) !== 0) {
+			while (i < n && (is(sql.charCodeAt(i), WORD_PART) || sql.charCodeAt(i) === 46)) i++;
+		} else if (c === 36 && ((DOLLAR_TAG.lastIndex = i), DOLLAR_TAG.test(sql))) {
+			// A dollar-quoted string ($$ … $$, $tag$ … $tag$).
+			const tag = sql.slice(i, DOLLAR_TAG.lastIndex);
+			const end = sql.indexOf(tag, DOLLAR_TAG.lastIndex);
+			i = end < 0 ? n : end + tag.length;
+		} else if (c < 128 && (CLASS[c] & OPERATOR) !== 0) {
+			// `>=`, `||`, `::` are one token each (a comment starting inside the run ends it).
+			i++;
+			while (i < n) {
+				const d = sql.charCodeAt(i);
+				if (d >= 128 || (CLASS[d] & OPERATOR) === 0 || (d === 45 && sql.charCodeAt(i + 1) === 45) || (d === 47 && sql.charCodeAt(i + 1) === 42)) break;
+				i++;
+			}
 		} else i++;
 	}
 	return { chars: n, depth: maxDepth, tokens };
