@@ -276,22 +276,46 @@ describe("the job's time budget", () => {
 		expect(cache.entries.size).toBe(2);
 		const [parens, wide] = pathologicalSql();
 		// Limits that let the 20,000-column select through to the parser, which takes seconds on it;
-		// ok1 and ok2 come from the cache, the nested parentheses from the scan: none of them needs a thread.
-		const plan = planOf([SOURCE], [ok(1), model('model.p.parens', parens.sql, []), model('model.p.wide', wide.sql, []), ok(3), ok(2), model('model.p.py', null, [], null, 'a Python model')]);
+		// ok1 and ok2 come from the cache, the nested parentheses from the scan: none of them needs a
+		// thread. `after` waits for the wide model's columns (the catalog lacks them).
+		const plan = planOf(
+			[SOURCE, rel('model.p.wide', ['db', 'main', 'wide'], null)],
+			[
+				ok(1),
+				model('model.p.parens', parens.sql, []),
+				model('model.p.wide', wide.sql, []),
+				model('model.p.after', 'select * from db.main.wide', ['model.p.wide']),
+				ok(2),
+				model('model.p.py', null, [], null, 'a Python model')
+			]
+		);
 		const r = await inferProject(plan, { threads: 1, cache, budgetMs: 120_000, jobBudgetMs: 300, complexityLimits: { ...COMPLEXITY_LIMITS, tokens: 1_000_000 } });
 		const m = byNode(r.models);
 		expect(r.models.map((x) => [x.node, x.outcome])).toEqual([
 			['model.p.ok1', 'analyzed'],
 			['model.p.parens', 'too_complex'],
 			['model.p.wide', 'failed'],
-			['model.p.ok3', 'failed'],
+			['model.p.after', 'failed'],
 			['model.p.ok2', 'analyzed'],
 			['model.p.py', 'skipped']
 		]);
-		for (const node of ['model.p.wide', 'model.p.ok3'])
+		for (const node of ['model.p.wide', 'model.p.after'])
 			expect(m.get(node)).toMatchObject({ cacheKey: null, message: "not analysed: the lineage job's time budget of 0.3 s ran out first (the next deploy tries it again)" });
 		expect(r.overBudget).toBe(2);
 		expect(r.cacheHits).toBe(2);
+	});
+
+	it('models ready together are inferred shortest SQL first, so a budget cut leaves the most analysed', async () => {
+		const union = Array.from({ length: 50 }, (_, k) => `select id, amount + ${k} as amount from db.raw.orders`).join('\nunion all\n');
+		const plan = planOf([SOURCE], [model('model.p.long', union, []), model('model.p.short', 'select id from db.raw.orders', []), model('model.p.mid', 'select id, amount from db.raw.orders', [])]);
+		const cache = new MapCache();
+		const order: string[] = [];
+		cache.put = async (entries) => {
+			order.push(...entries.map((e) => e.node));
+		};
+		await inferProject(plan, { threads: 1, cache });
+		// One thread answers in the order it was given the models; the cache is written in that order.
+		expect(order).toEqual(['model.p.short', 'model.p.mid', 'model.p.long']);
 	});
 });
 

@@ -451,7 +451,8 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			if (ready.length) {
 				const waiting = ready;
 				ready = [];
-				const batch = waiting.filter((m) => !rejectTooComplex(m));
+				// Shortest SQL first: when a job's budget runs out, as many of its models as could be are analysed.
+				const batch = waiting.filter((m) => !rejectTooComplex(m)).sort((x, y) => x.sql!.length - y.sql!.length);
 				if (batch.length === 0) continue;
 				for (const m of batch) keys.set(m.node, keyOf(m));
 				const hits = opts.cache ? await opts.cache.get(batch.map((m) => keys.get(m.node)!)) : new Map<string, ModelLineage>();
