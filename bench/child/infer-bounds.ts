@@ -31,7 +31,7 @@ async function main() {
 	const scanMs = r.models.filter((m: ModelLineage) => m.outcome === 'too_complex').map((m) => m.ms ?? 0);
 	const failures = [...new Set(r.models.filter((m) => m.outcome === 'failed').map((m) => (m.message ?? '').replace(/\d+/g, 'N')))];
 	process.stdout.write(
-		`${JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, budgetSeconds: budget === undefined ? null : budget / 1000, outcomes, overBudget: r.overBudget, scanMsMax: scanMs.length ? Math.max(...scanMs) : null, failures, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`
+		`${JSON.stringify({ seconds, cpuSeconds: (cpu.user + cpu.system) / 1e6, budgetSeconds: budget === undefined ? null : budget / 1000, outcomes, overBudget: r.overBudget, scanMsMax: scanMs.length ? Math.max(...scanMs) : null, scanMsMedian: scanMs.length ? scanMs.sort((x, y) => x - y)[Math.floor(scanMs.length / 2)] : null, failures, peakRssMb: process.resourceUsage().maxRSS / 1024 })}\n`
 	);
 }
 

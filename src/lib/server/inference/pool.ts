@@ -173,6 +173,8 @@ export const DEFAULT_THREADS = 1;
 const DEFAULT_THREAD_HEAP_MB = 256;
 /** Queued models worth starting one more thread for. */
 const MODELS_PER_THREAD = 200;
+/** The scans before parsing run at most this long on the caller's thread before it yields to other work. */
+const SCAN_SLICE_MS = 10;
 /** After a model this long its thread is replaced: the parser's memory grows with the SQL and is never given back. */
 const RECYCLE_SQL_CHARS = 256 * 1024;
 
@@ -451,9 +453,19 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			if (ready.length) {
 				const waiting = ready;
 				ready = [];
-				// Shortest SQL first: when a job's budget runs out, as many of its models as could be are analysed.
-				const batch = waiting.filter((m) => !rejectTooComplex(m)).sort((x, y) => x.sql!.length - y.sql!.length);
+				const batch: PlannedModel[] = [];
+				let slice = performance.now();
+				for (const m of waiting) {
+					if (!rejectTooComplex(m)) batch.push(m);
+					// The scan runs on the caller's thread (the web server's, for the worker of `npm start`): it lets others in between models.
+					if (performance.now() - slice > SCAN_SLICE_MS) {
+						await new Promise((r) => setImmediate(r));
+						slice = performance.now();
+					}
+				}
 				if (batch.length === 0) continue;
+				// Shortest SQL first: when a job's budget runs out, as many of its models as could be are analysed.
+				batch.sort((x, y) => x.sql!.length - y.sql!.length);
 				for (const m of batch) keys.set(m.node, keyOf(m));
 				const hits = opts.cache ? await opts.cache.get(batch.map((m) => keys.get(m.node)!)) : new Map<string, ModelLineage>();
 				for (const m of batch) {

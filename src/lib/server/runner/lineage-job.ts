@@ -44,7 +44,7 @@ export function modelBudgetMs(env: NodeJS.ProcessEnv = process.env): number | un
 /** A job's inference budget before its per-model part: the threads' start, and room for one slow model's two attempts. */
 const JOB_BUDGET_BASE_MS = 10_000;
 /** The budget's part per model: a real model takes a few ms on a busy machine, so this is far more than any needs. */
-export const JOB_BUDGET_PER_MODEL_MS = 100;
+const JOB_BUDGET_PER_MODEL_MS = 100;
 /** Of the time left before the job's deadline, the share the inference may take: the rest is for storing its edges. */
 const INFERENCE_SHARE_OF_DEADLINE = 0.8;
 
