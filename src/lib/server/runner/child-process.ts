@@ -29,7 +29,7 @@ export interface ProcessLimits {
 	deadline: number;
 	/** Aborted when the job is canceled (or its worker stops). */
 	signal: AbortSignal;
-	/** Between SIGTERM and SIGKILL; a function is asked at stop time (a worker shutting down allows none). */
+	/** Between SIGTERM and SIGKILL; a function is asked at stop time (a worker shutting down allows what its stop grants). */
 	killGraceMs: number | (() => number);
 }
 
@@ -135,6 +135,20 @@ function terminateSupervised(leader: number): void {
 	}
 }
 
+/** The process groups of the children running now (each child leads one). */
+const liveGroups = new Set<number>();
+
+/**
+ * SIGKILL to every child's process group, at once and synchronously: for a process that is about
+ * to exit without waiting for its jobs (a second stop signal), so no dbt outlives it. A supervising
+ * leader (bubblewrap) takes its sandbox with it.
+ */
+export function killChildGroups(): number {
+	let killed = 0;
+	for (const pgid of liveGroups) if (killGroup(pgid, 'SIGKILL')) killed++;
+	return killed;
+}
+
 /** Whether any process of the group is alive. */
 export function groupAlive(pgid: number): boolean {
 	try {
@@ -163,6 +177,7 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 		stdio: ['ignore', 'pipe', 'pipe']
 	});
 	const pgid = child.pid ?? null;
+	if (pgid !== null) liveGroups.add(pgid);
 	// Every listener before the first await: a quick child can exit (and close its pipes) while
 	// this function waits, and an event with no listener yet is gone for good.
 	const ended = new Promise<{ code: number | null; sig: string | null; error?: Error }>((resolve) => {
@@ -221,6 +236,7 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 	if (pgid !== null) {
 		// Whatever the leader left in its group goes with it.
 		if (groupAlive(pgid)) killGroup(pgid, 'SIGKILL');
+		liveGroups.delete(pgid);
 	}
 	// The pipes close when the last writer is gone; a process that escaped the group could hold
 	// them open for ever, so the wait is bounded.
