@@ -317,10 +317,12 @@ describeFixtures('stopping the processes', () => {
 			await expect.poll(() => refused(s.url), { timeout: 10_000 }).toBe(true);
 			expect(s.p.running).toBe(true);
 			slow.finish();
+			const t0 = Date.now();
 			const r = await slow.response;
 			expect(r.status, r.body).toBe(201);
 			const id = JSON.parse(r.body).job_id as string;
 			expect(await s.p.ended, s.p.out).toEqual({ code: 0, signal: null });
+			process.stdout.write(`[measure] web server on ${backend}: last body byte of the request in flight to exit ${Date.now() - t0} ms\n`);
 			const h = await db.open();
 			try {
 				// A stopping process starts no new work: the run is the next process's to claim.
@@ -340,8 +342,10 @@ describeFixtures('stopping the processes', () => {
 			await s.waitLog(build, /fake-dbt: hanging until stopped/);
 			await s.waitLog(compile, /fake-dbt: hanging until stopped/);
 			expect(processesIn(s.jobsDir).length).toBeGreaterThan(0);
+			const t0 = Date.now();
 			s.p.signal('SIGTERM');
 			expect(await s.p.ended, s.p.out).toEqual({ code: 0, signal: null });
+			process.stdout.write(`[measure] web server on ${backend}, two runs in flight: SIGTERM to exit ${Date.now() - t0} ms\n`);
 			await expect.poll(() => processesIn(s.jobsDir), { timeout: 5000 }).toEqual([]);
 			const h = await db.open();
 			try {
@@ -473,8 +477,10 @@ describeFixtures('stopping the processes', () => {
 			await waitLog(build, /fake-dbt: hanging until stopped/);
 			await waitLog(compile, /fake-dbt: hanging until stopped/);
 			expect(processesIn(w.jobsDir).length).toBeGreaterThan(0);
+			const t0 = Date.now();
 			p.signal('SIGTERM');
 			expect(await p.ended, p.out).toEqual({ code: 0, signal: null });
+			process.stdout.write(`[measure] npm run worker, two runs in flight: SIGTERM to exit ${Date.now() - t0} ms\n`);
 			await expect.poll(() => processesIn(w.jobsDir), { timeout: 5000 }).toEqual([]);
 			const b = await jobRow(h, build);
 			expect(b.status, b.logs).toBe('failure');

@@ -28,7 +28,7 @@ describe('handBackRule: which jobs a stopping worker re-queues', () => {
 		for (const c of ['build', 'run', 'test', 'seed', 'snapshot', 'retry']) expect(handBackRule('run', ['parse', c]).requeue).toBe(false);
 		expect(handBackRule('run', ['compile', 'build', 'test'], 'SIGTERM')).toEqual({
 			requeue: false,
-			line: 'the worker running this job stopped (SIGTERM) while dbt test ran: not re-queued, as it may have changed the warehouse; run it again, or retry its failed nodes'
+			line: 'the worker running this job stopped (SIGTERM) while dbt test ran: not re-queued, as it may already have changed the warehouse (run it again to finish it)'
 		});
 	});
 

@@ -1,8 +1,8 @@
 // What a stopping worker does with a job its stop ended (docs/operating.md, "Stopping and
 // restarting"). A job that cannot have changed anything yet goes back to the queue and runs again
 // from the start on the next worker; one that may have changed the warehouse ends failed, saying
-// the worker stopped, because running it again is its owner's decision (run it again, or retry its
-// failed nodes), not the queue's.
+// the worker stopped: whether to run it again (incremental models, snapshots and seeds do not all
+// repeat safely) is its owner's decision, not the queue's.
 import type { Database } from '../db';
 import { requeueJob, type ClaimedJob } from '../repo/queue';
 import type { JobLog } from './job-log';
@@ -30,7 +30,7 @@ export function handBackRule(kind: string, commands: readonly string[], why?: st
 	if (kind !== 'run') return { requeue: false, line: `${stopped}: not re-queued` };
 	const building = commands.filter((c) => BUILDING_COMMANDS.has(c as never));
 	if (building.length) {
-		return { requeue: false, line: `${stopped} while dbt ${building.at(-1)} ran: not re-queued, as it may have changed the warehouse; run it again, or retry its failed nodes` };
+		return { requeue: false, line: `${stopped} while dbt ${building.at(-1)} ran: not re-queued, as it may already have changed the warehouse (run it again to finish it)` };
 	}
 	if (commands.length === 0) return { requeue: true, line: `${stopped} before dbt started; ${AGAIN}` };
 	const read = [...new Set(commands)];
