@@ -4,8 +4,8 @@
 // re-queued, one that built ends failed saying the worker stopped; none is left `running`), stops
 // their dbt process groups with SIGTERM first, closes the database and exits 0. A second signal
 // ends the process at once, its dbt children killed; a SIGTERM to the whole process group (as
-// systemd and `kill -- -pgid` send it) ends it as cleanly as one to the process. On PGlite and on
-// Postgres (TEST_DATABASE_URL).
+// systemd and `kill -- -pgid` send it) ends it as cleanly as one to the process; SIGINT (Ctrl-C)
+// is the same stop. On PGlite and on Postgres (TEST_DATABASE_URL); `npm run worker` on Postgres.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
@@ -508,6 +508,21 @@ describeFixtures('stopping the processes', () => {
 			const b = await jobRow(h, build);
 			expect(b.status, b.logs).toBe('failure');
 			expect(b.result?.error).toBe(STOPPED);
+		}, 120_000);
+
+		it('SIGINT (Ctrl-C) stops a worker the same way', async () => {
+			const p = startWorker('node');
+			await polling(p);
+			const build = await w.run('build', { command: 'build' });
+			await waitLog(build, /fake-dbt: hanging until stopped/);
+			p.signal('SIGINT');
+			expect(await p.ended, p.out).toEqual({ code: 0, signal: null });
+			expect(p.out).toMatch(/SIGINT, stopping/);
+			await expect.poll(() => processesIn(w.jobsDir), { timeout: 5000 }).toEqual([]);
+			const b = await jobRow(h, build);
+			expect(b.status, b.logs).toBe('failure');
+			expect(b.logs).toContain('fake-dbt: SIGTERM received, stopping');
+			expect(b.logs).toMatch(/stopped \(SIGINT\) while dbt build ran: not re-queued/);
 		}, 120_000);
 
 		it('a second SIGTERM during the grace: the worker exits at once, non-zero, its dbt killed', async () => {
