@@ -177,7 +177,6 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 		stdio: ['ignore', 'pipe', 'pipe']
 	});
 	const pgid = child.pid ?? null;
-	if (pgid !== null) liveGroups.add(pgid);
 	// Every listener before the first await: a quick child can exit (and close its pipes) while
 	// this function waits, and an event with no listener yet is gone for good.
 	const ended = new Promise<{ code: number | null; sig: string | null; error?: Error }>((resolve) => {
@@ -207,6 +206,7 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 		for (const l of outLines.push(d)) out.onLine?.(l, 'stdout');
 	});
 	child.stderr!.on('data', (d: Buffer) => emitErr(errLines.push(d)));
+	if (pgid !== null) liveGroups.add(pgid);
 	if (pgid !== null && spec.pidFile) await writeFile(spec.pidFile, `${pgid}\n${spec.cwd}\n`).catch(() => {});
 
 	let end: ProcessEnd = 'exited';
