@@ -113,6 +113,21 @@ export async function finishJob(
 	return rows.length > 0;
 }
 
+/**
+ * Puts a running job held by `workerId` back in the queue, as if never claimed, with `log` appended:
+ * its worker stopped before the job did anything that cannot be done again. False when the job
+ * was no longer this worker's, or someone asked to cancel it (it then ends instead).
+ */
+export async function requeueJob(h: Database, jobId: string, workerId: string, log: string): Promise<boolean> {
+	const rows = await h.rows<{ id: string }>(
+		sql`update job set status = 'queued', worker_id = null, started_at = null, heartbeat_at = null, result = null,
+		                   logs = logs || ${log}
+		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running' and not cancel_requested
+		 returning id::text as id`
+	);
+	return rows.length > 0;
+}
+
 /** Appends to a running job's log, only while `workerId` holds it. */
 export async function appendRunningLog(h: Database, jobId: string, workerId: string, text: string): Promise<boolean> {
 	const rows = await h.rows<{ id: string }>(

@@ -116,6 +116,8 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 	const stop = new AbortController();
 	const onAbort = () => stop.abort(ctx.signal.reason);
 	ctx.signal.addEventListener('abort', onAbort, { once: true });
+	// Stopped while the plan was read: an abort before the listener never reaches it.
+	if (ctx.signal.aborted) onAbort();
 	const timer = setTimeout(() => stop.abort('deadline'), Math.max(0, ctx.deadline - Date.now()));
 	let lastWrite = 0;
 	let pending: Promise<void> = Promise.resolve();
@@ -147,7 +149,8 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			const s = stopMessage(stop.signal.reason, timeoutS);
 			log.say(s.message);
 			await pending;
-			await deleteLineagePlan(h, job.id);
+			// A stopping worker hands the job back with its plan, or deletes the plan itself.
+			if (stop.signal.reason !== ('worker-stopped' satisfies StopReason)) await deleteLineagePlan(h, job.id);
 			return { status: s.status, result: { error: s.message, progress } };
 		}
 		await pending;
