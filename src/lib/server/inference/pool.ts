@@ -13,7 +13,7 @@ import { DEFAULT_BUDGET_MS, type InferDialect, type InferredEdge, type InferResu
 
 const THREAD_TAG = 'tributary-lineage-inference';
 /** Changes whenever what inference answers for the same input may change: old cache entries then miss. */
-export const ENGINE_VERSION = 'polyglot-0.12.1/infer-1';
+export const ENGINE_VERSION = 'polyglot-0.12.1/infer-2';
 
 export type ModelOutcomeKind = 'analyzed' | 'partial' | 'failed' | 'skipped';
 

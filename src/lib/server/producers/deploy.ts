@@ -2,7 +2,6 @@
 // the SQL is read), then write the version, its `deploy` job, its lineage rows and (if it is
 // still the newest) its asset usage in ONE transaction, as the dbt deploy does.
 import { assetUri, columnUri, type AssetRef } from '$lib/lineage/producer-annotations';
-import { assetKey } from '$lib/lineage/producer-lineage';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { appendJobLog, insertJob } from '../repo/jobs';
@@ -51,7 +50,7 @@ async function loadCatalog(h: Database, req: SqlDeployRequest, assets: AssetRef[
 	const out = new Map<string, KnownColumns>();
 	const dbt = assets.filter((a) => a.kind === 'dbt').map((a) => a.path);
 	for (const c of await relationColumnCandidates(h, req.workspace, dbt)) {
-		const key = assetKey({ kind: 'dbt', path: c.assetPath });
+		const key = assetUri({ kind: 'dbt', path: c.assetPath });
 		if (out.has(key) || !req.mayReadScript(c.scriptPath)) continue;
 		// Declared columns are a set: jsonb keeps no key order, so nothing matches them by position.
 		if (c.columnSchema) out.set(key, { columns: c.columnSchema, complete: true });
@@ -60,7 +59,7 @@ async function loadCatalog(h: Database, req: SqlDeployRequest, assets: AssetRef[
 	const lake = assets.filter((a) => a.kind === 'ducklake').map((a) => a.path);
 	for (const c of await lakeTableColumns(h, req.workspace, lake)) {
 		if (c.scriptPath === req.path || !req.mayReadScript(c.scriptPath)) continue;
-		const key = assetKey({ kind: 'ducklake', path: c.assetPath });
+		const key = assetUri({ kind: 'ducklake', path: c.assetPath });
 		const prev = out.get(key);
 		// Two producers writing one table: what either stored is a column of it.
 		const columns = prev ? [...prev.columns, ...c.columns.filter((x) => !prev.columns.includes(x))] : c.columns;
@@ -99,7 +98,7 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 	const wh = await getWarehouse(h, req.workspace, PRODUCER_WAREHOUSE);
 	const parsed = parseProducer(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null });
 	const catalog = await loadCatalog(h, req, parsed.assets);
-	const analysis = inferProducer(parsed, (a) => catalog.get(assetKey(a)) ?? null);
+	const analysis = inferProducer(parsed, (a) => catalog.get(assetUri(a)) ?? null);
 	const warnings = capped(analysis.warnings);
 	const rows = lineageRows(analysis);
 	const annotated = analysis.columns.filter((c) => c.source === 'annotation').length;
