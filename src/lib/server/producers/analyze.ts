@@ -6,13 +6,13 @@
 // for those assets and merges the annotations (which win for their columns). Each statement's
 // outcome that leaves something untraced becomes a warning naming its line; a target left without
 // any column lineage gets one more saying why.
-import { assetUri, parseProducerAnnotations, type AssetRef, type ProducerAnnotations } from '$lib/lineage/producer-annotations';
-import { applyToContext, newNameContext, resolveTableName, type NameContext } from '$lib/lineage/producer-sql';
-import type { WarehouseTarget } from '$lib/lineage/relation-path';
-import { parseStatement, unparsedStatement, type ParsedStatement } from '$lib/lineage/sql-lineage/parse';
-import { LineageSession } from '$lib/lineage/sql-lineage/session';
-import { blankComments, fragment, lineIndex, querySpan, splitStatements, statementHead } from '$lib/lineage/sql-lineage/text';
-import type { ColumnInput, NameResolver, SqlDialect, StatementColumn, StatementLineage } from '$lib/lineage/sql-lineage/types';
+import { assetUri, parseProducerAnnotations, type AssetRef, type ProducerAnnotations } from '../../lineage/producer-annotations';
+import { applyToContext, newNameContext, resolveTableName, type NameContext } from '../../lineage/producer-sql';
+import type { WarehouseTarget } from '../../lineage/relation-path';
+import { parseStatement, unparsedStatement, type ParsedStatement } from '../../lineage/sql-lineage/parse';
+import { LineageSession } from '../../lineage/sql-lineage/session';
+import { blankComments, fragment, lineIndex, querySpan, splitStatements, statementHead } from '../../lineage/sql-lineage/text';
+import type { ColumnInput, NameResolver, SqlDialect, StatementColumn, StatementLineage } from '../../lineage/sql-lineage/types';
 
 /** Producer scripts are DuckDB SQL (DESIGN.md §8); nothing in a script names another dialect. */
 export const PRODUCER_DIALECT: SqlDialect = 'duckdb';

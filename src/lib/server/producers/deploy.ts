@@ -1,6 +1,7 @@
-// Deploy of a producer SQL script (DESIGN.md §7, §8): analyse first (nothing is written while
-// the SQL is read), then write the version, its `deploy` job, its lineage rows and (if it is
-// still the newest) its asset usage in ONE transaction, as the dbt deploy does.
+// Deploy of a producer SQL script (DESIGN.md §7, §8): analyse first (on the analysis thread;
+// nothing is written while the SQL is read), then write the version, its `deploy` job, its
+// lineage rows and (if it is still the newest) its asset usage in ONE transaction, as the dbt
+// deploy does.
 import { assetUri, columnUri, type AssetRef } from '$lib/lineage/producer-annotations';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
@@ -9,7 +10,9 @@ import { insertProducerLineage, lakeTableColumns, relationColumnCandidates, type
 import { insertScriptVersion, newScriptHash, publishAssetUsage, type AssetUse } from '../repo/scripts';
 import { requireProducerAnnotations, requireProducerBytes } from '../limits';
 import { getWarehouse } from '../repo/warehouses';
-import { inferProducer, parseProducer, type KnownColumns, type ProducerAnalysis } from './analyze';
+import { ApiError } from '../api-error';
+import type { KnownColumns, ProducerAnalysis } from './analyze';
+import { analyzeProducerOffThread, AnalysisThreadError } from './analysis-thread';
 
 /** The warehouse whose relations `schema.name` names (DESIGN.md §8: the default warehouse). */
 export const PRODUCER_WAREHOUSE = 'main';
@@ -96,9 +99,16 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 	requireProducerBytes(Buffer.byteLength(req.content));
 	requireProducerAnnotations(req.content);
 	const wh = await getWarehouse(h, req.workspace, PRODUCER_WAREHOUSE);
-	const parsed = parseProducer(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null });
-	const catalog = await loadCatalog(h, req, parsed.assets);
-	const analysis = inferProducer(parsed, (a) => catalog.get(assetUri(a)) ?? null);
+	let statements: number;
+	let analysis: ProducerAnalysis;
+	try {
+		({ statements, analysis } = await analyzeProducerOffThread(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null }, (assets) =>
+			loadCatalog(h, req, assets)
+		));
+	} catch (e) {
+		if (e instanceof AnalysisThreadError) throw new ApiError(422, `content: the script could not be analysed (${e.message}); nothing was stored`);
+		throw e;
+	}
 	const warnings = capped(analysis.warnings);
 	const rows = lineageRows(analysis);
 	const annotated = analysis.columns.filter((c) => c.source === 'annotation').length;
@@ -110,7 +120,7 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 	const hash = newScriptHash();
 
 	const log: string[] = [
-		`${parsed.statements.length} statements; warehouse ${PRODUCER_WAREHOUSE}${wh ? ` (default database ${wh.defaultDatabase ?? 'unknown'})` : ' is not configured: three-part names are qualified by their database'}`,
+		`${statements} statements; warehouse ${PRODUCER_WAREHOUSE}${wh ? ` (default database ${wh.defaultDatabase ?? 'unknown'})` : ' is not configured: three-part names are qualified by their database'}`,
 		`target: ${analysis.target ? assetUri(analysis.target) : 'none'}`,
 		`writes: ${analysis.writes.map(assetUri).join(', ') || 'nothing'}`,
 		`reads: ${analysis.reads.map(assetUri).join(', ') || 'nothing'}`,
