@@ -22,7 +22,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	openlineage: () => import('./openlineage'),
 	infer: () => import('./infer'),
 	diff: () => import('./diff'),
-	'canvas-columns': () => import('./canvas-columns')
+	'canvas-columns': () => import('./canvas-columns'),
+	'producer-engine': () => import('./producer-engine')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
