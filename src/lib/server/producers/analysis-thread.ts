@@ -65,8 +65,9 @@ let builtEntry: URL | null | undefined;
 
 // Under vitest this module is TypeScript, which a thread cannot load by itself: it is then loaded
 // through tsx (a dev dependency; the built app's module is plain JS and loads directly).
-function startWorker(): Worker {
+function startWorker(entry?: URL): Worker {
 	const opts = { workerData: { tag: THREAD_TAG }, resourceLimits: { maxOldGenerationSizeMb: THREAD_HEAP_MB, maxYoungGenerationSizeMb: 32 } };
+	if (entry) return new Worker(entry, opts);
 	const self = new URL(import.meta.url);
 	if (!self.pathname.endsWith('.ts')) {
 		if (builtEntry === undefined) builtEntry = findBuildEntry(self, THREAD_ENTRY);
@@ -86,13 +87,17 @@ interface Pending {
 export class AnalysisThreadError extends Error {}
 
 class AnalysisThread {
-	private readonly worker = startWorker();
+	private readonly worker: Worker;
 	private readonly pending = new Map<number, Pending>();
 	private readonly ready: Promise<void>;
 	private idle: ReturnType<typeof setTimeout> | null = null;
 	private gone = false;
 
-	constructor(private readonly onGone: () => void) {
+	constructor(
+		private readonly onGone: () => void,
+		entry?: URL
+	) {
+		this.worker = startWorker(entry);
 		let started: () => void;
 		let failed: (e: Error) => void;
 		this.ready = new Promise<void>((res, rej) => {
@@ -134,6 +139,11 @@ class AnalysisThread {
 			() => {}
 		);
 		return answer;
+	}
+
+	/** Ends the thread now (a thread of its own, once its caller is done). */
+	close(): void {
+		this.end(null);
 	}
 
 	/** The caller gave up between the steps: the thread drops what it parsed. */
@@ -184,23 +194,30 @@ function current(): AnalysisThread {
  * Analyses a producer script on the thread, in its two steps: the parse names the assets the
  * script touches, `loadColumns` loads their column lists (the database, on the caller's side),
  * and the inference runs with them. Rejects with AnalysisThreadError when the thread fails.
+ * `ms`: each step's bound; `entry`: a module for a thread of this call's own (tests of the
+ * build's entry), ended after it.
  */
 export async function analyzeProducerOffThread(
 	sql: string,
 	warehouse: WarehouseTarget,
 	loadColumns: (assets: AssetRef[]) => Promise<Map<string, KnownColumns>>,
-	ms = ANALYSIS_STEP_MS
+	opts: { ms?: number; entry?: URL } = {}
 ): Promise<{ statements: number; analysis: ProducerAnalysis }> {
-	const t = current();
+	const ms = opts.ms ?? ANALYSIS_STEP_MS;
+	const t = opts.entry ? new AnalysisThread(() => {}, opts.entry) : current();
 	const id = nextId++;
-	const parsed = await t.ask({ id, op: 'parse', sql, warehouse }, ms);
-	let catalog: Map<string, KnownColumns>;
 	try {
-		catalog = await loadColumns(parsed.assets ?? []);
-	} catch (e) {
-		t.forget(id);
-		throw e;
+		const parsed = await t.ask({ id, op: 'parse', sql, warehouse }, ms);
+		let catalog: Map<string, KnownColumns>;
+		try {
+			catalog = await loadColumns(parsed.assets ?? []);
+		} catch (e) {
+			t.forget(id);
+			throw e;
+		}
+		const inferred = await t.ask({ id, op: 'infer', catalog: [...catalog] }, ms);
+		return { statements: parsed.statements ?? 0, analysis: inferred.analysis! };
+	} finally {
+		if (opts.entry) t.close();
 	}
-	const inferred = await t.ask({ id, op: 'infer', catalog: [...catalog] }, ms);
-	return { statements: parsed.statements ?? 0, analysis: inferred.analysis! };
 }
