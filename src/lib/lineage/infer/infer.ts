@@ -1,7 +1,7 @@
-// Column lineage of one dbt model from its compiled SQL (issue 15): the model is one query
+// Column lineage of one dbt model from its compiled SQL: the model is one query
 // statement of the SQL-lineage engine (src/lib/lineage/sql-lineage/, which producer scripts go
 // through too), resolved against the manifest's relations, its output named by the catalog.
-// The engine imports the parser, a WASM module of about 120 MB per thread: this module is
+// The engine imports the parser, a WASM module heavy on every thread: this module is
 // imported where inference runs (the inference threads, tests), never through ./index.
 import { parseStatement, MAX_SQL_CHARS } from '../sql-lineage/parse';
 import { LineageSession } from '../sql-lineage/session';

@@ -1,6 +1,6 @@
 // A statement's text → its head and its query's parse tree (@polyglot-sql/sdk, a WASM port of
 // sqlglot, chosen by measurement: bench/README.md "sql-parsers"). Its Node entry initialises the
-// WASM on import (about 120 MB per thread), so this module is imported only where SQL is parsed:
+// WASM on import (heavy, per thread), so this module is imported only where SQL is parsed:
 // inference threads, the producer-analysis thread, tests and benchmarks.
 import { generate, parse } from '@polyglot-sql/sdk';
 import { POLYGLOT_DIALECT, quoteIdentifier } from './dialect';

@@ -1,5 +1,5 @@
-// A producer script is analysed on a worker thread: the SQL parser (polyglot-sql's WASM, about
-// 120 MB an isolate) is never loaded by the web process, which rests far below that. One thread
+// A producer script is analysed on a worker thread: the SQL parser (polyglot-sql's WASM, several
+// times what the web process rests at) is never loaded by the web process. One thread
 // serves the deploys that come while it lives and ends after a while idle, when its memory goes
 // back; a thread that crashes or runs over the time bound fails only the analyses it held. The
 // thread loads the build's own entry (build/producer-thread.js, analysis-thread-main.ts) when
