@@ -5,26 +5,27 @@
 //
 //   before: the producers' own analysis (node-sql-parser + producer-lineage.ts) as it was at
 //           BENCH_PRODUCER_BASE_REV (default 5b3fb39, the last commit with it), taken from git
-//           with `git archive`, bundled with esbuild; node-sql-parser is resolved from the project's
-//           node_modules, then from SQL_PARSERS_DIR (default /tmp/parsers, a scratch folder with
-//           `npm install node-sql-parser@5.4.0` in it). Without it only the engine is measured,
-//           with a notice.
+//           with `git archive` into the system's temporary folder and bundled with esbuild;
+//           node-sql-parser is resolved from the project's node_modules, then from
+//           SQL_PARSERS_DIR (default /tmp/parsers, a scratch folder with `npm install
+//           node-sql-parser@5.4.0` in it). Without it only the engine is measured, with a notice.
 //   after:  analyzeProducer (src/lib/server/producers/analyze.ts) in this process, and the
 //           deploy's own path, the analysis thread (analysis-thread.ts): its first script pays
 //           for the thread's start and the parser's compilation, the next ones do not.
 //
 // Both run interleaved in the same process, round by round (BENCH_RUNS, default 15; 2 quick), the
 // order alternating, after one untimed pass each; each figure is the median of the rounds with its
-// range. Neither needs a
-// database: the figures are recorded with the PGlite ones (bench/results.json).
+// range. Neither needs a database: the figures are recorded with the PGlite ones
+// (bench/results.json).
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { build } from 'esbuild';
 import { demoProducers, roasteryProducers } from '../src/lib/server/demo/producers';
 import { CORPUS, CORPUS_CATALOG, CORPUS_WAREHOUSE } from '../tests/support/producer-corpus';
-import { environment, fmtMs, metric, OUT, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
+import { environment, fmtMs, metric, stat, type BenchResult, type Metric, type Row, type Stat } from './lib';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 const ROUNDS = Number(process.env.BENCH_RUNS ?? (QUICK ? 2 : 15));
@@ -50,7 +51,8 @@ const SETS: { name: string; scripts: { name: string; sql: string }[] }[] = [
 
 /** The base checkout's analyzeProducer, bundled; null (with a notice) when it cannot be built. */
 async function baseAnalyze(): Promise<{ analyze: Analyze; loadMs: number } | null> {
-	const dir = path.join(OUT, 'producer-engine-base');
+	// Outside the checkout: the base's own test files must not join this checkout's test run.
+	const dir = path.join(tmpdir(), 'tributary-producer-engine-base');
 	const src = path.join(dir, 'src');
 	const nodePaths = [path.resolve('node_modules'), path.join(PARSERS_DIR, 'node_modules')];
 	if (!nodePaths.some((p) => existsSync(path.join(p, 'node-sql-parser', 'package.json')))) {
