@@ -1,7 +1,8 @@
-// The second and third builds of `npm run build`, next to the app adapter-node writes: the
-// standalone job worker (`npm run worker`) as one file, build/worker.js, and (`--mode
-// manifest-thread`) the manifest-parse thread's entry as one file, build/manifest-thread.js, kept
-// apart so that a thread loads the parser and nothing else. Production dependencies stay external
+// The builds of `npm run build` after the app adapter-node writes: the standalone job worker
+// (`npm run worker`) as one file, build/worker.js, and (`--mode manifest-thread`, `--mode
+// producer-thread`) the manifest-parse and producer-analysis threads' entries,
+// build/manifest-thread.js and build/producer-thread.js, kept apart so that a thread loads its
+// work and nothing else. Production dependencies stay external
 // (they are in node_modules after `npm ci --omit=dev`); everything else is bundled.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -12,7 +13,8 @@ const external = Object.keys(pkg.dependencies ?? {});
 
 const ENTRIES: Record<string, { source: string; file: string }> = {
 	worker: { source: 'src/lib/server/runner/worker-main.ts', file: 'worker.js' },
-	'manifest-thread': { source: 'src/lib/server/ingest/manifest-thread-main.ts', file: 'manifest-thread.js' }
+	'manifest-thread': { source: 'src/lib/server/ingest/manifest-thread-main.ts', file: 'manifest-thread.js' },
+	'producer-thread': { source: 'src/lib/server/producers/analysis-thread-main.ts', file: 'producer-thread.js' }
 };
 
 export default defineConfig(({ mode }) => {

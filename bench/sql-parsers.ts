@@ -49,7 +49,7 @@ async function loadCandidates(): Promise<Candidate[]> {
 		const { Parser } = req(nsp);
 		const parser = new Parser();
 		// The grammars node-sql-parser has for each adapter; DuckDB has none, and Snowflake's reads
-		// most of its SELECT syntax (what the producers use), with PostgreSQL as the fallback.
+		// most of its SELECT syntax (as the producers used it before the one engine), with PostgreSQL as the fallback.
 		const grammars: Record<string, string[]> = {
 			duckdb: ['Snowflake', 'PostgreSQL'],
 			postgres: ['PostgreSQL'],

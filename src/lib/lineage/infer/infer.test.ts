@@ -125,7 +125,7 @@ describe('inferModel: kinds, scopes and scans', () => {
 		{
 			name: 'an ambiguous unqualified column is untraced, with the reason',
 			sql: 'select customer_id from db.main.orders, db.main.customers',
-			want: ['customer_id <-', 'untraced customer_id: customer_id is in several inputs (db.main.orders, db.main.customers)']
+			want: ['customer_id <-', 'untraced customer_id: column customer_id is in several inputs (db.main.orders, db.main.customers)']
 		},
 		{
 			name: 'a relation that is not a node leaves its columns untraced',

@@ -1,35 +1,15 @@
 // The shapes of column-lineage inference (issue 15): one model's compiled SQL in, its column
 // edges and an honest outcome out. Pure data, so a worker thread can send them as they are.
+import type { LineageKind, SqlDialect } from '../sql-lineage/types';
 
 /** A model's time budget, in ms (the evaluation's after parsing in one call; the whole model's in the pool). */
 export const DEFAULT_BUDGET_MS = 10_000;
 
-/** How an input column reaches an output column (the engine's kinds; NOTES.md "Lineage conventions"). */
-export type InferredKind = 'copy' | 'mod' | 'scan';
+/** How an input column reaches an output column (the engine's kinds; docs/column-lineage.md). */
+export type InferredKind = LineageKind;
 
-/** The SQL dialects inference parses; an adapter outside them falls back to `generic`. */
-export type InferDialect =
-	| 'duckdb'
-	| 'postgres'
-	| 'redshift'
-	| 'snowflake'
-	| 'bigquery'
-	| 'databricks'
-	| 'spark'
-	| 'trino'
-	| 'athena'
-	| 'tsql'
-	| 'fabric'
-	| 'mysql'
-	| 'clickhouse'
-	| 'oracle'
-	| 'sqlite'
-	| 'teradata'
-	| 'hive'
-	| 'materialize'
-	| 'dremio'
-	| 'exasol'
-	| 'generic';
+/** The SQL dialects inference parses (the engine's); an adapter outside them falls back to `generic`. */
+export type InferDialect = SqlDialect;
 
 /** A relation the SQL reads that is a manifest node. */
 export interface ParentRelation {

@@ -6,9 +6,9 @@
 // otherwise this module, which answers when loaded with the tag in its workerData. Loading the
 // server chunk this module is bundled into costs the thread more than the parse itself
 // (bench/README.md, "ingest"); the answer comes back by structured clone.
-import { existsSync } from 'node:fs';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseCatalog } from './catalog';
+import { findBuildEntry } from '../thread-entry';
 import { IngestError } from './errors';
 import { planInference, type PlannedInference } from './inference-plan';
 import { parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
@@ -113,15 +113,7 @@ let builtEntry: URL | null | undefined;
  * beside it; the app's chunks are a few folders below); null when there is none.
  */
 export function findBuiltThreadEntry(moduleUrl: URL): URL | null {
-	let dir = new URL('.', moduleUrl);
-	for (let depth = 0; depth < 5; depth++) {
-		const candidate = new URL(THREAD_ENTRY, dir);
-		if (existsSync(candidate)) return candidate;
-		const parent = new URL('..', dir);
-		if (parent.href === dir.href) break;
-		dir = parent;
-	}
-	return null;
+	return findBuildEntry(moduleUrl, THREAD_ENTRY);
 }
 
 // Under vitest this module is TypeScript, which a thread cannot load by itself: it is then

@@ -1,9 +1,9 @@
 // The inference corpus: every case's reads, writes, target and per-column inputs were written by
-// hand (test-corpus.ts); a column the analysis adds or drops fails the case.
+// hand (tests/support/producer-corpus.ts); a column the analysis adds or drops fails the case.
 import { describe, expect, it } from 'vitest';
 import { assetUri, columnUri } from '$lib/lineage/producer-annotations';
 import { analyzeProducer, MAX_PARSED_QUERY_BYTES, type ProducerAnalysis } from './analyze';
-import { CORPUS, CORPUS_CATALOG, CORPUS_WAREHOUSE, type ExpectedEdge } from './test-corpus';
+import { CORPUS, CORPUS_CATALOG, CORPUS_WAREHOUSE, type ExpectedEdge } from '../../../../tests/support/producer-corpus';
 
 const catalog = (a: { kind: string; path: string }) => CORPUS_CATALOG[`${a.kind}://${a.path}`] ?? null;
 
@@ -50,10 +50,13 @@ describe('producer lineage inference: rules outside the corpus', () => {
 		expect(star.warnings).toEqual([]);
 		const union = analyzeProducer(`CREATE TABLE ducklake.b AS SELECT * FROM main.orders UNION ALL SELECT * FROM main.orders;`, CORPUS_WAREHOUSE, declared);
 		expect(union.columns).toEqual([]);
-		expect(union.warnings).toEqual([expect.stringContaining('cannot match the branches of a set operation by position')]);
+		expect(union.warnings).toEqual([
+			expect.stringContaining('cannot match the branches of a set operation by position'),
+			expect.stringMatching(/^ducklake:\/\/main\/b has no column lineage: line 1: cannot match the branches/)
+		]);
 		const insert = analyzeProducer(`INSERT INTO ducklake.c (x, y) SELECT * FROM main.orders;`, CORPUS_WAREHOUSE, declared);
 		expect(insert.columns).toEqual([]);
-		expect(insert.warnings).toEqual([expect.stringContaining('values in an unknown order')]);
+		expect(insert.warnings).toEqual([expect.stringContaining('values in an unknown order'), expect.stringContaining('ducklake://main/c has no column lineage')]);
 	});
 
 	it('EXCEPT and INTERSECT branches filter rows and feed no column', () => {
@@ -73,7 +76,10 @@ describe('producer lineage inference: rules outside the corpus', () => {
 		const a = analyzeProducer(sql, CORPUS_WAREHOUSE, catalog);
 		expect(a.target).toEqual({ kind: 'ducklake', path: 'main/after' });
 		expect(a.columns).toEqual([]);
-		expect(a.warnings).toEqual([expect.stringContaining('KB of queries; from here on they are not parsed')]);
+		expect(a.warnings).toEqual([
+			expect.stringContaining('KB of queries; from here on they are not parsed'),
+			expect.stringMatching(/^ducklake:\/\/main\/after has no column lineage: line \d+: its query was not parsed/)
+		]);
 	});
 
 	it('an UPDATE of the target is written, and said not to be analysed', () => {

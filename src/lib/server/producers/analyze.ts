@@ -1,41 +1,23 @@
 // A producer script → what it reads, what it writes, and the column lineage of its target
-// (DESIGN.md §8). Two steps, so the deploy can load column lists in between: `parseProducer`
-// (annotations, statements, the SQL parser; the expensive part, done once) names every asset
-// the script touches; `inferProducer` walks the statements in order with the columns known for
-// those assets and merges the annotations (which win for their columns).
-import {
-	assetUri,
-	parseProducerAnnotations,
-	type AssetRef,
-	type ProducerAnnotations
-} from '$lib/lineage/producer-annotations';
-import {
-	assetKey,
-	assetRelation,
-	evalQuery,
-	mergeEdges,
-	unresolvedRelation,
-	type Edge,
-	type LineageEnv,
-	type LineageKind,
-	type Query,
-	type RelColumn,
-	type Relation
-} from '$lib/lineage/producer-lineage';
-import {
-	applyToContext,
-	blankComments,
-	fragment,
-	lineIndex,
-	newNameContext,
-	resolveTableName,
-	splitStatements,
-	statementHead,
-	type NameContext,
-	type StatementHead
-} from '$lib/lineage/producer-sql';
-import type { WarehouseTarget } from '$lib/lineage/relation-path';
-import { parseQuery } from './parse-query';
+// (DESIGN.md §8), through the SQL-lineage engine dbt models go through
+// (src/lib/lineage/sql-lineage/). Two steps, so the deploy can load column lists in between:
+// `parseProducer` (annotations, statements, the parser: the expensive part, done once) names every
+// asset the script touches; `inferProducer` runs the statements in order with the columns known
+// for those assets and merges the annotations (which win for their columns). Each statement's
+// outcome that leaves something untraced becomes a warning naming its line; a target left without
+// any column lineage gets one more saying why.
+import { assetUri, parseProducerAnnotations, type AssetRef, type ProducerAnnotations } from '../../lineage/producer-annotations';
+import { applyToContext, newNameContext, resolveTableName, type NameContext } from '../../lineage/producer-sql';
+import type { WarehouseTarget } from '../../lineage/relation-path';
+import { parseStatement, unparsedStatement, type ParsedStatement } from '../../lineage/sql-lineage/parse';
+import { LineageSession } from '../../lineage/sql-lineage/session';
+import { blankComments, fragment, lineIndex, querySpan, splitStatements, statementHead } from '../../lineage/sql-lineage/text';
+import type { ColumnInput, NameResolver, SqlDialect, StatementColumn, StatementLineage } from '../../lineage/sql-lineage/types';
+
+/** Producer scripts are DuckDB SQL (DESIGN.md §8); nothing in a script names another dialect. */
+export const PRODUCER_DIALECT: SqlDialect = 'duckdb';
+
+export type LineageKind = 'copy' | 'mod';
 
 /**
  * Columns known for an asset: `complete` when the list is all of them (it may expand `*`);
@@ -49,17 +31,17 @@ export interface KnownColumns {
 
 export type ColumnCatalog = (asset: AssetRef) => KnownColumns | null;
 
-interface ParsedStatement {
-	head: StatementHead;
+interface ProducerStatement {
+	parsed: ParsedStatement;
+	/** 1-based line of the statement's first character. */
 	line: number;
-	text: string;
-	/** The parsed query of the statement, when it has one and it parsed. */
-	query: Query | null;
+	/** Its query was left unread: the script's queries were over MAX_PARSED_QUERY_BYTES before it. */
+	overBudget?: boolean;
 }
 
 export interface ParsedProducer {
 	annotations: ProducerAnnotations;
-	statements: ParsedStatement[];
+	statements: ProducerStatement[];
 	warehouse: WarehouseTarget;
 	/** Warnings of the parse itself (statements that did not parse, statements not analysed). */
 	warnings: string[];
@@ -89,9 +71,9 @@ export interface ProducerAnalysis {
 }
 
 /**
- * How much query text the parser reads per script. The parser is the slow step (roughly 1 MB of
- * SELECTs per second on a small machine); past this the statements are still classified (their
- * targets count as writes) but their queries are not parsed, and a warning says where it stopped.
+ * How much query text the parser reads per script. Past this the statements are still classified
+ * (their targets count as writes) but their queries are not parsed, and a warning says where it
+ * stopped: the answer must not depend on which later statements happen to be short.
  */
 export const MAX_PARSED_QUERY_BYTES = 32 * 1024;
 
@@ -100,32 +82,29 @@ export function parseProducer(sql: string, warehouse: WarehouseTarget): ParsedPr
 	const code = blankComments(sql);
 	const lineOf = lineIndex(sql);
 	const warnings: string[] = [];
-	const statements: ParsedStatement[] = [];
+	const statements: ProducerStatement[] = [];
 	let parsedBytes = 0;
 	let stoppedAt: number | null = null;
 	for (const st of splitStatements(code)) {
 		const head = statementHead(st.text);
 		const line = lineOf(st.start);
-		let query: Query | null = null;
 		const span = querySpan(head, st.text.length);
-		if (span) {
-			const text = st.text.slice(span[0], span[1]);
-			// Once over the budget, nothing after is parsed: the answer must not depend on which
-			// later statements happen to be short.
-			if (stoppedAt !== null || parsedBytes + text.length > MAX_PARSED_QUERY_BYTES) stoppedAt ??= line;
-			else {
-				parsedBytes += text.length;
-				const r = parseQuery(text);
-				if (r.ok) query = r.query;
-				else {
-					const at = lineOf(st.start + span[0] + r.offset);
-					warnings.push(`line ${at}: could not parse "${fragment(st.text)}" (${r.message}); its columns are not inferred`);
-				}
-			}
+		let parsed: ParsedStatement;
+		if (span && (stoppedAt !== null || parsedBytes + (span[1] - span[0]) > MAX_PARSED_QUERY_BYTES)) {
+			stoppedAt ??= line;
+			statements.push({ parsed: unparsedStatement(st.text, PRODUCER_DIALECT, head), line, overBudget: true });
+			continue;
+		} else {
+			if (span) parsedBytes += span[1] - span[0];
+			parsed = parseStatement(st.text, PRODUCER_DIALECT, { head });
+		}
+		if (parsed.failure) {
+			const at = parsed.failure.position ? line + parsed.failure.position.line - 1 : line;
+			warnings.push(`line ${at}: could not parse "${fragment(st.text)}" (${parsed.failure.message}); its columns are not inferred`);
 		} else if (head.kind === 'unknown') {
 			warnings.push(`line ${line}: statement not analysed: "${fragment(st.text)}"`);
 		}
-		statements.push({ head, line, text: st.text, query });
+		statements.push({ parsed, line });
 	}
 	if (stoppedAt !== null) {
 		warnings.push(
@@ -135,217 +114,136 @@ export function parseProducer(sql: string, warehouse: WarehouseTarget): ParsedPr
 	const parsed: ParsedProducer = { annotations, statements, warehouse, warnings, assets: [] };
 	// A dry run with no columns known names every asset the statements reach.
 	const touched = new Map<string, AssetRef>();
-	run(parsed, () => null, (a) => touched.set(assetKey(a), a));
+	run(parsed, () => null, (a) => touched.set(assetUri(a), a));
 	for (const a of [...(annotations.materialize ? [annotations.materialize] : []), ...annotations.columns.flatMap((c) => c.inputs)]) {
-		if (a.path.includes('/')) touched.set(assetKey(a), { kind: a.kind, path: a.path });
+		if (a.path.includes('/')) touched.set(assetUri(a), { kind: a.kind, path: a.path });
 	}
 	parsed.assets = [...touched.values()];
 	return parsed;
 }
 
-/** Where the query of a statement is, in the statement's text. */
-function querySpan(head: StatementHead, length: number): [number, number] | null {
-	switch (head.kind) {
-		case 'query':
-			return [head.query, head.queryEnd];
-		case 'create_as':
-			return [head.query, length];
-		case 'insert':
-			return head.query === null ? null : [head.query, head.queryEnd];
-		case 'copy_to':
-			return head.query === null ? null : [head.query, head.queryEnd];
-		default:
-			return null;
-	}
+interface TracedColumn {
+	name: string;
+	inputs: ColumnInput[];
+	/** Some statement could not decide its inputs (a warning said why): it is left out. */
+	untraced: boolean;
 }
 
 interface RunState {
 	reads: Map<string, AssetRef>;
 	writes: Map<string, AssetRef>;
 	/** Lineage of each written asset, per output column (lowercased name → column). */
-	lineage: Map<string, Map<string, RelColumn>>;
+	lineage: Map<string, Map<string, TracedColumn>>;
+	/** Why a statement writing an asset left its columns untraced, per asset (line-prefixed). */
+	gaps: Map<string, string[]>;
 	/** Assets that an UPDATE or MERGE changes in ways not analysed. */
 	modified: Map<string, string>;
-	finalSelect: Relation | null;
+	/** Tables written that are no asset (a name without a schema, not temporary). */
+	localWrites: string[];
+	finalSelect: { line: number; lineage: StatementLineage } | null;
 	warnings: string[];
 }
 
-/** Walks the statements in order; `touch` sees every asset a table reference resolves to. */
+const stripQuotes = (s: string) => s.replace(/["`[\]]/g, '');
+
+/** Walks the statements in order; `touch` sees every asset a table name resolves to. */
 function run(p: ParsedProducer, catalog: ColumnCatalog, touch: (a: AssetRef) => void = () => {}): RunState {
 	const ctx: NameContext = newNameContext(p.warehouse);
-	const locals = new Map<string, Relation>();
-	const state: RunState = { reads: new Map(), writes: new Map(), lineage: new Map(), modified: new Map(), finalSelect: null, warnings: [] };
-	let line = 0;
-	const warn = (m: string) => state.warnings.push(`line ${line}: ${m}`);
-	const localName = (name: string[]) => `name:${name.map((n) => n.toLowerCase()).join('.')}`;
+	const state: RunState = { reads: new Map(), writes: new Map(), lineage: new Map(), gaps: new Map(), modified: new Map(), localWrites: [], finalSelect: null, warnings: [] };
+	const assets = new Map<string, AssetRef>();
+	// `-- materialize ducklake://main/unq` over `CREATE TABLE unq AS …`: the unqualified name is the target.
+	const m = p.annotations.materialize;
+	const target = m && m.path.includes('/') ? { kind: m.kind, path: m.path } : null;
+	const targetName = target ? target.path.split('/').pop()!.toLowerCase() : null;
 
-	/** A written table: an asset, or (unqualified, temporary) a table local to the script. */
-	const writtenTable = (name: string[], temp: boolean): { key: string; asset: AssetRef | null } => {
-		if (!temp) {
-			const r = resolveTableName(name, ctx);
-			if (r.ok) {
-				touch(r.asset);
-				return { key: `asset:${assetKey(r.asset)}`, asset: r.asset };
-			}
-			if (name.length > 1) warn(`${name.join('.')} (written here) ${r.reason}: it is not an asset`);
-		}
-		return { key: localName(name.slice(-1)), asset: null };
+	const resolve: NameResolver = (parts) => {
+		let r = resolveTableName(parts, ctx);
+		if (!r.ok && target && parts.length === 1 && stripQuotes(parts[0]).toLowerCase() === targetName) r = { ok: true, asset: target };
+		if (!r.ok) return { unknown: r.reason };
+		touch(r.asset);
+		const uri = assetUri(r.asset);
+		assets.set(uri, r.asset);
+		const known = catalog(r.asset);
+		return { node: uri, label: uri, columns: known?.columns ?? null, complete: known?.complete ?? false, ordered: !known?.unordered };
 	};
-
-	const env: LineageEnv = {
-		warn,
-		table(name, text) {
-			const local = locals.get(localName(name));
-			if (local) return local;
-			const r = resolveTableName(name, ctx);
-			if (!r.ok) {
-				warn(`${name.join('.')} ${r.reason}; its columns are not traced: "${fragment(text)}"`);
-				return unresolvedRelation(name.join('.'));
-			}
-			touch(r.asset);
-			// A table this script wrote earlier is read back through what was written to it.
-			const written = locals.get(`asset:${assetKey(r.asset)}`);
-			if (written) return written;
-			state.reads.set(assetKey(r.asset), r.asset);
-			return assetRelation(r.asset, catalog(r.asset));
-		}
-	};
-
-	const record = (asset: AssetRef | null, columns: RelColumn[]) => {
-		if (!asset) return;
-		const k = assetKey(asset);
-		let m = state.lineage.get(k);
-		if (!m) state.lineage.set(k, (m = new Map()));
-		for (const c of columns) {
-			if (c.name === null) {
-				if (c.text) warn(`an output column has no name: add AS <name>: "${fragment(c.text)}"`);
-				continue;
-			}
-			const key = c.name.toLowerCase();
-			const prev = m.get(key);
-			m.set(key, prev ? { name: prev.name, edges: mergeEdges(prev.edges, c.edges), undecided: prev.undecided || c.undecided } : c);
-		}
-	};
-
-	const step = (st: ParsedStatement) => {
-		const h = st.head;
-		switch (h.kind) {
-			case 'attach':
-			case 'use':
-				applyToContext(h, ctx);
-				break;
-			case 'create_as': {
-				const target = writtenTable(h.name, h.temp);
-				if (target.asset) state.writes.set(assetKey(target.asset), target.asset);
-				if (!st.query) {
-					locals.set(target.key, unresolvedRelation(h.name.join('.')));
-					break;
-				}
-				let rel = evalQuery(st.query, null, env);
-				if (h.columns && rel.columns) {
-					if (rel.unordered || !rel.complete) {
-						warn(`cannot name the columns of ${h.name.join('.')} by position: the query's columns (or their order) are not all known`);
-						rel = { ...rel, columns: null };
-					} else rel = { ...rel, columns: rel.columns.map((c, k) => (k < h.columns!.length ? { ...c, name: h.columns![k] } : c)) };
-				}
-				locals.set(target.key, { ...rel, label: target.asset ? assetUri(target.asset) : h.name.join('.'), asset: null });
-				// Null columns come with the evaluation's own warning saying why.
-				if (rel.columns) record(target.asset, rel.columns);
-				break;
-			}
-			case 'create': {
-				const target = writtenTable(h.name, h.temp);
-				if (target.asset) state.writes.set(assetKey(target.asset), target.asset);
-				locals.set(target.key, {
-					label: target.asset ? assetUri(target.asset) : h.name.join('.'),
-					asset: null,
-					unresolved: false,
-					complete: true,
-					columns: h.columns.map((c) => ({ name: c, edges: [] }))
-				});
-				break;
-			}
-			case 'insert': {
-				const target = writtenTable(h.name, false);
-				if (target.asset) state.writes.set(assetKey(target.asset), target.asset);
-				if (!st.query) break;
-				const rel = evalQuery(st.query, null, env);
-				const mapped = insertColumns(h, rel, locals.get(target.key) ?? (target.asset ? assetRelation(target.asset, catalog(target.asset)) : null), warn, st.text, target.asset);
-				if (!mapped) break;
-				record(target.asset, mapped);
-				const local = locals.get(target.key);
-				if (local?.columns) {
-					for (const c of mapped) {
-						const lc = local.columns.find((x) => x.name !== null && c.name !== null && x.name.toLowerCase() === c.name.toLowerCase());
-						if (lc) {
-							lc.edges = mergeEdges(lc.edges, c.edges);
-							lc.undecided = lc.undecided || c.undecided;
-						}
-					}
-				}
-				break;
-			}
-			case 'query':
-				if (st.query) state.finalSelect = evalQuery(st.query, null, env);
-				else state.finalSelect = null;
-				break;
-			case 'copy_from': {
-				const target = writtenTable(h.name, false);
-				if (target.asset) state.writes.set(assetKey(target.asset), target.asset);
-				break;
-			}
-			case 'copy_to':
-				if (st.query) evalQuery(st.query, null, { ...env, warn: () => {} });
-				else if (h.name) env.table(h.name, st.text);
-				break;
-			case 'modify': {
-				const target = writtenTable(h.name, false);
-				if (!target.asset) break;
-				state.writes.set(assetKey(target.asset), target.asset);
-				if (h.verb === 'UPDATE' || h.verb === 'MERGE') state.modified.set(assetKey(target.asset), `line ${st.line}: ${h.verb}`);
-				break;
-			}
-			case 'ignored':
-			case 'unknown':
-				break;
-		}
-	};
+	const session = new LineageSession({ resolve });
 
 	for (const st of p.statements) {
-		line = st.line;
-		try {
-			step(st);
-		} catch (e) {
-			// An unforeseen shape costs this statement's lineage, never the deploy.
-			warn(`the lineage of this statement could not be inferred (${(e as Error).message}): "${fragment(st.text)}"`);
+		const h = st.parsed.head;
+		if (h.kind === 'attach' || h.kind === 'use') {
+			applyToContext(h, ctx);
+			continue;
 		}
+		const line = st.line;
+		const warn = (message: string) => state.warnings.push(`line ${line}: ${message}`);
+		const text = fragment(st.parsed.text);
+		const r = session.run(st.parsed);
+
+		for (const node of r.reads) state.reads.set(node, assets.get(node)!);
+		// A name that resolves to nothing is said once; the columns it leaves untraced say nothing more.
+		for (const u of r.unresolved) warn(`${u.label}: ${u.reason}; its columns are not traced: "${text}"`);
+		const causedByUnresolved = (reason: string) => r.unresolved.some((u) => reason.includes(u.reason));
+		for (const n of r.notes) warn(n);
+
+		const written = r.target?.node ? assets.get(r.target.node)! : null;
+		if (written) state.writes.set(r.target!.node!, written);
+		else if (r.target?.unknown) warn(`${r.target.label} (written here) ${r.target.unknown}: it is not an asset`);
+		else if (r.target && (h.kind === 'create_as' || h.kind === 'create' || h.kind === 'insert') && !(h.kind !== 'insert' && h.temp)) state.localWrites.push(r.target.label);
+
+		if (h.kind === 'modify' && written && (h.verb === 'UPDATE' || h.verb === 'MERGE')) state.modified.set(assetUri(written), `line ${line}: ${h.verb}`);
+
+		// The rows of COPY … TO go to a file: what they read counts, nothing else.
+		if (h.kind === 'copy_to') continue;
+		const gaps: string[] = [];
+		if (r.outcome === 'failed') {
+			const at = line + (r.position?.line ?? 1) - 1;
+			// A parse failure was said when parsing.
+			if (!st.parsed.failure) state.warnings.push(`line ${at}: ${r.reason}: "${text}"`);
+			gaps.push(`line ${at}: ${r.reason}`);
+		} else if (r.outcome === 'skipped' && r.target) {
+			gaps.push(`line ${line}: ${st.overBudget ? `its query was not parsed (the script's queries are over ${MAX_PARSED_QUERY_BYTES / 1024} KB before it)` : r.reason}`);
+		}
+		for (const u of r.untraced) {
+			if (causedByUnresolved(u.reason)) {
+				gaps.push(`line ${line}: ${u.reason}`);
+				continue;
+			}
+			// An unnamed column is asked a name for where its lineage is used.
+			if (r.columns?.some((c, k) => c.name === null && u.column === `_col${k}`)) continue;
+			warn(`${u.reason}: "${text}"`);
+			gaps.push(`line ${line}: ${u.reason}`);
+		}
+		if (written && gaps.length) state.gaps.set(assetUri(written), [...(state.gaps.get(assetUri(written)) ?? []), ...gaps]);
+
+		if (h.kind === 'query') state.finalSelect = { line, lineage: r };
+		else if (written && r.columns) record(state, assetUri(written), r.columns, warn);
 	}
 	return state;
 }
 
-/** The target's columns an INSERT fills, by its column list, BY NAME, or by position. */
-function insertColumns(
-	h: Extract<StatementHead, { kind: 'insert' }>,
-	rel: Relation,
-	target: Relation | null,
-	warn: (m: string) => void,
-	text: string,
-	asset: AssetRef | null
-): RelColumn[] | null {
-	if (rel.columns === null) return null;
-	if (h.byName) return rel.columns;
-	const names = h.columns ?? (target?.complete && !target.unordered && target.columns ? target.columns.map((c) => c.name) : null);
-	const label = asset ? assetUri(asset) : h.name.join('.');
-	if (!names) {
-		warn(`INSERT INTO ${h.name.join('.')} without a column list: the columns of ${label} are unknown, so values cannot be matched by position: "${fragment(text)}"`);
-		return null;
+function record(state: RunState, key: string, columns: StatementColumn[], warn: (m: string) => void): void {
+	let m = state.lineage.get(key);
+	if (!m) state.lineage.set(key, (m = new Map()));
+	for (const c of columns) {
+		if (c.name === null) {
+			if (c.text) warn(`an output column has no name: add AS <name>: "${c.text}"`);
+			continue;
+		}
+		const k = c.name.toLowerCase();
+		const prev = m.get(k);
+		m.set(k, prev ? { name: prev.name, inputs: mergeInputs(prev.inputs, c.inputs), untraced: prev.untraced || c.untraced !== undefined } : { name: c.name, inputs: c.inputs, untraced: c.untraced !== undefined });
 	}
-	if (!rel.complete || rel.unordered || rel.columns.length !== names.length) {
-		const what = rel.unordered ? 'values in an unknown order' : `${rel.complete ? rel.columns.length : 'an unknown number of'} values`;
-		warn(`INSERT INTO ${h.name.join('.')}: ${what} for ${names.length} columns: "${fragment(text)}"`);
-		return null;
+}
+
+/** Unions inputs; an input reached both as a copy and through an expression is a `mod`. */
+function mergeInputs(a: ColumnInput[], b: ColumnInput[]): ColumnInput[] {
+	const out = new Map(a.map((i) => [`${i.node}\u0000${i.column}`, i]));
+	for (const i of b) {
+		const k = `${i.node}\u0000${i.column}`;
+		const prev = out.get(k);
+		out.set(k, prev && prev.kind !== i.kind ? { ...prev, kind: 'mod' } : (prev ?? i));
 	}
-	return rel.columns.map((c, k) => ({ ...c, name: names[k] }));
+	return [...out.values()];
 }
 
 /** Chooses the target: the materialize annotation, else the only lake table written. */
@@ -367,8 +265,9 @@ function chooseTarget(p: ParsedProducer, state: RunState, warnings: string[]): A
 		warnings.push(
 			`the script writes ${lakeWrites.length} lake tables (${listed(lakeWrites.map(assetUri))}): add "-- materialize <uri>" to say which one its lineage describes`
 		);
-	} else if (p.annotations.columns.length > 0 || state.finalSelect) {
-		warnings.push('the script writes no lake table: add "-- materialize ducklake://main/<table>" to say what it produces');
+	} else if (p.annotations.columns.length > 0 || state.finalSelect || state.localWrites.length > 0) {
+		const locals = state.localWrites.length ? ` (${listed([...new Set(state.localWrites)])}: a table without a schema is not one)` : '';
+		warnings.push(`the script writes no lake table${locals}: add "-- materialize ducklake://main/<table>" to say what it produces`);
 	}
 	return null;
 }
@@ -381,21 +280,28 @@ export function inferProducer(p: ParsedProducer, catalog: ColumnCatalog): Produc
 	const reads = new Map(state.reads);
 	const columns: ProducerColumn[] = [];
 	if (target) {
-		const key = assetKey(target);
+		const key = assetUri(target);
 		writes.set(key, target);
 		const modified = state.modified.get(key);
-		if (modified) warnings.push(`${modified} of ${assetUri(target)} is not analysed for column lineage`);
-		let inferred: RelColumn[] = [];
+		if (modified) warnings.push(`${modified} of ${key} is not analysed for column lineage`);
+		let inferred: TracedColumn[] = [];
+		let gaps = state.gaps.get(key) ?? [];
 		const stored = state.lineage.get(key);
+		const final = state.finalSelect;
 		if (stored) inferred = [...stored.values()];
-		else if (state.finalSelect?.columns && !state.writes.has(key)) {
-			inferred = state.finalSelect.columns;
-			for (const c of inferred) if (c.name === null && c.text) warnings.push(`an output column of the final SELECT has no name: add AS <name>: "${fragment(c.text)}"`);
+		else if (final && !state.writes.has(key)) {
+			const r = final.lineage;
+			for (const c of r.columns ?? []) {
+				if (c.name === null) {
+					if (c.text) warnings.push(`line ${final.line}: an output column of the final SELECT has no name: add AS <name>: "${c.text}"`);
+				} else inferred.push({ name: c.name, inputs: c.inputs, untraced: c.untraced !== undefined });
+			}
+			if (r.outcome !== 'analyzed' && r.reason) gaps = [`line ${final.line}: ${r.reason}`];
 		}
 		const annotated = new Map(p.annotations.columns.map((c) => [c.column.toLowerCase(), c]));
 		for (const c of inferred) {
-			if (c.name === null || c.undecided || annotated.has(c.name.toLowerCase())) continue;
-			columns.push({ column: c.name, source: 'inferred', inputs: c.edges.map(toInput) });
+			if (c.untraced || annotated.has(c.name.toLowerCase())) continue;
+			columns.push({ column: c.name, source: 'inferred', inputs: c.inputs.map((i) => ({ asset: assetOf(i.node), column: i.column, kind: i.kind })) });
 		}
 		for (const a of p.annotations.columns) {
 			columns.push({
@@ -404,7 +310,8 @@ export function inferProducer(p: ParsedProducer, catalog: ColumnCatalog): Produc
 				inputs: a.inputs.map((r) => ({ asset: { kind: r.kind, path: r.path }, column: canonicalColumn(catalog, r, r.column), kind: null }))
 			});
 		}
-		for (const c of columns) for (const i of c.inputs) if (assetKey(i.asset) !== key) reads.set(assetKey(i.asset), i.asset);
+		for (const c of columns) for (const i of c.inputs) if (assetUri(i.asset) !== key) reads.set(assetUri(i.asset), i.asset);
+		if (columns.length === 0) warnings.push(`${key} has no column lineage: ${whyNoLineage(state, key, gaps)}`);
 	} else if (p.annotations.columns.length > 0) {
 		warnings.push(`${p.annotations.columns.length} column annotations are not stored: the script has no target`);
 	}
@@ -417,12 +324,25 @@ export function inferProducer(p: ParsedProducer, catalog: ColumnCatalog): Produc
 	};
 }
 
+/** Why a target ends with no column at all: the first statement that left it so, or that none fills it. */
+function whyNoLineage(state: RunState, key: string, gaps: string[]): string {
+	if (gaps.length) return gaps[0];
+	if (state.lineage.has(key)) return 'the statements writing it give no named column';
+	if (state.writes.has(key)) return 'no statement of the script fills it from a query';
+	const others = [...state.writes.keys()].filter((k) => k !== key);
+	return `no statement of the script writes it${others.length ? ` (it writes ${listed(others)})` : ''}, and no final SELECT describes it`;
+}
+
+/** An asset URI the resolver made (`kind://path`) as the asset. */
+function assetOf(uri: string): AssetRef {
+	const at = uri.indexOf('://');
+	return { kind: uri.slice(0, at) as AssetRef['kind'], path: uri.slice(at + 3) };
+}
+
 /** The first few of a list, and how many more: a warning stays one readable line. */
 function listed(items: string[], max = 5): string {
 	return items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')} and ${items.length - max} more`;
 }
-
-const toInput = (e: Edge): ProducerInput => ({ asset: e.asset, column: e.column, kind: e.kind });
 
 /** An annotation's column spelled as the relation spells it (DuckDB matches names case-insensitively). */
 function canonicalColumn(catalog: ColumnCatalog, asset: AssetRef, column: string): string {

@@ -1,8 +1,8 @@
-// Deploy of a producer SQL script (DESIGN.md §7, §8): analyse first (nothing is written while
-// the SQL is read), then write the version, its `deploy` job, its lineage rows and (if it is
-// still the newest) its asset usage in ONE transaction, as the dbt deploy does.
+// Deploy of a producer SQL script (DESIGN.md §7, §8): analyse first (on the analysis thread;
+// nothing is written while the SQL is read), then write the version, its `deploy` job, its
+// lineage rows and (if it is still the newest) its asset usage in ONE transaction, as the dbt
+// deploy does.
 import { assetUri, columnUri, type AssetRef } from '$lib/lineage/producer-annotations';
-import { assetKey } from '$lib/lineage/producer-lineage';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { appendJobLog, insertJob } from '../repo/jobs';
@@ -10,7 +10,9 @@ import { insertProducerLineage, lakeTableColumns, relationColumnCandidates, type
 import { insertScriptVersion, newScriptHash, publishAssetUsage, type AssetUse } from '../repo/scripts';
 import { requireProducerAnnotations, requireProducerBytes } from '../limits';
 import { getWarehouse } from '../repo/warehouses';
-import { inferProducer, parseProducer, type KnownColumns, type ProducerAnalysis } from './analyze';
+import { ApiError } from '../api-error';
+import type { KnownColumns, ProducerAnalysis } from './analyze';
+import { analyzeProducerOffThread, AnalysisThreadError } from './analysis-thread';
 
 /** The warehouse whose relations `schema.name` names (DESIGN.md §8: the default warehouse). */
 export const PRODUCER_WAREHOUSE = 'main';
@@ -51,7 +53,7 @@ async function loadCatalog(h: Database, req: SqlDeployRequest, assets: AssetRef[
 	const out = new Map<string, KnownColumns>();
 	const dbt = assets.filter((a) => a.kind === 'dbt').map((a) => a.path);
 	for (const c of await relationColumnCandidates(h, req.workspace, dbt)) {
-		const key = assetKey({ kind: 'dbt', path: c.assetPath });
+		const key = assetUri({ kind: 'dbt', path: c.assetPath });
 		if (out.has(key) || !req.mayReadScript(c.scriptPath)) continue;
 		// Declared columns are a set: jsonb keeps no key order, so nothing matches them by position.
 		if (c.columnSchema) out.set(key, { columns: c.columnSchema, complete: true });
@@ -60,7 +62,7 @@ async function loadCatalog(h: Database, req: SqlDeployRequest, assets: AssetRef[
 	const lake = assets.filter((a) => a.kind === 'ducklake').map((a) => a.path);
 	for (const c of await lakeTableColumns(h, req.workspace, lake)) {
 		if (c.scriptPath === req.path || !req.mayReadScript(c.scriptPath)) continue;
-		const key = assetKey({ kind: 'ducklake', path: c.assetPath });
+		const key = assetUri({ kind: 'ducklake', path: c.assetPath });
 		const prev = out.get(key);
 		// Two producers writing one table: what either stored is a column of it.
 		const columns = prev ? [...prev.columns, ...c.columns.filter((x) => !prev.columns.includes(x))] : c.columns;
@@ -97,9 +99,16 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 	requireProducerBytes(Buffer.byteLength(req.content));
 	requireProducerAnnotations(req.content);
 	const wh = await getWarehouse(h, req.workspace, PRODUCER_WAREHOUSE);
-	const parsed = parseProducer(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null });
-	const catalog = await loadCatalog(h, req, parsed.assets);
-	const analysis = inferProducer(parsed, (a) => catalog.get(assetKey(a)) ?? null);
+	let statements: number;
+	let analysis: ProducerAnalysis;
+	try {
+		({ statements, analysis } = await analyzeProducerOffThread(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null }, (assets) =>
+			loadCatalog(h, req, assets)
+		));
+	} catch (e) {
+		if (e instanceof AnalysisThreadError) throw new ApiError(422, `content: the script could not be analysed (${e.message}); nothing was stored`);
+		throw e;
+	}
 	const warnings = capped(analysis.warnings);
 	const rows = lineageRows(analysis);
 	const annotated = analysis.columns.filter((c) => c.source === 'annotation').length;
@@ -111,7 +120,7 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 	const hash = newScriptHash();
 
 	const log: string[] = [
-		`${parsed.statements.length} statements; warehouse ${PRODUCER_WAREHOUSE}${wh ? ` (default database ${wh.defaultDatabase ?? 'unknown'})` : ' is not configured: three-part names are qualified by their database'}`,
+		`${statements} statements; warehouse ${PRODUCER_WAREHOUSE}${wh ? ` (default database ${wh.defaultDatabase ?? 'unknown'})` : ' is not configured: three-part names are qualified by their database'}`,
 		`target: ${analysis.target ? assetUri(analysis.target) : 'none'}`,
 		`writes: ${analysis.writes.map(assetUri).join(', ') || 'nothing'}`,
 		`reads: ${analysis.reads.map(assetUri).join(', ') || 'nothing'}`,
