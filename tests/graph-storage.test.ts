@@ -206,7 +206,7 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		// Markers went with their rows.
 		const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
 		expect(n).toBe(50 + 1 + 5 + 1);
-	});
+	}, 180_000);
 
 	it('asset usage: an older version never takes the path back from a newer one', async () => {
 		const path = 'f/usage/project';

@@ -27,7 +27,7 @@ describeFixtures('column lineage inference coverage on the real fixtures', () =>
 		expect(models.filter((m) => m.outcome === 'failed').map((m) => `${m.node}: ${m.message}`)).toEqual([]);
 		expect(count('skipped')).toBe(skipped);
 		expect(count('analyzed') / (count('analyzed') + count('partial'))).toBeGreaterThanOrEqual(floor - 1e-9);
-	});
+	}, 180_000);
 });
 
 describeFixtures('jaffle-shop 1.12 through inferProject (as deploy runs it) vs the hand-built index', () => {
