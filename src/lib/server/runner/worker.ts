@@ -14,6 +14,7 @@ import { deleteLineagePlan } from '../repo/inference';
 import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
 import { JobLog } from './job-log';
 import { executeLineageJob } from './lineage-job';
+import { executeDeployJob } from './deploy-job';
 import { jobDirs } from './workdir';
 
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
@@ -147,15 +148,16 @@ export class Worker {
 	}
 
 	/** The kinds of job this worker has a free slot for. */
-	private freeKinds(): ('run' | 'lineage')[] {
+	private freeKinds(): ('run' | 'deploy' | 'lineage')[] {
 		let runs = 0;
 		let lineage = 0;
 		for (const r of this.running.values()) {
 			if (r.job.kind === 'lineage') lineage++;
 			else runs++;
 		}
-		const out: ('run' | 'lineage')[] = [];
-		if (runs < this.slots) out.push('run');
+		const out: ('run' | 'deploy' | 'lineage')[] = [];
+		// A deploy job runs dbt (deps, parse) like a run, so it takes a run slot.
+		if (runs < this.slots) out.push('run', 'deploy');
 		if (lineage < this.lineageSlots) out.push('lineage');
 		return out;
 	}
@@ -206,7 +208,9 @@ export class Worker {
 			const end =
 				job.kind === 'lineage'
 					? await executeLineageJob({ h, job, workerId: this.id, signal: abort.signal, deadline, log })
-					: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
+					: job.kind === 'deploy'
+						? await executeDeployJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log })
+						: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
 			clearInterval(beat);
 			if (this.config.openLineage && job.kind === 'run') {
 				await pushRunEvents(h, settledView(job, end.status), { status: end.status, result: end.result, completedAt: new Date() }, this.config.openLineage, (l) => log.say(l));
