@@ -28,12 +28,12 @@ const env = childEnv({ home: root, warehouseEnv: {} });
 const limits = { deadline: Date.now() + 3_600_000, signal: new AbortController().signal, killGraceMs: 0 };
 
 async function timed(argv: string[], sandbox: boolean): Promise<number> {
-	let cmd = withLimits(FAKE_DBT, argv, { memoryMb: null });
+	let cmd: { bin: string; argv: string[]; extraFds?: Uint8Array[] } = withLimits(FAKE_DBT, argv, { memoryMb: null });
 	if (sandbox) {
 		cmd = await sandboxed(cmd, { bwrapPath: null, dbtBin: FAKE_DBT, pathVar: env.PATH, jobRoot: root, cwd: project, network: false, readOnly: [FIXTURES] });
 	}
 	const t0 = performance.now();
-	const out = await runProcess({ bin: cmd.bin, argv: cmd.argv, cwd: project, env, supervised: sandbox }, limits, { captureStdout: 1 << 20 });
+	const out = await runProcess({ bin: cmd.bin, argv: cmd.argv, cwd: project, env, supervised: sandbox, extraFds: cmd.extraFds }, limits, { captureStdout: 1 << 20 });
 	const ms = performance.now() - t0;
 	if (out.exitCode !== 0) throw new Error(`${sandbox ? 'sandboxed' : 'bare'} ${argv[0]} failed (${out.exitCode ?? out.signal}): ${out.stderrTail.join('\n')}`);
 	return ms;

@@ -175,6 +175,7 @@ describeFixtures('worker processes on one Postgres', () => {
 			const dir = mkdtempSync(path.join(tmpdir(), 'tributary-attacker-'));
 			const attacker = path.join(dir, 'dbt');
 			copyFileSync(path.resolve('tests/support/fake-dbt/attacker.mjs'), attacker);
+			copyFileSync(path.resolve('tests/support/sandbox-syscalls.py'), path.join(dir, 'sandbox-syscalls.py'));
 			try {
 				const r = await w.admin.post(`/api/w/${WS}/warehouses`, { name: 'local', settings: { type: 'duckdb', path: 'local.duckdb' } });
 				expect(r.status, JSON.stringify(r.body)).toBe(201);
@@ -182,17 +183,21 @@ describeFixtures('worker processes on one Postgres', () => {
 					dataDirs: ['/var/lib/postgresql', path.resolve('data')],
 					appDir: path.resolve('.'),
 					writePaths: [path.resolve('build', 'evil.js'), path.join(path.dirname(w.jobsDir), 'written-by-a-worker-run')],
-					ports: [['127.0.0.1', 5432]]
+					ports: [['127.0.0.1', 5432]],
+					syscalls: true
 				};
 				await w.deploy('attack', { attack: targets } as never, { descriptor: 'profile:\n  warehouse: local\n' });
 				const p = startWorker({ ...workerEnv(), DBT_BIN: attacker });
 				await workerId(p);
 				const job = await w.waitJob(await w.run('attack', { command: 'build' }), 60_000);
 				const lines = job.logs.split('\n').filter((l: string) => l.startsWith('attack '));
-				// Two environ reads, the /proc scan, 2 data dirs + the app + /root + /etc, 2 reads, 2 writes, 1 connection.
-				expect(lines, job.logs).toHaveLength(3 + 5 + 2 + 2 + 1);
+				// Two environ reads, the /proc scan, 2 data dirs + the app + /root + /etc, 2 reads, 2 writes, 1 connection; the system calls (one more on x86_64: i386's).
+				expect(lines, job.logs).toHaveLength(3 + 5 + 2 + 2 + 1 + (process.arch === 'x64' ? 23 : 22));
 				for (const l of lines) expect(l, job.logs).toMatch(/^attack [^:]+(:\d+)?: denied /);
 				expect(lines).toContain('attack connect 127.0.0.1:5432: denied ECONNREFUSED');
+				expect(lines).toContain('attack unshare -Ur id: denied EPERM (unshare: unshare failed: Operation not permitted)');
+				expect(lines).toContain('attack ptrace(PTRACE_ATTACH) a child: denied EPERM');
+				expect(job.logs).toContain('syscall attacks done');
 				expect(job.logs).not.toContain(dbUrl);
 				expect(existsSync(path.resolve('build', 'evil.js'))).toBe(false);
 				expect(await stopProcess(p)).toBe(0);

@@ -1,7 +1,9 @@
 // dbt runs inside bubblewrap by default: a stand-in dbt that attacks the machine the way project
 // code could (tests/support/fake-dbt/attacker.mjs) finds nothing of the server, on both
-// databases; the network follows the warehouse; a warehouse refuses projects outside its folders;
-// and a sandbox that cannot start fails the job, never running dbt bare. bubblewrap is required
+// databases, and every system call of its Python half (tests/support/sandbox-syscalls.py) that
+// would reach the kernel's wider surfaces is refused; the network follows the warehouse; a
+// warehouse refuses projects outside its folders; and a sandbox that cannot start (or cannot
+// apply its system-call filter) fails the job, never running dbt bare. bubblewrap is required
 // (CI installs it): without it these tests fail rather than skip.
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
@@ -10,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
 import { SANDBOX_OFF_WARNING } from '../../src/lib/server/runner/config';
+import { BPF, encodeSeccomp, SECCOMP_DATA, SECCOMP_RET_ALLOW, SECCOMP_RET_ERRNO } from '../../src/lib/server/runner/seccomp';
 import { testBackends } from '../support/db';
 import { needFixtures } from '../support/fixtures';
 import { templatePath } from '../support/pglite-template';
@@ -54,6 +57,7 @@ describe.skipIf(!needFixtures('the sandbox')).each(testBackends())('the sandbox 
 	beforeAll(async () => {
 		// Outside the app's directory, as a dbt installation would be.
 		copyFileSync(path.resolve('tests/support/fake-dbt/attacker.mjs'), attacker);
+		copyFileSync(path.resolve('tests/support/sandbox-syscalls.py'), path.join(attackerDir, 'sandbox-syscalls.py'));
 		writeFileSync(hostSecret, 'only the server may read this');
 		h = await backend.open();
 		w = await buildRunnerWorld(h);
@@ -130,7 +134,51 @@ describe.skipIf(!needFixtures('the sandbox')).each(testBackends())('the sandbox 
 			expect(job.logs).not.toContain(secret);
 		}
 		for (const p of [outside, sibling, path.resolve('build', 'evil.js'), '/usr/local/evil', '/etc/evil']) expect(existsSync(p), p).toBe(false);
-		expect(job.logs).toContain('sandbox: bubblewrap, uid 65534, only the job directory writable, no network (warehouse "local")');
+		expect(job.logs).toContain('sandbox: bubblewrap, uid 65534, no new namespaces, system calls filtered, only the job directory writable, no network (warehouse "local")');
+	});
+
+	it("project code's system calls into the kernel's wider surfaces are refused, and the ordinary ones still work", async () => {
+		const job = await attack('syscalls', 'local', { syscalls: true });
+		const lines = attacks(job.logs);
+		const outcomes = new Map(
+			lines.map((l) => {
+				const m = /^attack (.+?): (.*)$/.exec(l)!;
+				return [m[1], m[2]];
+			})
+		);
+		const expected: Record<string, string> = {
+			// What `unshare -Ur id` answered before: uid 0 in a user namespace of its own.
+			'unshare(CLONE_NEWUSER)': 'denied EPERM',
+			'unshare -Ur id': 'denied EPERM (unshare: unshare failed: Operation not permitted)',
+			'clone(CLONE_NEWUSER)': 'denied EPERM',
+			'clone3(CLONE_NEWUSER)': 'denied ENOSYS',
+			'setns(own user namespace)': 'denied EPERM',
+			'mount tmpfs in a new user namespace': 'denied EPERM (unshare)',
+			'mount tmpfs': 'denied EPERM',
+			'fsopen(tmpfs)': 'denied EPERM',
+			'ptrace(PTRACE_ATTACH) a child': 'denied EPERM',
+			"process_vm_readv a child's memory": 'denied EPERM',
+			'add_key(user key)': 'denied EPERM',
+			'keyctl(join a new session keyring)': 'denied EPERM',
+			request_key: 'denied EPERM',
+			'bpf(BPF_PROG_LOAD)': 'denied EPERM',
+			'perf_event_open(task clock)': 'denied EPERM',
+			'userfaultfd(user mode only)': 'denied EPERM',
+			io_uring_setup: 'denied EPERM',
+			'personality(ADDR_NO_RANDOMIZE)': 'denied EPERM',
+			'syslog(kernel log size)': 'denied EPERM',
+			'socket(AF_VSOCK)': 'denied EAFNOSUPPORT',
+			'socket(AF_PACKET)': 'denied EAFNOSUPPORT',
+			'socket(AF_ALG)': 'denied EAFNOSUPPORT'
+		};
+		if (process.arch === 'x64') expected['i386 unshare(CLONE_NEWUSER) through int 0x80'] = 'denied ENOSYS';
+		for (const [what, outcome] of Object.entries(expected)) expect(outcomes.get(what), `${what}\n${job.logs}`).toBe(outcome);
+		// The stand-in's own file and process attacks besides: 2 environ reads, the /proc scan, /root and /etc listed, /etc/shadow read.
+		expect(lines, job.logs).toHaveLength(Object.keys(expected).length + 6);
+		const controls = job.logs.split('\n').filter((l: string) => l.startsWith('control '));
+		expect(controls, job.logs).toEqual(['control fork: ok', 'control thread: ok', 'control subprocess: ok', 'control unix and ip sockets: ok', 'control personality query: ok']);
+		expect(job.logs).toContain('syscall attacks done');
+		expect(job.logs).toContain('attacks done');
 	});
 
 	it.each([
@@ -191,11 +239,28 @@ describe.skipIf(!needFixtures('the sandbox')).each(testBackends())('the sandbox 
 		// A real kernel refusal: the outer bubblewrap forbids user namespaces to what it runs.
 		const denying = path.join(dir, 'bwrap-denied');
 		writeFileSync(denying, `#!/bin/sh\nexec ${BWRAP} --unshare-user --disable-userns --ro-bind / / --dev /dev --proc /proc -- ${BWRAP} "$@"\n`, { mode: 0o755 });
+		// A kernel without seccomp filters, as bubblewrap meets it: an outer filter answers EINVAL to
+		// prctl(PR_SET_SECCOMP), what a kernel built without CONFIG_SECCOMP_FILTER answers.
+		const noFilters = path.join(dir, 'bwrap-no-seccomp');
+		const PRCTL = process.arch === 'arm64' ? 167 : 157;
+		const PR_SET_SECCOMP = 22;
+		const EINVAL = 22;
+		const refuseFilters = encodeSeccomp([
+			{ code: BPF.LD_W_ABS, jt: 0, jf: 0, k: SECCOMP_DATA.nr },
+			{ code: BPF.JEQ_K, jt: 0, jf: 3, k: PRCTL },
+			{ code: BPF.LD_W_ABS, jt: 0, jf: 0, k: SECCOMP_DATA.argLow(0) },
+			{ code: BPF.JEQ_K, jt: 0, jf: 1, k: PR_SET_SECCOMP },
+			{ code: BPF.RET_K, jt: 0, jf: 0, k: SECCOMP_RET_ERRNO | EINVAL },
+			{ code: BPF.RET_K, jt: 0, jf: 0, k: SECCOMP_RET_ALLOW }
+		]);
+		writeFileSync(path.join(dir, 'refuse-filters.bpf'), refuseFilters);
+		writeFileSync(noFilters, `#!/bin/sh\nexec ${BWRAP} --unshare-user --ro-bind / / --bind /proc /proc --dev /dev --seccomp 9 -- ${BWRAP} "$@" 9<${path.join(dir, 'refuse-filters.bpf')}\n`, { mode: 0o755 });
 		afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 		it.each([
 			['the bubblewrap binary is missing', path.join(dir, 'no-such-bwrap'), /the sandbox could not start: TRIBUTARY_BWRAP=.*no-such-bwrap does not exist or is not executable\. Install Debian's bubblewrap.*TRIBUTARY_SANDBOX=off.*The job was not run\./],
-			['namespaces are denied', denying, /the sandbox could not start: bwrap: .*namespace.*Install Debian's bubblewrap.*TRIBUTARY_SANDBOX=off/]
+			['namespaces are denied', denying, /the sandbox could not start: bwrap: .*namespace.*Install Debian's bubblewrap.*TRIBUTARY_SANDBOX=off/],
+			['the kernel cannot apply the system-call filter', noFilters, /the sandbox could not start: bwrap: Unable to set up system call filtering as requested: prctl\(PR_SET_SECCOMP\) reported EINVAL.*seccomp filters; or set TRIBUTARY_SANDBOX=off.*The job was not run\./]
 		])('%s', async (_what, bwrapPath, message) => {
 			await w.deploy('unsandboxable', { commands: { build: { mode: 'probe-sandbox', writePaths: ['models/new.sql'] } } });
 			w.config.bwrapPath = bwrapPath;

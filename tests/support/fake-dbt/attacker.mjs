@@ -3,8 +3,11 @@
 // Python model, a DuckDB `read_text`) against the machine it runs on, and reports each attempt
 // in its console output as `attack <what>: denied <why>` or `attack <what>: ALLOWED <what it got>`.
 // Its targets come from `fake-dbt.json` in the project (`attack: { dataDirs, appDir, ports,
-// writePaths }`), as an attacker who knows the installation would aim. It answers `--version`
-// like dbt-core so the runner starts it as an engine.
+// writePaths, syscalls }`), as an attacker who knows the installation would aim. With `syscalls:
+// true` it also runs `sandbox-syscalls.py` from its own folder (the kernel calls project Python
+// could make; the same lines). It answers `--version` like dbt-core so the runner starts it as an
+// engine.
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
@@ -92,5 +95,13 @@ for (const [host, port] of targets.ports ?? []) {
 		s.once('error', (e) => resolve(denied(e)));
 	});
 	report(`connect ${host}:${port}`, outcome);
+}
+
+if (targets.syscalls) {
+	const script = path.join(path.dirname(process.argv[1]), 'sandbox-syscalls.py');
+	const python = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+	const r = spawnSync(python, [script], { encoding: 'utf8', timeout: 120_000 });
+	process.stdout.write(r.stdout ?? '');
+	if (r.status !== 0) report('run sandbox-syscalls.py', `error ${r.error?.message ?? `exit ${r.status ?? r.signal}`}: ${(r.stderr ?? '').trim().split('\n').at(-1)}`);
 }
 process.stdout.write('attacks done\n');

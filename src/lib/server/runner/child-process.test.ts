@@ -96,9 +96,27 @@ console.log('grandchild ' + g.pid); g.unref(); process.exit(0);`;
 		}
 	});
 
+	it('hands the child the bytes of each extra descriptor, whole and closed (as bubblewrap reads its filter); one that never reads does no harm', async () => {
+		const big = Buffer.alloc(300_000, 7);
+		const read = "const fs = require('fs'); for (const fd of [3, 4]) { const b = fs.readFileSync(fd); console.log(fd, b.length, b[0], b.at(-1)); }";
+		const out = await runProcess(
+			{ bin: node, argv: ['-e', read], cwd: process.cwd(), env, extraFds: [Buffer.from([1, 2, 3, 4, 5, 6, 7, 8]), big] },
+			{ deadline: Date.now() + 30_000, signal: new AbortController().signal, killGraceMs: 500 },
+			{ captureStdout: 1 << 16 }
+		);
+		expect(out.exitCode).toBe(0);
+		expect(out.stdout).toBe('3 8 1 8\n4 300000 7 7\n');
+		const ignored = await runProcess(
+			{ bin: node, argv: ['-e', 'process.exit(3)'], cwd: process.cwd(), env, extraFds: [big] },
+			{ deadline: Date.now() + 30_000, signal: new AbortController().signal, killGraceMs: 500 }
+		);
+		expect(ignored.end).toBe('exited');
+		expect(ignored.exitCode).toBe(3);
+	});
+
 	it('reports a program that cannot be started', async () => {
 		const out = await runProcess(
-			{ bin: '/nonexistent/dbt', argv: [], cwd: process.cwd(), env },
+			{ bin: '/nonexistent/dbt', argv: [], cwd: process.cwd(), env, extraFds: [Buffer.from('filter')] },
 			{ deadline: Date.now() + 30_000, signal: new AbortController().signal, killGraceMs: 500 }
 		);
 		expect(out.end).toBe('spawn_error');

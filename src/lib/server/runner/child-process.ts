@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { rm, writeFile } from 'node:fs/promises';
+import type { Writable } from 'node:stream';
 
 /** Console lines longer than this are cut (with a marker) before they reach the job log. */
 export const CONSOLE_LINE_MAX = 8 * 1024;
@@ -22,6 +23,11 @@ export interface ProcessSpec {
 	 * may stop cleanly, and not to the leader, whose death would SIGKILL them at once.
 	 */
 	supervised?: boolean;
+	/**
+	 * What the child reads from file descriptors 3, 4, …: each a pipe, written whole and closed at
+	 * spawn (bubblewrap reads its system-call filter from one, to its end).
+	 */
+	extraFds?: Uint8Array[];
 }
 
 export interface ProcessLimits {
@@ -156,13 +162,22 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 	if (limits.signal.aborted) return { end: 'aborted', exitCode: null, signal: null, stderrTail, escalated: false, pgid: null };
 	if (Date.now() >= limits.deadline) return { end: 'deadline', exitCode: null, signal: null, stderrTail, escalated: false, pgid: null };
 
+	const extraFds = spec.extraFds ?? [];
 	const child = spawn(spec.bin, spec.argv, {
 		cwd: spec.cwd,
 		env: spec.env,
 		detached: true,
-		stdio: ['ignore', 'pipe', 'pipe']
+		stdio: ['ignore', 'pipe', 'pipe', ...extraFds.map(() => 'pipe' as const)]
 	});
 	const pgid = child.pid ?? null;
+	const inputs = extraFds.flatMap((bytes, i) => {
+		const s = child.stdio[3 + i] as Writable | null;
+		if (!s) return [];
+		// A child that exits without reading (bubblewrap refusing its arguments) breaks the pipe: its exit says why, not EPIPE.
+		s.on('error', () => {});
+		s.end(bytes);
+		return [s];
+	});
 	// Every listener before the first await: a quick child can exit (and close its pipes) while
 	// this function waits, and an event with no listener yet is gone for good.
 	const ended = new Promise<{ code: number | null; sig: string | null; error?: Error }>((resolve) => {
@@ -229,6 +244,7 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 	clearTimeout(bound);
 	child.stdout!.destroy();
 	child.stderr!.destroy();
+	for (const s of inputs) s.destroy();
 	for (const l of outLines.push(new Uint8Array(), true)) out.onLine?.(l, 'stdout');
 	emitErr(errLines.push(new Uint8Array(), true));
 	if (spec.pidFile) await rm(spec.pidFile, { force: true }).catch(() => {});

@@ -2,8 +2,10 @@
 // and the exact argv. Nothing here knows about jobs or the database.
 import { constants } from 'node:fs';
 import { access, lstat, open, readFile, readlink, realpath } from 'node:fs/promises';
+import { endianness } from 'node:os';
 import path from 'node:path';
 import { runProcess, type ProcessLimits } from './child-process';
+import { compileSeccomp, seccompArchOf } from './seccomp';
 
 export interface EngineInfo {
 	/** `dbt-core`, `dbt-fusion`, or `dbt` when the version output said neither. */
@@ -83,7 +85,7 @@ export function withLimits(bin: string, argv: string[], limits: { memoryMb: numb
 export class SandboxUnavailable extends Error {}
 
 const HOW_TO_FIX =
-	"Install Debian's bubblewrap (apt-get install bubblewrap) on this worker, or point TRIBUTARY_BWRAP at it; or set TRIBUTARY_SANDBOX=off to run dbt unisolated, knowingly. The job was not run.";
+	"Install Debian's bubblewrap 0.8 or newer (apt-get install bubblewrap) on this worker, or point TRIBUTARY_BWRAP at it, on a kernel that allows unprivileged user namespaces and seccomp filters; or set TRIBUTARY_SANDBOX=off to run dbt unisolated, knowingly. The job was not run.";
 
 /** What bubblewrap said when it could not build the sandbox (it writes `bwrap: …` and exits 1 before starting dbt). */
 export function sandboxStartError(o: { exitCode: number | null; stderrTail: string[] }): string | null {
@@ -171,18 +173,23 @@ export interface SandboxSpec {
 	network: boolean;
 	/** Host folders bound writable besides the job directory (an embedded warehouse's). */
 	writable?: string[];
+	/** The descriptor bubblewrap reads the system-call filter from (see seccomp.ts). */
+	seccompFd: number;
 }
 
 /**
  * bubblewrap's argv around a command. The profile: new user, PID, IPC, UTS and cgroup namespaces
- * (and network unless the warehouse needs it); uid/gid 65534 with no capabilities; a fresh /proc
- * and /dev; a private /tmp; read-only /usr and the system library directories, a handful of /etc
- * files, dbt's installation; the job directory the only writable place; a new session, and the
- * sandbox dies with the worker.
+ * (and network unless the warehouse needs it), and no further user namespace inside; uid/gid
+ * 65534 with no capabilities; the system-call filter; a fresh /proc and /dev; a private /tmp;
+ * read-only /usr and the system library directories, a handful of /etc files, dbt's
+ * installation; the job directory the only writable place; a new session, and the sandbox dies
+ * with the worker.
  */
 export function bwrapArgv(s: SandboxSpec, bin: string, argv: string[], systemDirs: Map<string, string | null>): string[] {
 	const args = ['--unshare-user', '--uid', '65534', '--gid', '65534', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
 	args.push(s.network ? '--share-net' : '--unshare-net');
+	// The kernel's own limit (user.max_user_namespaces, set inside and locked by a second user namespace), besides the filter's refusal of unshare and clone.
+	args.push('--disable-userns', '--seccomp', String(s.seccompFd));
 	args.push('--die-with-parent', '--new-session', '--cap-drop', 'ALL', '--hostname', 'tributary-run');
 	args.push('--ro-bind', '/usr', '/usr');
 	for (const [dir, link] of systemDirs) {
@@ -211,28 +218,43 @@ export async function systemDirsOfHost(): Promise<Map<string, string | null>> {
 	return out;
 }
 
-/** Wraps a command in the sandbox (see bwrapArgv). Throws SandboxUnavailable when bubblewrap is missing. */
+/** The system-call filter for this worker's architecture, or why there is none. */
+export function seccompFilter(nodeArch: string = process.arch, order: 'BE' | 'LE' = endianness()): Buffer {
+	const arch = seccompArchOf(nodeArch, order);
+	if (!arch) throw sandboxFailure(`the system-call filter knows x86_64 and aarch64 (little-endian), and this worker is ${nodeArch} (${order})`);
+	return compileSeccomp(arch);
+}
+
+/** A sandboxed command: bubblewrap's argv, and what it reads from descriptors 3, 4, … (the filter). */
+export interface SandboxedCommand {
+	bin: string;
+	argv: string[];
+	extraFds: Uint8Array[];
+}
+
+/** Wraps a command in the sandbox (see bwrapArgv). Throws SandboxUnavailable when bubblewrap is missing or the architecture has no filter. */
 export async function sandboxed(
 	cmd: { bin: string; argv: string[] },
 	opts: { bwrapPath: string | null; dbtBin: string; pathVar: string; jobRoot: string; cwd: string; network: boolean; readOnly: string[]; writable?: string[] }
-): Promise<{ bin: string; argv: string[] }> {
+): Promise<SandboxedCommand> {
+	const filter = seccompFilter();
 	const bwrap = await resolveBwrap(opts.bwrapPath, opts.pathVar);
 	const dbt = await resolveProgram(opts.dbtBin, opts.pathVar);
 	const installs = dbt ? await installationOf(dbt, opts.pathVar) : [];
 	const program = (await resolveProgram(cmd.bin, opts.pathVar)) ?? cmd.bin;
-	const spec: SandboxSpec = { bwrap, installs, readOnly: opts.readOnly, jobRoot: opts.jobRoot, cwd: opts.cwd, network: opts.network, writable: opts.writable };
-	return { bin: bwrap, argv: bwrapArgv(spec, program, cmd.argv, await systemDirsOfHost()) };
+	const spec: SandboxSpec = { bwrap, installs, readOnly: opts.readOnly, jobRoot: opts.jobRoot, cwd: opts.cwd, network: opts.network, writable: opts.writable, seccompFd: 3 };
+	return { bin: bwrap, argv: bwrapArgv(spec, program, cmd.argv, await systemDirsOfHost()), extraFds: [filter] };
 }
 
 /** `dbt --version` (the command given already wrapped, as every invocation is), bounded in time; what it says decides which flags a job may use. */
 export async function detectEngine(
-	cmd: { bin: string; argv: string[]; supervised?: boolean },
+	cmd: { bin: string; argv: string[]; supervised?: boolean; extraFds?: Uint8Array[] },
 	cwd: string,
 	env: Record<string, string>,
 	limits: ProcessLimits
 ): Promise<EngineInfo & { error?: string; sandboxError?: string }> {
 	const deadline = Math.min(limits.deadline, Date.now() + 60_000);
-	const out = await runProcess({ bin: cmd.bin, argv: cmd.argv, cwd, env, supervised: cmd.supervised }, { ...limits, deadline }, { captureStdout: 64 * 1024 });
+	const out = await runProcess({ bin: cmd.bin, argv: cmd.argv, cwd, env, supervised: cmd.supervised, extraFds: cmd.extraFds }, { ...limits, deadline }, { captureStdout: 64 * 1024 });
 	if (out.end === 'spawn_error') return { ...parseEngineVersion(''), error: out.spawnError };
 	const sandboxError = sandboxStartError(out);
 	if (sandboxError) return { ...parseEngineVersion(''), sandboxError };

@@ -306,7 +306,7 @@ export async function setupProject(
 
 	const env = childEnv({ home: dirs.root, warehouseEnv: profile.env });
 	if (ctx.config.sandbox === 'bwrap') {
-		log.say(`sandbox: bubblewrap, uid 65534, only the job directory${embedded.file ? " and the warehouse's folder" : ''} writable, ${network ? 'with the network' : 'no network'}${wh ? ` (warehouse "${wh.name}")` : ''}`);
+		log.say(`sandbox: bubblewrap, uid 65534, no new namespaces, system calls filtered, only the job directory${embedded.file ? " and the warehouse's folder" : ''} writable, ${network ? 'with the network' : 'no network'}${wh ? ` (warehouse "${wh.name}")` : ''}`);
 	}
 	const lock = lockOf(version.lock);
 	let dbt: JobEngine;
@@ -401,7 +401,7 @@ export async function wrapCommand(
 	network: boolean,
 	argv: string[],
 	writable: string[] = []
-): Promise<{ bin: string; argv: string[]; supervised?: boolean }> {
+): Promise<{ bin: string; argv: string[]; supervised?: boolean; extraFds?: Uint8Array[] }> {
 	const spec = withLimits(dbtBin, argv, { memoryMb: ctx.config.memoryMb });
 	if (ctx.config.sandbox === 'off') return spec;
 	try {
@@ -454,7 +454,7 @@ export async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	let outcome: ProcessOutcome;
 	try {
 		outcome = await runProcess(
-			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile, supervised: spec.supervised },
+			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile, supervised: spec.supervised, extraFds: spec.extraFds },
 			{ deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) },
 			{ onLine: inv.console === false ? undefined : (line) => ctx.log.console(line), captureStdout: inv.captureStdout }
 		);

@@ -8,10 +8,11 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { mayRunAgainstWarehouse } from '../access';
 import { deriveSecretKey, openSecret, sealSecret } from '../secret-box';
 import { runnerConfigFromEnv } from './config';
-import { bwrapArgv, installationOf, sandboxStartError } from './dbt-process';
+import { bwrapArgv, installationOf, sandboxed, sandboxStartError, seccompFilter, SandboxUnavailable } from './dbt-process';
+import { compileSeccomp } from './seccomp';
 import { renderProfile, warehouseFolders, warehouseNetwork } from './profiles';
 
-const spec = (network: boolean) => ({ bwrap: '/usr/bin/bwrap', installs: ['/opt/dbt'], readOnly: ['/srv/fixtures'], jobRoot: '/tmp/jobs/j1', cwd: '/tmp/jobs/j1/project', network });
+const spec = (network: boolean) => ({ bwrap: '/usr/bin/bwrap', installs: ['/opt/dbt'], readOnly: ['/srv/fixtures'], jobRoot: '/tmp/jobs/j1', cwd: '/tmp/jobs/j1/project', network, seccompFd: 3 });
 const merged = new Map<string, string | null>([
 	['/bin', 'usr/bin'],
 	['/lib', 'usr/lib'],
@@ -39,6 +40,32 @@ describe('the sandbox profile', () => {
 		// The tmpfs comes before the binds that may live under /tmp; the command after `--`.
 		expect(argv.indexOf('--tmpfs')).toBeLessThan(argv.indexOf('/tmp/jobs/j1'));
 		expect(argv.slice(argv.indexOf('--'))).toEqual(['--', '/bin/sh', '-c', 'exec "$0"', 'dbt']);
+	});
+
+	it('no user namespace inside, and the system-call filter read from the descriptor given', () => {
+		const argv = bwrapArgv(spec(false), '/bin/sh', [], merged);
+		expect(argv).toContain('--disable-userns');
+		// bubblewrap requires --unshare-user with --disable-userns.
+		expect(argv.indexOf('--unshare-user')).toBeLessThan(argv.indexOf('--disable-userns'));
+		expect(argv.slice(argv.indexOf('--seccomp'), argv.indexOf('--seccomp') + 2)).toEqual(['--seccomp', '3']);
+		expect(argv.filter((a) => a === '--seccomp' || a === '--add-seccomp-fd')).toHaveLength(1);
+		expect(argv.indexOf('--seccomp')).toBeLessThan(argv.indexOf('--'));
+	});
+
+	it("a sandboxed command carries this architecture's filter for descriptor 3", async () => {
+		const cmd = await sandboxed({ bin: '/bin/sh', argv: ['-c', 'true'] }, { bwrapPath: null, dbtBin: '/bin/sh', pathVar: '/usr/bin:/bin', jobRoot: '/tmp/j', cwd: '/tmp/j', network: false, readOnly: [] });
+		expect(cmd.argv.slice(cmd.argv.indexOf('--seccomp'), cmd.argv.indexOf('--seccomp') + 2)).toEqual(['--seccomp', '3']);
+		expect(cmd.extraFds).toHaveLength(1);
+		expect(Buffer.from(cmd.extraFds[0]).equals(compileSeccomp(process.arch === 'arm64' ? 'aarch64' : 'x86_64'))).toBe(true);
+	});
+
+	it.each([
+		['riscv64', 'LE'],
+		['arm64', 'BE'],
+		['ia32', 'LE']
+	] as const)('a worker on %s (%s) has no filter: the job is refused, not run bare', (arch, order) => {
+		expect(() => seccompFilter(arch, order)).toThrow(SandboxUnavailable);
+		expect(() => seccompFilter(arch, order)).toThrow(/the sandbox could not start: the system-call filter knows x86_64 and aarch64 \(little-endian\), and this worker is .+\. Install Debian's bubblewrap 0\.8 or newer.*The job was not run\./);
 	});
 
 	it.each([
