@@ -205,8 +205,12 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 		it.each(MATRIX)('jobs/share: %s → %i', async (k, _get, _red, _p, status) => {
 			const r = await call(caller(k), `/api/w/${WS}/jobs/share/${w.jobs.R}?kind=public`);
 			expect(r.status, JSON.stringify(r.body)).toBe(status);
-			if (status === 200) expect(r.body.token).toBe(links.public);
-			else expect(r.body.token).toBeUndefined();
+			if (status === 200) {
+				// A link of its own (each is stored and revocable alone) that opens R.
+				expect(r.body.token.startsWith(`${w.jobs.R}.${r.body.id}.`)).toBe(true);
+				expect(r.body.token).not.toBe(links.public);
+				expect((await call({ client: w.c.anon, token: r.body.token }, `/api/w/${WS}/jobs/get/${w.jobs.R}`)).status).toBe(200);
+			} else expect(r.body.token).toBeUndefined();
 		});
 	});
 

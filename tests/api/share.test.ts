@@ -7,7 +7,9 @@ import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { buildJobWorld, login, OTHER_WS, tamper, WS, type JobWorld } from '../support/jobs-world';
 
-const TOKEN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.[0-9a-f]{64}$/;
+const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+/** A stored link's token: job id, link id, MAC. */
+const TOKEN = new RegExp(`^${UUID}\\.${UUID}\\.[0-9a-f]{64}$`);
 
 describe.each(testBackends())('share links on $name', (backend) => {
 	let h: Database;
@@ -30,29 +32,37 @@ describe.each(testBackends())('share links on $name', (backend) => {
 	});
 
 	describe('minting', () => {
-		it('answers {token, url} for each kind, the url opening the run page', async () => {
+		it('answers the stored link with its token and url for each kind, the url opening the run page', async () => {
 			const m = await share(w.c.rita, w.jobs.R, 'kind=member');
 			const p = await share(w.c.rita, w.jobs.R, 'kind=public');
 			expect(m.status).toBe(200);
 			expect(p.status).toBe(200);
-			expect(Object.keys(m.body).sort()).toEqual(['token', 'url']);
+			expect(Object.keys(m.body).sort()).toEqual(
+				['created_at', 'created_by', 'expires_at', 'id', 'job_id', 'kind', 'last_used_at', 'revoked_at', 'revoked_by', 'state', 'token', 'url']
+			);
+			expect(m.body).toMatchObject({ job_id: w.jobs.R, kind: 'member', created_by: 'rita', expires_at: null, state: 'active' });
 			member = m.body.token;
 			pub = p.body.token;
 			expect(member).toMatch(TOKEN);
 			expect(pub).toMatch(TOKEN);
-			expect(member.startsWith(`${w.jobs.R}.`)).toBe(true);
+			expect(member.startsWith(`${w.jobs.R}.${m.body.id}.`)).toBe(true);
 			expect(member).not.toBe(pub);
 			expect(m.body.url).toBe(`/w/${WS}/run/${w.jobs.R}?view_token=${member}`);
 			expect(p.body.url).toBe(`/w/${WS}/run/${w.jobs.R}?view_token=${pub}`);
 		});
 
-		it('gives the same token to everyone who mints it (links are not per minter)', async () => {
-			expect((await share(w.c.wsadmin, w.jobs.R, 'kind=member')).body.token).toBe(member);
+		it('makes a new link each time, whoever mints it (each can be revoked alone)', async () => {
+			const again = await share(w.c.wsadmin, w.jobs.R, 'kind=member');
+			expect(again.body.token).toMatch(TOKEN);
+			expect(again.body.token).not.toBe(member);
+			expect(again.body.created_by).toBe('wsadmin');
 			// carl created R without being able to read its folder: still entitled to share it.
-			expect((await share(w.c.carl, w.jobs.R, 'kind=public')).body.token).toBe(pub);
+			const carls = await share(w.c.carl, w.jobs.R, 'kind=public');
+			expect(carls.status).toBe(200);
+			expect(carls.body.token).not.toBe(pub);
 		});
 
-		it.each([['', 'kind'], ['kind=', 'kind'], ['kind=private', 'kind'], ['kind=MEMBER', 'kind'], ['kind=member&kind=public', 'kind']])(
+		it.each([['', 'kind'], ['kind=', 'kind'], ['kind=private', 'kind'], ['kind=MEMBER', 'kind'], ['kind=member&kind=public', 'kind'], ['kind=public&expires_in=0', 'expires_in'], ['kind=public&expires_in=1.5', 'expires_in'], ['kind=public&expires_in=-1', 'expires_in'], ['kind=public&expires_in=31536001', 'expires_in'], ['kind=public&expires_in=1&expires_in=2', 'expires_in']])(
 			'answers 400 naming the field for ?%s',
 			async (q, field) => {
 				const r = await share(w.c.rita, w.jobs.R, q);
@@ -145,6 +155,7 @@ describe.each(testBackends())('share links on $name', (backend) => {
 
 		it.each([
 			['truncated', () => pub.slice(0, -1)],
+			['without its link id', () => `${pub.slice(0, 37)}${pub.slice(74)}`],
 			['padded', () => `${pub}0`],
 			['uppercased', () => pub.toUpperCase()],
 			['without its job id', () => pub.slice(37)],

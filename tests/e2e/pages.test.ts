@@ -202,10 +202,14 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		await page.getByRole('button', { name: 'Resume this run' }).click();
 		await expect.poll(() => posted).toEqual({ command: 'retry', retry_job: runId });
 
-		await page.getByRole('button', { name: 'Share with members' }).click();
-		await expect.poll(() => page.getByTestId('share-member').inputValue()).toContain('view_token=');
-		await page.getByRole('button', { name: 'Share publicly' }).click();
-		await expect.poll(() => page.getByTestId('share-public').inputValue()).toContain(`/w/demo/run/${runId}?view_token=`);
+		await page.getByRole('button', { name: 'Share…' }).click();
+		const dialog = page.getByRole('dialog', { name: 'Share this run' });
+		await dialog.getByRole('button', { name: 'Create link' }).click();
+		await expect.poll(() => dialog.getByTestId('share-member').inputValue()).toContain('view_token=');
+		await dialog.getByLabel('Anyone with the link').check();
+		await dialog.getByRole('button', { name: 'Create link' }).click();
+		await expect.poll(() => dialog.getByTestId('share-public').inputValue()).toContain(`/w/demo/run/${runId}?view_token=`);
+		await dialog.getByRole('button', { name: 'Close' }).click();
 		expect(errors).toEqual([]);
 		await page.close();
 	});

@@ -36,12 +36,14 @@ describe('TRIBUTARY_OPENLINEAGE_URL', () => {
 	});
 });
 
-type Mode = 'accept' | 'refuse' | 'silent';
+type Mode = 'accept' | 'refuse' | 'silent' | 'redirect';
 
 /** An OpenLineage endpoint on 127.0.0.1: keeps what it is sent, answers as `mode` says. */
 class Receiver {
 	received: { path: string; auth: string | undefined; body: any }[] = [];
 	mode: Mode = 'accept';
+	/** Where `redirect` mode sends the client, and with which status. */
+	redirect = { status: 302, location: '' };
 	private server: Server;
 	private hanging: ServerResponse[] = [];
 	url = '';
@@ -53,6 +55,7 @@ class Receiver {
 				this.received.push({ path: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(text) });
 				if (this.mode === 'silent') this.hanging.push(res);
 				else if (this.mode === 'refuse') res.writeHead(503).end('busy');
+				else if (this.mode === 'redirect') res.writeHead(this.redirect.status, { location: this.redirect.location }).end();
 				else res.writeHead(201).end();
 			});
 		});
@@ -136,6 +139,30 @@ describeFixtures('a settled run is pushed to an OpenLineage endpoint', () => {
 			} finally {
 				w.config.openLineage = saved;
 				receiver.mode = 'accept';
+			}
+		});
+
+		it('an endpoint that redirects is not followed: the target gets nothing and the log names the Location', async () => {
+			const elsewhere = new Receiver();
+			await elsewhere.start();
+			receiver.mode = 'redirect';
+			try {
+				// 302 (a client may turn it into a GET) and 307 (the POST, its body and key resent as they are).
+				for (const status of [302, 307]) {
+					receiver.received = [];
+					receiver.redirect = { status, location: `${elsewhere.url}/steal?k=1` };
+					const job = await w.waitJob(await w.run('ok', { command: 'run' }));
+					expect(job.status).toBe('success');
+					expect(receiver.received).toHaveLength(1);
+					expect(job.logs).toMatch(
+						new RegExp(`OpenLineage: ${receiver.url}/api/v1/lineage redirected event 1 of \\d+ to ${elsewhere.url}/steal \\(HTTP ${status}\\); redirects are not followed, the rest were not sent`)
+					);
+					expect(job.logs).not.toContain('k=1');
+				}
+				expect(elsewhere.received).toEqual([]);
+			} finally {
+				receiver.mode = 'accept';
+				await elsewhere.stop();
 			}
 		});
 

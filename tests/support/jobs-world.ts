@@ -168,8 +168,8 @@ export async function buildJobWorld(h: Database): Promise<JobWorld> {
 	};
 }
 
-/** Changes one hex digit of a share token's MAC (position `i` of the 64). */
+/** Changes one hex digit of a share token's MAC (position `i` of the 64, its last part in either format). */
 export function tamper(token: string, i = 20): string {
-	const at = 37 + i;
+	const at = token.length - 64 + i;
 	return token.slice(0, at) + (token[at] === '0' ? '1' : '0') + token.slice(at + 1);
 }

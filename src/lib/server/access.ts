@@ -557,9 +557,11 @@ export async function jobAccess(
 }
 
 /**
- * Minting a share link: for someone who sees the run on their own account. A link holder already
- * has a link to forward, and minting one (say a public link from a member link) would let a
- * link widen its own audience.
+ * Minting a share link, and listing or revoking a run's links: for someone who sees the run on
+ * their own account. A link holder already has a link to forward, and minting one (say a public
+ * link from a member link) would let a link widen its own audience; who may make links is who
+ * may see and end them, so a link sent to the wrong person can be ended by anyone who could
+ * have sent it.
  */
 export function requireShareMint(a: JobAccess): Principal {
 	if (a.principal === null) throw unauthorized('sign in to share this run');

@@ -10,13 +10,16 @@ import {
 	type JobStatus,
 	type JobSummary,
 	type RunProgressItem,
-	type ShareDomain
+	type ShareDomain,
+	type ShareLinkInfo
 } from '../types/jobs';
 import type { RunNodeResult } from '../types/runner';
 import { hashToHex } from '../types/script-hash';
 import { badRequest } from './http';
 import { parseScriptPath } from './paths';
 import { parseProgressCursor, type JobListFilter, type JobListRow, type JobPayload, type JobView, type ProgressRow } from './repo/jobs';
+import type { ShareLinkRow } from './repo/share-links';
+import { MAX_SHARE_EXPIRES_IN, shareLinkState } from './share';
 import { failureSummary } from './runner/run-results';
 
 export const DEFAULT_JOB_LIMIT = 50;
@@ -53,11 +56,52 @@ export function parseJobListQuery(q: URLSearchParams): JobListFilter {
 	return { scriptPath, kind, status, limit };
 }
 
-/** `GET jobs/share/{id}?kind=member|public`. */
-export function parseShareKind(q: URLSearchParams): ShareDomain {
+/** A new share link's audience and lifetime (seconds; null: until revoked). */
+export interface ShareLinkInput {
+	kind: ShareDomain;
+	expiresIn: number | null;
+}
+
+const EXPIRES_IN_RULE = `expires_in must be a whole number of seconds from 1 to ${MAX_SHARE_EXPIRES_IN} (365 days), or null for a link that lasts until revoked`;
+
+function checkExpiresIn(n: number): number {
+	if (!Number.isSafeInteger(n) || n < 1 || n > MAX_SHARE_EXPIRES_IN) throw badRequest(EXPIRES_IN_RULE);
+	return n;
+}
+
+/** `GET jobs/share/{id}?kind=member|public&expires_in=`. */
+export function parseShareQuery(q: URLSearchParams): ShareLinkInput {
 	const kind = oneOf<ShareDomain>(q, 'kind', SHARE_DOMAINS);
 	if (kind === undefined) throw badRequest(`kind must be one of ${SHARE_DOMAINS.join(', ')}`);
-	return kind;
+	const raw = single(q, 'expires_in');
+	if (raw === undefined) return { kind, expiresIn: null };
+	return { kind, expiresIn: checkExpiresIn(/^[0-9]{1,9}$/.test(raw) ? Number(raw) : -1) };
+}
+
+/** `POST jobs/share_links/{id}` with `{kind, expires_in?}`. */
+export function parseShareLinkBody(body: Record<string, unknown>): ShareLinkInput {
+	const kind = body.kind;
+	if (typeof kind !== 'string' || !(SHARE_DOMAINS as readonly string[]).includes(kind)) throw badRequest(`kind must be one of ${SHARE_DOMAINS.join(', ')}`);
+	const e = body.expires_in;
+	if (e === undefined || e === null) return { kind: kind as ShareDomain, expiresIn: null };
+	if (typeof e !== 'number') throw badRequest(EXPIRES_IN_RULE);
+	return { kind: kind as ShareDomain, expiresIn: checkExpiresIn(e) };
+}
+
+/** A share link as the API lists it, its state as of `now`. */
+export function shareLinkInfoOf(l: ShareLinkRow, now: Date): ShareLinkInfo {
+	return {
+		id: l.id,
+		job_id: l.jobId,
+		kind: l.kind,
+		created_by: l.createdBy,
+		created_at: l.createdAt.toISOString(),
+		expires_at: iso(l.expiresAt),
+		revoked_at: iso(l.revokedAt),
+		revoked_by: l.revokedBy,
+		last_used_at: iso(l.lastUsedAt),
+		state: shareLinkState(l, now)
+	};
 }
 
 /** How `GET jobs/get/{id}` reads the log: the tail (default), none, or the part after an offset. */

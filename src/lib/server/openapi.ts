@@ -55,6 +55,27 @@ const schemas: Record<string, Schema> = {
 			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'], description: "a lineage job: the deploy or preview that queued it" }, args: { type: 'object' }, result: { type: ['object', 'null'], description: 'a lineage job: progress {done, total} (models) while it runs; at the end models {analyzed, partial, failed, skipped}, column_edges, cache_hits, seconds, warnings; error when it failed' }, logs: str, logs_truncated: bool, redacted: bool, log_from: { type: 'integer', description: 'with log_offset only: where logs starts, in characters' }, log_length: { type: 'integer', description: 'with log_offset only: the whole log length in characters' } })
 		]
 	},
+	ShareLinkInfo: obj(
+		{
+			id: str,
+			job_id: str,
+			kind: { enum: ['member', 'public'], description: 'member: a signed-in member without access; public: anyone with the link' },
+			created_by: str,
+			created_at: str,
+			expires_at: { type: ['string', 'null'], description: 'null: valid until revoked' },
+			revoked_at: { type: ['string', 'null'] },
+			revoked_by: { type: ['string', 'null'] },
+			last_used_at: { type: ['string', 'null'], description: 'recorded at most once a minute' },
+			state: { enum: ['active', 'expired', 'revoked'] }
+		},
+		['id', 'job_id', 'kind', 'created_by', 'created_at', 'expires_at', 'revoked_at', 'revoked_by', 'last_used_at', 'state']
+	),
+	ShareLink: {
+		allOf: [
+			{ $ref: '#/components/schemas/ShareLinkInfo' },
+			obj({ token: { type: 'string', description: 'the view_token; in this answer and nowhere else' }, url: { type: 'string', description: 'the run page with the token, relative to the site' } }, ['token', 'url'])
+		]
+	},
 	RunProgressItem: obj({ asset_kind: str, asset_path: str, status: { enum: ['running', 'materialized', 'failed'] }, row_count: int, error: str }, ['asset_kind', 'asset_path', 'status']),
 	ColumnLineage: obj({
 		edges: { type: 'array', items: obj({ from_asset_path: str, from_column: str, to_asset_path: str, to_column: str, kind: { enum: ['copy', 'mod'] }, provenance: { enum: ['engine', 'inferred'], description: 'engine: the uploaded index; inferred: from the compiled SQL by a lineage job' } }) },
@@ -317,9 +338,34 @@ export const operations: Op[] = [
 		errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/share/{id}', summary: 'Mint a share link for a run', gate: 'the caller sees the run on their own account',
-		query: { kind: { description: 'member (a signed-in member without access) or public (anyone with the link)', required: true } },
-		ok: { status: 200, description: 'the link', schema: obj({ token: str, url: str }) }, errors: [400, 401, 403, 404]
+		method: 'get', path: '/api/w/{ws}/jobs/share/{id}', summary: 'Make a share link for a run (the older form of POST jobs/share_links/{id}; the link is stored the same way)', gate: 'the caller sees the run on their own account (not through a link) + jobs:read',
+		query: {
+			kind: { description: 'member (a signed-in member without access) or public (anyone with the link)', required: true },
+			expires_in: { description: 'seconds from now, 1 to 31536000 (a year); absent: until revoked' }
+		},
+		ok: { status: 200, description: 'the link', schema: ref('ShareLink') }, errors: [400, 401, 403, 404, 409]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/jobs/share_links/{id}', summary: "A run's share links: who made each, when, its expiry, last use and state (valid ones first, then newest first; never a token)",
+		gate: 'the caller sees the run on their own account (not through a link) + jobs:read: whoever may make a link',
+		ok: { status: 200, description: 'the links', schema: { type: 'array', items: ref('ShareLinkInfo') } }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/jobs/share_links/{id}', summary: 'Make a share link for a run, valid until it expires or is revoked; a 409 when the run already has 100 valid links',
+		gate: 'the caller sees the run on their own account (not through a link) + jobs:read',
+		body: obj(
+			{
+				kind: { enum: ['member', 'public'], description: 'member: a signed-in member without access; public: anyone with the link' },
+				expires_in: { type: ['integer', 'null'], minimum: 1, maximum: 31536000, description: 'seconds from now (the run page offers 86400, 604800, 2592000); absent or null: until revoked' }
+			},
+			['kind']
+		),
+		ok: { status: 201, description: 'the link, with its token', schema: ref('ShareLink') }, errors: [400, 401, 403, 404, 409]
+	},
+	{
+		method: 'delete', path: '/api/w/{ws}/jobs/share_links/{id}/{link}', summary: 'Revoke one share link of a run: from then on it answers as any invalid link (revoking again keeps the first revocation)',
+		gate: 'whoever may make a link to the run',
+		ok: { status: 200, description: 'the link as revoked', schema: ref('ShareLinkInfo') }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/jobs/run/p/{path}', summary: 'Queue a dbt run of the current version of a path', gate: 'write access to the path + jobs:run',

@@ -1,7 +1,9 @@
 // The optional push of a settled run's OpenLineage events (TRIBUTARY_OPENLINEAGE_URL): the
 // worker posts them, one event per request as the OpenLineage HTTP transport does, before it
 // stores the run's end, so what happened is written to the run's log. A push never changes
-// how the run ends: every failure (refused, unreachable, too slow) is a log line.
+// how the run ends: every failure (refused, unreachable, too slow, redirected) is a log line.
+// Redirects are not followed: the operator named one endpoint, and a collector answering 3xx
+// must not send the worker, its bearer key and the run's SQL to an address nobody configured.
 import type { Database } from './db';
 import type { RunEvent } from '../types/openlineage';
 import type { JobView } from './repo/jobs';
@@ -43,6 +45,16 @@ function shown(url: string): string {
 	return `${u.origin}${u.pathname}`;
 }
 
+/** A redirect's Location for a log line: resolved against the endpoint, without its query or credentials. */
+function shownLocation(location: string | null, base: string): string {
+	if (!location) return '(no Location)';
+	try {
+		return shown(new URL(location, base).toString());
+	} catch {
+		return JSON.stringify(location.slice(0, 200));
+	}
+}
+
 /**
  * Posts the run's events (the endpoint was configured by the operator: events carry SQL, column
  * lineage and dbt's messages in full) and says in `say` how it went. Never throws.
@@ -58,8 +70,12 @@ export async function pushRunEvents(h: Database, job: JobView, state: RunState, 
 		if (push.apiKey) headers.authorization = `Bearer ${push.apiKey}`;
 		let sent = 0;
 		for (const e of events) {
-			const r = await fetch(push.url, { method: 'POST', headers, body: JSON.stringify(e), signal });
+			const r = await fetch(push.url, { method: 'POST', headers, body: JSON.stringify(e), signal, redirect: 'manual' });
 			await r.arrayBuffer().catch(() => null);
+			if (r.status >= 300 && r.status < 400) {
+				say(`OpenLineage: ${where} redirected event ${sent + 1} of ${events.length} to ${shownLocation(r.headers.get('location'), push.url)} (HTTP ${r.status}); redirects are not followed, the rest were not sent`);
+				return;
+			}
 			if (!r.ok) {
 				say(`OpenLineage: ${where} refused event ${sent + 1} of ${events.length} (HTTP ${r.status}); the rest were not sent`);
 				return;

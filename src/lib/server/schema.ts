@@ -217,6 +217,31 @@ export const job = pgTable(
 	]
 );
 
+// Every share link minted since links could be revoked: the token names its row (see share.ts),
+// and the row says whether it still opens anything. Links minted before carry no row and stay
+// valid, as they were, until the instance secret changes.
+export const shareLink = pgTable(
+	'share_link',
+	{
+		id: uuid('id').primaryKey(),
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		jobId: uuid('job_id')
+			.notNull()
+			.references(() => job.id, { onDelete: 'cascade' }),
+		/** The audience: member or public (ShareDomain). */
+		kind: text('kind').notNull(),
+		createdBy: text('created_by').notNull(),
+		createdAt: createdAt(),
+		expiresAt: ts('expires_at'),
+		revokedAt: ts('revoked_at'),
+		revokedBy: text('revoked_by'),
+		lastUsedAt: ts('last_used_at')
+	},
+	(t) => [index('share_link_job_idx').on(t.workspace, t.jobId, t.createdAt)]
+);
+
 // Each worker process says it is alive here (upserted as it polls, deleted when it stops), so an
 // instance admin can see how many are alive even while the queue is empty (GET /api/admin/stats).
 export const workerPresence = pgTable('worker_presence', {

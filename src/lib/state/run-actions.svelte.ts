@@ -1,42 +1,87 @@
-// The run page's two actions: minting share links, and resuming a failed run.
-import type { ShareDomain, ShareLink } from '$lib/types/jobs';
+// The run page's two actions: sharing it (making, listing and revoking its links), and resuming a failed run.
+import { SHARE_LIFETIMES, type ShareDomain, type ShareLink, type ShareLinkInfo } from '$lib/types/jobs';
 
+type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+async function answerOf<T>(r: Response): Promise<T> {
+	const body = (await r.json().catch(() => ({}))) as T | { error?: string };
+	if (!r.ok) throw new Error((body as { error?: string }).error ?? `status ${r.status}`);
+	return body as T;
+}
+
+/** The run page's share dialog: a link for an audience and a lifetime, and the run's links, each revocable. */
 export class ShareLinks {
-	links = $state<Partial<Record<ShareDomain, string>>>({});
-	busy = $state<ShareDomain | null>(null);
-	copied = $state<ShareDomain | null>(null);
+	kind = $state<ShareDomain>('member');
+	/** Seconds, or null for a link that lasts until revoked; one of SHARE_LIFETIMES. */
+	expiresIn = $state<number | null>(SHARE_LIFETIMES[1].seconds);
+	/** The link just made, the only time its url is shown. */
+	made = $state<{ id: string; url: string; kind: ShareDomain; expiresAt: string | null } | null>(null);
+	copied = $state(false);
+	/** The run's links, valid ones first; null until read. */
+	links = $state.raw<ShareLinkInfo[] | null>(null);
+	busy = $state(false);
+	/** The link being revoked. */
+	revoking = $state<string | null>(null);
 	error = $state<string | null>(null);
-	#workspace: string;
-	#jobId: string;
+	#base: string;
+	#fetch: Fetch;
 
-	constructor(workspace: string, jobId: string) {
-		this.#workspace = workspace;
-		this.#jobId = jobId;
+	constructor(workspace: string, jobId: string, fetchFn: Fetch = (input, init) => fetch(input, init)) {
+		this.#base = `/api/w/${encodeURIComponent(workspace)}/jobs/share_links/${encodeURIComponent(jobId)}`;
+		this.#fetch = fetchFn;
 	}
 
-	/** Mint a link of this kind, and copy it when the browser lets us. */
-	async mint(kind: ShareDomain): Promise<string | null> {
-		this.busy = kind;
+	/** Reads the run's links. */
+	async load(): Promise<void> {
+		try {
+			this.links = await answerOf<ShareLinkInfo[]>(await this.#fetch(this.#base));
+		} catch (e) {
+			this.error = e instanceof Error ? e.message : String(e);
+		}
+	}
+
+	/** Makes a link with the chosen audience and lifetime, and copies it when the browser lets us. */
+	async create(): Promise<string | null> {
+		this.busy = true;
 		this.error = null;
 		try {
-			const r = await fetch(`/api/w/${encodeURIComponent(this.#workspace)}/jobs/share/${encodeURIComponent(this.#jobId)}?kind=${kind}`);
-			const body = (await r.json()) as ShareLink | { error: string };
-			if (!r.ok || 'error' in body) throw new Error('error' in body ? body.error : `status ${r.status}`);
-			const url = new URL(body.url, location.origin).toString();
-			this.links = { ...this.links, [kind]: url };
+			const r = await this.#fetch(this.#base, {
+				method: 'POST',
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ kind: this.kind, expires_in: this.expiresIn })
+			});
+			const link = await answerOf<ShareLink>(r);
+			const url = new URL(link.url, location.origin).toString();
+			this.made = { id: link.id, url, kind: link.kind, expiresAt: link.expires_at };
 			try {
 				await navigator.clipboard.writeText(url);
-				this.copied = kind;
+				this.copied = true;
 			} catch {
 				// No clipboard permission (or no secure context): the link stays shown to copy by hand.
-				this.copied = null;
+				this.copied = false;
 			}
+			await this.load();
 			return url;
 		} catch (e) {
 			this.error = e instanceof Error ? e.message : String(e);
 			return null;
 		} finally {
-			this.busy = null;
+			this.busy = false;
+		}
+	}
+
+	/** Revokes one link; the list is read again. */
+	async revoke(id: string): Promise<void> {
+		this.revoking = id;
+		this.error = null;
+		try {
+			await answerOf<ShareLinkInfo>(await this.#fetch(`${this.#base}/${encodeURIComponent(id)}`, { method: 'DELETE' }));
+			if (this.made?.id === id) this.made = null;
+			await this.load();
+		} catch (e) {
+			this.error = e instanceof Error ? e.message : String(e);
+		} finally {
+			this.revoking = null;
 		}
 	}
 }

@@ -80,12 +80,39 @@ export interface JobPoll extends JobDetail {
 	log_length?: number;
 }
 
-/** `GET jobs/share/{id}`. */
-export interface ShareLink {
+/** Whether a share link still opens its run: `revoked` wins over `expired`. */
+export type ShareLinkState = 'active' | 'expired' | 'revoked';
+
+/** One share link of a run as `GET jobs/share_links/{id}` lists it (never its token). */
+export interface ShareLinkInfo {
+	id: string;
+	job_id: string;
+	kind: ShareDomain;
+	created_by: string;
+	created_at: string;
+	/** null: valid until revoked. */
+	expires_at: string | null;
+	revoked_at: string | null;
+	revoked_by: string | null;
+	/** Recorded at most once a minute. */
+	last_used_at: string | null;
+	state: ShareLinkState;
+}
+
+/** A link just made (`POST jobs/share_links/{id}`, `GET jobs/share/{id}`): the token is in this answer and nowhere else. */
+export interface ShareLink extends ShareLinkInfo {
 	token: string;
 	/** The run page, relative to the site: `/w/{ws}/run/{id}?view_token=...`. */
 	url: string;
 }
+
+/** The lifetimes the run page's share dialog offers, in seconds (null: until revoked). */
+export const SHARE_LIFETIMES = [
+	{ label: '1 day', seconds: 86_400 },
+	{ label: '7 days', seconds: 7 * 86_400 },
+	{ label: '30 days', seconds: 30 * 86_400 },
+	{ label: 'never', seconds: null }
+] as const;
 
 /** Characters of log served by `jobs/get` (the tail: a failing run's reason is at the end). */
 export const JOB_LOG_TAIL = 200_000;
