@@ -39,14 +39,15 @@ export interface UploadRequest {
 	/**
 	 * A deploy carrying project files is pinned (engine resolved, packages installed) by a worker:
 	 * `before_live` (the default) keeps it pending until then, so a failed pin leaves the previous
-	 * version live; `after_live` makes it live at once and pins it in the background.
+	 * version live; `after_live` makes it live at once and pins it in the background;
+	 * `at_first_run` queues nothing: the version's first run pins it.
 	 */
 	pin?: PinMode;
 	/** The deploy job of a pending version storing the graph it made itself (a source-only deploy). */
 	into?: { hash: bigint; jobId: string };
 }
 
-export const PIN_MODES = ['before_live', 'after_live'] as const;
+export const PIN_MODES = ['before_live', 'after_live', 'at_first_run'] as const;
 export type PinMode = (typeof PIN_MODES)[number];
 
 /** What a pin-after deploy's job publishes once the version goes live (asset usage waits for liveness). */
@@ -77,7 +78,7 @@ export interface DeployAnswer {
 	column_lineage: DeployColumnLineage;
 	/** Whether the version is live now; false while its deploy job pins it. */
 	live: boolean;
-	/** The deploy job pinning this version (its engine and packages), when one was queued. */
+	/** The deploy job pinning this version (its engine and packages); null when none was queued (its first run pins it). */
 	pin: { job_id: string; mode: PinMode } | null;
 	/** What the ingest said, line by line (the deploy job's log holds the same). */
 	log?: string[];
@@ -216,7 +217,9 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	const { digest, nodeDigests } = digestGraph(content);
 	mark(p, 'digest');
 	const hash = req.into ? req.into.hash : req.kind === 'deploy' ? newScriptHash() : null;
-	const pin: PinMode | null = req.kind === 'deploy' && req.project && !req.into ? (req.pin ?? 'before_live') : null;
+	const pinMode: PinMode | null = req.kind === 'deploy' && req.project && !req.into ? (req.pin ?? 'before_live') : null;
+	// Pinned by a deploy job now, or by the version's first run.
+	const pin: Exclude<PinMode, 'at_first_run'> | null = pinMode === 'at_first_run' ? null : pinMode;
 	const uses = hash !== null ? assetUses(parsed.nodes) : [];
 	const stats = {
 		nodes: nodes.length,

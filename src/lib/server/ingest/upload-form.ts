@@ -64,7 +64,7 @@ export async function readUploadForm(
 					: 'manifest: the manifest.json file is required'
 			);
 		}
-		if (pin === 'after_live') throw badRequest('pin: a deploy without a manifest has no graph until its job parses the project, so it can only go live after (before_live)');
+		if (pin && pin !== 'before_live') throw badRequest(`pin: a deploy without a manifest has no graph until its job parses the project, so it goes live only after that (before_live), not ${pin}`);
 		return { workspace: ctx.workspace, username: ctx.username, kind: 'deploy', path, descriptor: descriptorText, project };
 	}
 	return {

@@ -4,11 +4,15 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
-export const EMBEDDED_FILE = 'warehouse.duckdb';
-
 /** TRIBUTARY_DATA_DIR/warehouses: where embedded warehouses keep their files. */
 export function warehousesRoot(env: NodeJS.ProcessEnv = process.env): string {
 	return path.resolve(env.TRIBUTARY_WAREHOUSE_DIR || path.join(env.TRIBUTARY_DATA_DIR || './data', 'warehouses'));
+}
+
+/** The database name an embedded warehouse's relations carry. */
+export function embeddedDatabase(wh: { name: string; defaultDatabase: string | null }): string {
+	const db = wh.defaultDatabase?.trim();
+	return db && /^[A-Za-z_][A-Za-z0-9_]*$/.test(db) ? db : wh.name.replace(/[^A-Za-z0-9_]/g, '_');
 }
 
 export function isEmbedded(settings: Record<string, unknown>): boolean {
@@ -28,11 +32,13 @@ export function embeddedDir(root: string, workspace: string, name: string): stri
 export async function withEmbeddedPath(
 	root: string,
 	workspace: string,
-	wh: { name: string; settings: Record<string, unknown> }
+	wh: { name: string; defaultDatabase: string | null; settings: Record<string, unknown> }
 ): Promise<{ settings: Record<string, unknown>; writable: string[]; file: string | null }> {
 	if (!isEmbedded(wh.settings)) return { settings: wh.settings, writable: [], file: null };
 	const dir = embeddedDir(root, workspace, wh.name);
 	await mkdir(dir, { recursive: true });
-	const file = path.join(dir, EMBEDDED_FILE);
+	// DuckDB names the database after the file: the warehouse's default database, so relation
+	// names (and sources that name their database) resolve as the project expects.
+	const file = path.join(dir, `${embeddedDatabase(wh)}.duckdb`);
 	return { settings: { ...wh.settings, path: file }, writable: [dir], file };
 }
