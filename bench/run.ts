@@ -21,6 +21,7 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	canvas: () => import('./canvas'),
 	openlineage: () => import('./openlineage'),
 	infer: () => import('./infer'),
+	'infer-bounds': () => import('./infer-bounds'),
 	diff: () => import('./diff'),
 	'canvas-columns': () => import('./canvas-columns')
 };

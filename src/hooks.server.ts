@@ -1,14 +1,18 @@
 // Every request: who is calling (session cookie or bearer token), and a CSRF check of our own
 // (kit's origin check is off because the CLI posts multipart without an Origin header).
 import type { Handle, ServerInit } from '@sveltejs/kit';
+import { dev } from '$app/environment';
 import { authenticate } from '$lib/server/auth/authenticate';
 import { bootstrap, firstStartBanner } from '$lib/server/bootstrap';
 import { DATABASE_UNAVAILABLE_MESSAGE, getDatabase, isDatabaseUnavailable } from '$lib/server/db';
 import { errorResponse } from '$lib/server/http';
 import { requestOrigin } from '$lib/server/origin';
 import { withSecurityHeadersOn } from '$lib/server/security-headers';
+import { exitOnStopSignals, shutdownGraceMs, stopWebProcess } from '$lib/server/shutdown';
 
 export const init: ServerInit = async () => {
+	// Read first: a bad value stops the start with its message before anything is opened.
+	const graceMs = shutdownGraceMs();
 	const h = await getDatabase();
 	const log = (line: string) => process.stdout.write(`${line}\n`);
 	const boot = await bootstrap(h, { log: (line) => log(firstStartBanner(line)) });
@@ -35,12 +39,11 @@ export const init: ServerInit = async () => {
 		}
 	}
 	if (process.env.TRIBUTARY_WORKER !== '0') {
-		const { startProcessWorker, stopProcessWorker } = await import('$lib/server/runner/worker');
+		const { startProcessWorker } = await import('$lib/server/runner/worker');
 		startProcessWorker({ h, log });
-		// Ahead of the database's own shutdown listener: the worker's children are killed and its
-		// jobs ended while the database is still open.
-		process.prependOnceListener('sveltekit:shutdown' as never, () => void stopProcessWorker());
 	}
+	// The built server (adapter-node) stops on SIGTERM/SIGINT as shutdown.ts says; `vite dev` stops itself.
+	if (!dev) exitOnStopSignals({ graceMs, log, stop: (signal) => stopWebProcess(signal, graceMs, log) });
 };
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);

@@ -25,7 +25,7 @@ class MapCache implements InferCache {
 }
 
 const counts = (ms: ModelLineage[]) => {
-	const c: Record<string, number> = { analyzed: 0, partial: 0, failed: 0, skipped: 0 };
+	const c: Record<string, number> = { analyzed: 0, partial: 0, failed: 0, skipped: 0, too_complex: 0 };
 	for (const m of ms) c[m.outcome]++;
 	return c;
 };

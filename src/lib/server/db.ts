@@ -265,16 +265,10 @@ export function getDatabase(): Promise<Database> {
 		const url = process.env.DATABASE_URL || undefined;
 		const dataDir = process.env.TRIBUTARY_DATA_DIR || './data';
 		current = openDatabase(url ? { url } : { dataDir: path.resolve(dataDir, 'pglite') });
-		current.then(
-			(h) => {
-				// adapter-node closes the HTTP server on SIGTERM and emits this event but never
-				// exits; an open pool would keep the process alive indefinitely.
-				process.once('sveltekit:shutdown' as never, () => void h.close());
-			},
-			() => {
-				current = null;
-			}
-		);
+		// Closed by the process's stop (shutdown.ts), once nothing needs it any more.
+		current.catch(() => {
+			current = null;
+		});
 	}
 	return current;
 }

@@ -52,7 +52,7 @@ const schemas: Record<string, Schema> = {
 	JobDetail: {
 		allOf: [
 			{ $ref: '#/components/schemas/JobSummary' },
-			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'], description: "a lineage job: the deploy or preview that queued it" }, args: { type: 'object' }, result: { type: ['object', 'null'], description: 'a lineage job: progress {done, total} (models) while it runs; at the end models {analyzed, partial, failed, skipped}, column_edges, cache_hits, seconds, warnings; error when it failed' }, logs: str, logs_truncated: bool, redacted: bool, log_from: { type: 'integer', description: 'with log_offset only: where logs starts, in characters' }, log_length: { type: 'integer', description: 'with log_offset only: the whole log length in characters' } })
+			obj({ started_at: { type: ['string', 'null'] }, parent_job: { type: ['string', 'null'], description: "a lineage job: the deploy or preview that queued it" }, args: { type: 'object' }, result: { type: ['object', 'null'], description: 'a lineage job: progress {done, total} (models) while it runs; at the end models {analyzed, partial, failed, too_complex, skipped}, column_edges, cache_hits, seconds, budget_seconds (the time budget of the inference), over_budget (models not analysed when it ran out), warnings; error when it failed' }, logs: str, logs_truncated: bool, redacted: bool, log_from: { type: 'integer', description: 'with log_offset only: where logs starts, in characters' }, log_length: { type: 'integer', description: 'with log_offset only: the whole log length in characters' } })
 		]
 	},
 	ShareLinkInfo: obj(

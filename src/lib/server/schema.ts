@@ -213,7 +213,9 @@ export const job = pgTable(
 		index('job_ws_created_idx').on(t.workspace, t.createdAt),
 		index('job_ws_path_idx').on(t.workspace, t.scriptPath, t.createdAt),
 		index('job_queue_idx').on(t.status, t.createdAt),
-		index('job_parent_idx').on(t.parentJob)
+		index('job_parent_idx').on(t.parentJob),
+		// The fair claim of lineage jobs asks when each waiting workspace last had one claimed.
+		index('job_lineage_claimed_idx').on(t.workspace, t.startedAt).where(sql`kind = 'lineage'`)
 	]
 );
 

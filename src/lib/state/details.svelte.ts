@@ -109,7 +109,7 @@ export class RelationDetails {
 
 /** What the pane says about a relation's column lineage beyond the trace itself; null when nothing needs saying. */
 export interface LineageNotice {
-	state: 'inferring' | 'job-failed' | 'none' | 'failed' | 'partial' | 'skipped';
+	state: 'inferring' | 'job-failed' | 'none' | 'failed' | 'partial' | 'skipped' | 'too_complex';
 	text: string;
 	detail: string | null;
 	/** partial: the columns that could not be traced, each with why. */
@@ -148,6 +148,7 @@ export function lineageNotice(cl: ModelColumnLineage | null | undefined): Lineag
 		);
 	if (cl.outcome === 'failed') return notice('failed', "This model's compiled SQL could not be analysed.", `${cl.message ?? 'The parser gave no reason.'}${position(cl)}`);
 	if (cl.outcome === 'skipped') return notice('skipped', 'Column lineage was not inferred for this model.', cl.message);
+	if (cl.outcome === 'too_complex') return notice('too_complex', 'This model is too complex to analyse: its compiled SQL was not parsed.', cl.message);
 	if (cl.outcome === 'partial') {
 		const n = cl.untraced.length;
 		return notice('partial', n === 1 ? 'One column could not be traced.' : `${n} columns could not be traced.`, cl.message, cl.untraced);

@@ -212,6 +212,11 @@ describe('lineageNotice', () => {
 		['a parse failure whose message has its position', lineage({ outcome: 'failed', message: 'Parse error at line 6, column 54: Unexpected token', line: 6, column: 54 }), { state: 'failed', detail: 'Parse error at line 6, column 54: Unexpected token' }],
 		['a parse failure without a column', lineage({ outcome: 'failed', message: 'too complex to analyse', line: 3 }), { state: 'failed', detail: 'too complex to analyse (line 3 of the compiled SQL)' }],
 		['a skipped model', lineage({ outcome: 'skipped', message: 'a Python model' }), { state: 'skipped', text: 'Column lineage was not inferred for this model.', detail: 'a Python model' }],
+		[
+			'a model too complex to parse, with the figure that tripped',
+			lineage({ outcome: 'too_complex', message: 'too complex to analyse: 120,006 tokens, over the limit of 25,000 (checked before parsing)' }),
+			{ state: 'too_complex', text: 'This model is too complex to analyse: its compiled SQL was not parsed.', detail: 'too complex to analyse: 120,006 tokens, over the limit of 25,000 (checked before parsing)' }
+		],
 		['a partial model', lineage({ outcome: 'partial', untraced: [{ column: 'a', reason: 'r1' }, { column: 'b', reason: 'r2' }] }), { state: 'partial', text: '2 columns could not be traced.', untraced: [{ column: 'a', reason: 'r1' }, { column: 'b', reason: 'r2' }] }],
 		['a partial model with one column', lineage({ outcome: 'partial', untraced: [{ column: 'a', reason: 'r1' }] }), { state: 'partial', text: 'One column could not be traced.' }]
 	];

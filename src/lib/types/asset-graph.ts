@@ -52,7 +52,8 @@ export interface DbtProvenance {
 	column_lineage?: ModelColumnLineage | null;
 }
 
-export type ModelOutcomeKind = 'analyzed' | 'partial' | 'failed' | 'skipped';
+/** too_complex: the SQL was past a limit of the scan before parsing (its message names the figure). */
+export type ModelOutcomeKind = 'analyzed' | 'partial' | 'failed' | 'skipped' | 'too_complex';
 
 export interface ModelColumnLineage {
 	/** null: this graph has no column lineage at all. */
@@ -61,7 +62,7 @@ export interface ModelColumnLineage {
 	job: { id: string; status: JobStatus; done: number | null; total: number | null } | null;
 	/** null while the job is queued or running, when it failed, for engine lineage, and for a relation the job did not analyse (a source, a seed). */
 	outcome: ModelOutcomeKind | null;
-	/** failed: the parser's message (with line and column in the compiled SQL); skipped: the reason; a failed job: why. */
+	/** failed: the parser's message (with line and column in the compiled SQL); skipped, too_complex: the reason; a failed job: why. */
 	message: string | null;
 	line: number | null;
 	column: number | null;

@@ -173,6 +173,15 @@ async function replay(lines, hooks = {}) {
 
 async function hangForever() {
 	if (step.ignoreSigterm) process.on('SIGTERM', () => out('fake-dbt: ignoring SIGTERM'));
+	else if (step.sayOnSigterm) {
+		// As dbt does: a SIGTERM ends the invocation, and what it prints on the way out reaches the job log.
+		process.on('SIGTERM', () => {
+			out('fake-dbt: SIGTERM received, stopping');
+			process.exit(143);
+		});
+	}
+	// Said once the handler above is in place, so a test knows a signal now meets it.
+	if (step.ignoreSigterm || step.sayOnSigterm) out('fake-dbt: hanging until stopped');
 	setInterval(() => {}, 1 << 30);
 	await new Promise(() => {});
 }

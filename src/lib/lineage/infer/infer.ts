@@ -13,11 +13,12 @@
 // The rule throughout: where the SQL alone does not decide where a column comes from, the column
 // is reported untraced with the reason. A missing edge is visible; a wrong one is not.
 import { parse } from '@polyglot-sql/sdk';
+import { COMPLEXITY_LIMITS } from './complexity';
 import { POLYGLOT_DIALECT, quoteIdentifier } from './dialect';
 import { DEFAULT_BUDGET_MS, type InferInput, type InferResult, type InferredEdge, type InputColumn, type OutputColumn, type ParentRelation, type Untraced } from './types';
 
 /** Past this size a model is not analysed: parse time and memory grow with it, and no real model is near it. */
-export const MAX_SQL_CHARS = 1_000_000;
+export const MAX_SQL_CHARS = COMPLEXITY_LIMITS.chars;
 /** Nesting deeper than this (parentheses, subqueries) is "too complex to analyse". */
 const MAX_DEPTH = 400;
 

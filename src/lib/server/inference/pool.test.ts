@@ -1,6 +1,9 @@
-// inferProject: worker threads, DAG order, a per-model budget, crashes contained, the cache.
+// inferProject: worker threads, DAG order, a per-model budget, crashes contained, the cache, the
+// scan before parsing and the job's time budget.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { pathologicalSql } from '../../../../tests/support/pathological-sql';
+import { COMPLEXITY_LIMITS, tooComplex } from '../../lineage/infer/complexity';
 import type { InferencePlan, PlannedModel, PlannedRelation } from '../../lineage/infer/index';
 import { MAX_SQL_CHARS } from '../../lineage/infer/infer';
 import { inferProject, type InferCache, type ModelLineage } from './pool';
@@ -119,22 +122,24 @@ describe('inferProject on bad input: bounded per model, the others unaffected', 
 	const huge = `select ${columns}\nfrom db.raw.orders\n${'-- padding so the model is a megabyte of SQL\n'.repeat(Math.floor((MAX_SQL_CHARS - columns.length - 30) / 45))}`;
 	const cases: { name: string; sql: string; outcome: string[]; message?: RegExp }[] = [
 		{ name: 'SQL that does not parse', sql: 'select id,, from db.raw.orders where', outcome: ['failed'], message: /./ },
-		{ name: '500 nested parentheses', sql: nested, outcome: ['failed'], message: /too complex to analyse/ },
+		{ name: '500 nested parentheses', sql: nested, outcome: ['too_complex'], message: /^too complex to analyse: brackets or CASE expressions nested 500 deep, over the limit of 100 \(checked before parsing\)$/ },
 		// Either within the budget or over it, depending on the machine: never a crash, never unbounded.
 		{ name: 'a 200-branch UNION', sql: union, outcome: ['analyzed', 'failed'] },
 		{ name: 'a 1 MB compiled model', sql: huge, outcome: ['analyzed', 'failed'] }
 	];
 
+	it('the megabyte model is under every limit of the scan: the parser and the budget are what bound it', () => {
+		expect(tooComplex(huge, 'duckdb')).toBeNull();
+	});
+
 	it.each(cases)('$name', async ({ sql, outcome, message }) => {
 		const plan = planOf([SOURCE], [model('model.p.before', good, []), model('model.p.bad', sql, []), model('model.p.after', good, [])]);
-		const started = performance.now();
+		// How long this takes belongs in bench/: here only what each model ends as.
 		const r = await inferProject(plan, { threads: 1, budgetMs: 2_000 });
-		// The budget bounds the model (plus a thread's start-up when it had to be replaced).
-		expect(performance.now() - started).toBeLessThan(15_000);
 		const m = byNode(r.models);
 		expect(sql.length).toBeLessThanOrEqual(MAX_SQL_CHARS);
 		expect(outcome).toContain(m.get('model.p.bad')!.outcome);
-		if (m.get('model.p.bad')!.outcome === 'failed') expect(m.get('model.p.bad')!.message).toMatch(message ?? /too complex to analyse/);
+		if (m.get('model.p.bad')!.outcome !== 'analyzed') expect(m.get('model.p.bad')!.message).toMatch(message ?? /too complex to analyse/);
 		expect([m.get('model.p.before')!.outcome, m.get('model.p.after')!.outcome]).toEqual(['analyzed', 'analyzed']);
 	});
 
@@ -152,10 +157,7 @@ describe('inferProject on bad input: bounded per model, the others unaffected', 
 		// load), over 150 ms; a one-line model takes under 1 ms. (At an 800 ms budget it passed on a
 		// loaded machine and failed on an idle one.)
 		const plan = planOf([SOURCE], [model('model.p.slow', huge, []), ...Array.from({ length: 4 }, (_, k) => model(`model.p.ok${k}`, good, []))]);
-		const started = performance.now();
 		const r = await inferProject(plan, { threads: 1, budgetMs: 150 });
-		// Two attempts of 150 ms and the threads' starts, however loaded the machine.
-		expect(performance.now() - started).toBeLessThan(20_000);
 		const m = byNode(r.models);
 		expect(m.get('model.p.slow')).toMatchObject({ outcome: 'failed', cacheKey: null, message: 'too complex to analyse: over the 150 ms budget, twice' });
 		expect(r.models.filter((x) => x.node.startsWith('model.p.ok')).map((x) => x.outcome)).toEqual(['analyzed', 'analyzed', 'analyzed', 'analyzed']);
@@ -163,14 +165,16 @@ describe('inferProject on bad input: bounded per model, the others unaffected', 
 
 	it('a thread out of memory fails only its model, and a fresh thread takes the rest', async () => {
 		// 20 000 select items make a syntax tree far over a 16 MB heap; a one-column model fits it.
+		// The scan before parsing would stop this model first: it is off, so the parser sees it.
 		const wide = `select ${Array.from({ length: 20_000 }, (_, k) => `amount + ${k} as c${k}`).join(', ')} from db.raw.orders`;
 		const plan = planOf([SOURCE], [model('model.p.wide', wide, []), model('model.p.after', good, [])]);
-		const r = await inferProject(plan, { threads: 1, threadHeapMb: 16, budgetMs: 30_000 });
+		const r = await inferProject(plan, { threads: 1, threadHeapMb: 16, budgetMs: 30_000, complexityLimits: null });
 		const m = byNode(r.models);
 		expect(m.get('model.p.wide')).toMatchObject({ outcome: 'failed', cacheKey: null });
 		expect(m.get('model.p.wide')!.message).toMatch(/too complex to analyse: out of memory/);
 		expect(m.get('model.p.after')!.outcome).toBe('analyzed');
-	});
+		// Two threads start through tsx here: on a loaded 2-core machine that alone nears 30 s.
+	}, 120_000);
 });
 
 /** A cache in a Map, counting what it is asked. */
@@ -229,6 +233,90 @@ describe('inferProject with a cache', () => {
 		expect(r2.cacheHits).toBe(20);
 		const m3 = byNode(r2.models).get('model.p.m3_4')!;
 		expect(m3.outputColumns).toEqual(['id', 'customer_id', 'amount', 'status', 'added']);
+	});
+});
+
+describe('the scan before parsing', () => {
+	const good = (k: number) => `select id, amount + ${k} as amount from db.raw.orders`;
+
+	it('marks every pathological shape too_complex with the figure that tripped, uncached; the other models are analysed', async () => {
+		// Five of each shape, each a distinct model, between ordinary ones.
+		const bad = Array.from({ length: 5 }, (_, v) => pathologicalSql({ variant: v }).map((p, i) => ({ ...p, node: `model.p.bad_${i}_${v}` }))).flat();
+		const models = bad.flatMap((b, k) => [model(b.node, b.sql, [SOURCE.node]), model(`model.p.ok${k}`, good(k), [SOURCE.node])]);
+		const cache = new MapCache();
+		const r = await inferProject(planOf([SOURCE], models), { threads: 1, cache });
+		const m = byNode(r.models);
+		for (const b of bad) {
+			const got = m.get(b.node)!;
+			expect(got).toMatchObject({ outcome: 'too_complex', edges: [], cacheKey: null, message: tooComplex(b.sql, 'duckdb')!.message });
+			expect(got.message).toMatch(new RegExp(`over the limit of ${COMPLEXITY_LIMITS[b.trips].toLocaleString('en-US')} \\(checked before parsing\\)$`));
+		}
+		expect(r.models.filter((x) => x.node.startsWith('model.p.ok')).map((x) => x.outcome)).toEqual(bad.map(() => 'analyzed'));
+		expect(r.overBudget).toBe(0);
+		// Only the analysed models are cached: a verdict of the scan costs less than a lookup.
+		expect(cache.put_).toBe(bad.length);
+	});
+
+	it('a model waiting for a too_complex parent is released and analysed with what is known', async () => {
+		const [parens] = pathologicalSql();
+		const plan = planOf(
+			[SOURCE, rel('model.p.a', ['db', 'main', 'a'], null)],
+			[model('model.p.child', 'select * from db.main.a', ['model.p.a']), model('model.p.a', parens.sql, [SOURCE.node])]
+		);
+		const r = byNode((await inferProject(plan, { threads: 1 })).models);
+		expect(r.get('model.p.a')!.outcome).toBe('too_complex');
+		expect(r.get('model.p.child')!.outcome).toBe('partial');
+	});
+});
+
+describe("the job's time budget", () => {
+	it('when it runs out, the models not yet inferred fail with the reason and the rest is answered', async () => {
+		const ok = (k: number) => model(`model.p.ok${k}`, `select id, amount + ${k} as amount from db.raw.orders`, [SOURCE.node]);
+		const cache = new MapCache();
+		await inferProject(planOf([SOURCE], [ok(1), ok(2)]), { threads: 1, cache });
+		expect(cache.entries.size).toBe(2);
+		const [parens, wide] = pathologicalSql();
+		// Limits that let the 20,000-column select through to the parser, which takes seconds on it;
+		// ok1 and ok2 come from the cache, the nested parentheses from the scan: none of them needs a
+		// thread. `after` waits for the wide model's columns (the catalog lacks them).
+		const plan = planOf(
+			[SOURCE, rel('model.p.wide', ['db', 'main', 'wide'], null)],
+			[
+				ok(1),
+				model('model.p.parens', parens.sql, []),
+				model('model.p.wide', wide.sql, []),
+				model('model.p.after', 'select * from db.main.wide', ['model.p.wide']),
+				ok(2),
+				model('model.p.py', null, [], null, 'a Python model')
+			]
+		);
+		const r = await inferProject(plan, { threads: 1, cache, budgetMs: 120_000, jobBudgetMs: 300, complexityLimits: { ...COMPLEXITY_LIMITS, tokens: 1_000_000 } });
+		const m = byNode(r.models);
+		expect(r.models.map((x) => [x.node, x.outcome])).toEqual([
+			['model.p.ok1', 'analyzed'],
+			['model.p.parens', 'too_complex'],
+			['model.p.wide', 'failed'],
+			['model.p.after', 'failed'],
+			['model.p.ok2', 'analyzed'],
+			['model.p.py', 'skipped']
+		]);
+		for (const node of ['model.p.wide', 'model.p.after'])
+			expect(m.get(node)).toMatchObject({ cacheKey: null, message: "not analysed: the lineage job's time budget of 0.3 s ran out first (the next deploy tries it again)" });
+		expect(r.overBudget).toBe(2);
+		expect(r.cacheHits).toBe(2);
+	});
+
+	it('models ready together are inferred shortest SQL first, so a budget cut leaves the most analysed', async () => {
+		const union = Array.from({ length: 50 }, (_, k) => `select id, amount + ${k} as amount from db.raw.orders`).join('\nunion all\n');
+		const plan = planOf([SOURCE], [model('model.p.long', union, []), model('model.p.short', 'select id from db.raw.orders', []), model('model.p.mid', 'select id, amount from db.raw.orders', [])]);
+		const cache = new MapCache();
+		const order: string[] = [];
+		cache.put = async (entries) => {
+			order.push(...entries.map((e) => e.node));
+		};
+		await inferProject(plan, { threads: 1, cache });
+		// One thread answers in the order it was given the models; the cache is written in that order.
+		expect(order).toEqual(['model.p.short', 'model.p.mid', 'model.p.long']);
 	});
 });
 

@@ -5,24 +5,31 @@
 // catalog lacks waits for that relation's model, whose inferred output columns then expand its
 // `select *`. The thread runs this same module, loaded with the tag in its workerData (as the
 // manifest thread does, src/lib/server/ingest/manifest-thread.ts).
+//
+// Two bounds keep one project from holding a thread for long: a linear scan of each model's SQL
+// on the caller's thread marks an absurd one `too_complex` before any parse, and the whole
+// inference may be given a time budget, past which the models not yet inferred are failed and
+// the rest is answered.
 import { createHash } from 'node:crypto';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import type * as Infer from '../../lineage/infer/infer';
+import { COMPLEXITY_LIMITS, tooComplex, type ComplexityLimits } from '../../lineage/infer/complexity';
 import { resolverOf, type InferencePlan, type PlannedModel, type PlannedRelation } from '../../lineage/infer/manifest';
 import { DEFAULT_BUDGET_MS, type InferDialect, type InferredEdge, type InferResult, type RelationLookup, type Untraced } from '../../lineage/infer/types';
+import type { ModelOutcomeKind } from '../../types/asset-graph';
 
 const THREAD_TAG = 'tributary-lineage-inference';
 /** Changes whenever what inference answers for the same input may change: old cache entries then miss. */
 export const ENGINE_VERSION = 'polyglot-0.12.1/infer-1';
 
-export type ModelOutcomeKind = 'analyzed' | 'partial' | 'failed' | 'skipped';
+export type { ModelOutcomeKind };
 
 export interface ModelLineage {
 	node: string;
 	outcome: ModelOutcomeKind;
 	edges: InferredEdge[];
 	untraced: Untraced[];
-	/** failed: the parser's (or the budget's) message; skipped: the reason. */
+	/** failed: the parser's (or the budget's) message; skipped, too_complex: the reason (with the figure that tripped). */
 	message: string | null;
 	/** failed at a parse: the position in the compiled SQL (1-based). */
 	line: number | null;
@@ -52,6 +59,14 @@ export interface InferOptions {
 	threads?: number;
 	/** Per-model wall time, parse included; default DEFAULT_BUDGET_MS. */
 	budgetMs?: number;
+	/**
+	 * Wall time for the whole inference, thread starts included; none by default. When it runs out
+	 * the models not yet inferred are failed with the reason (not cached, so a later run tries them
+	 * again) and the answer is what was inferred by then.
+	 */
+	jobBudgetMs?: number;
+	/** The scan before parsing (COMPLEXITY_LIMITS by default); null: every model is parsed. */
+	complexityLimits?: Readonly<ComplexityLimits> | null;
 	/** Each thread's V8 heap bound, in MB (WASM memory is outside it and bounded by the parser's own guards). */
 	threadHeapMb?: number;
 	cache?: InferCache;
@@ -64,6 +79,8 @@ export interface InferProjectResult {
 	models: ModelLineage[];
 	warnings: string[];
 	cacheHits: number;
+	/** Models failed because the job's time budget ran out before they were inferred. */
+	overBudget: number;
 }
 
 // ─── The thread ───────────────────────────────────────────────────────────────────────────
@@ -156,6 +173,8 @@ export const DEFAULT_THREADS = 1;
 const DEFAULT_THREAD_HEAP_MB = 256;
 /** Queued models worth starting one more thread for. */
 const MODELS_PER_THREAD = 200;
+/** The scans before parsing run at most this long on the caller's thread before it yields to other work. */
+const SCAN_SLICE_MS = 10;
 /** After a model this long its thread is replaced: the parser's memory grows with the SQL and is never given back. */
 const RECYCLE_SQL_CHARS = 256 * 1024;
 
@@ -190,6 +209,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 	const budgetMs = opts.budgetMs ?? DEFAULT_BUDGET_MS;
 	const threads = Math.max(1, opts.threads ?? DEFAULT_THREADS);
 	const heapMb = opts.threadHeapMb ?? DEFAULT_THREAD_HEAP_MB;
+	const limits = opts.complexityLimits === undefined ? COMPLEXITY_LIMITS : opts.complexityLimits;
 	const signal = opts.signal;
 	if (signal?.aborted) throw new AbortedError(signal.reason);
 
@@ -203,6 +223,8 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 	const lacking = new Set(plan.notInCatalog);
 	let done = 0;
 	let cacheHits = 0;
+	let overBudget = 0;
+	let outOfTime = false;
 	const fresh: ModelLineage[] = [];
 
 	// An ephemeral parent is inlined: its own parents are the model's.
@@ -385,15 +407,65 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 		while (slots.length < want) spawn();
 	};
 
+	// Before any parse: a model far past what real SQL reaches is answered from the scan alone.
+	const rejectTooComplex = (m: PlannedModel): boolean => {
+		if (!limits) return false;
+		const started = performance.now();
+		const verdict = tooComplex(m.sql!, plan.dialect, limits);
+		if (!verdict) return false;
+		const ms = performance.now() - started;
+		complete({ node: m.node, outcome: 'too_complex', edges: [], untraced: [], message: verdict.message, line: null, column: null, outputColumns: m.outputColumns, cacheKey: null, warnings: [], ms });
+		return true;
+	};
+
+	// The job's budget ran out: what runs is stopped, and every model without an outcome gets this one.
+	const cutShort = () => {
+		for (const slot of [...slots]) retire(slot);
+		tasks.length = 0;
+		ready = [];
+		const message = `not analysed: the lineage job's time budget of ${Math.round(opts.jobBudgetMs! / 100) / 10} s ran out first (the next deploy tries it again)`;
+		for (const m of plan.models) {
+			if (results.has(m.node)) continue;
+			results.set(m.node, { node: m.node, outcome: 'failed', edges: [], untraced: [], message, line: null, column: null, outputColumns: m.outputColumns, cacheKey: null, warnings: [], ms: null });
+			done++;
+			overBudget++;
+		}
+		report();
+	};
+
 	const onAbort = () => poke();
 	signal?.addEventListener('abort', onAbort);
+	const budgetTimer =
+		opts.jobBudgetMs === undefined
+			? null
+			: setTimeout(() => {
+					outOfTime = true;
+					poke();
+				}, Math.max(0, opts.jobBudgetMs));
 	try {
 		while (done < total) {
 			if (signal?.aborted) throw new AbortedError(signal.reason);
 			if (failure) throw failure;
+			if (outOfTime) {
+				cutShort();
+				break;
+			}
 			if (ready.length) {
-				const batch = ready;
+				const waiting = ready;
 				ready = [];
+				const batch: PlannedModel[] = [];
+				let slice = performance.now();
+				for (const m of waiting) {
+					if (!rejectTooComplex(m)) batch.push(m);
+					// The scan runs on the caller's thread (the web server's, for the worker of `npm start`): it lets others in between models.
+					if (performance.now() - slice > SCAN_SLICE_MS) {
+						await new Promise((r) => setImmediate(r));
+						slice = performance.now();
+					}
+				}
+				if (batch.length === 0) continue;
+				// Shortest SQL first: when a job's budget runs out, as many of its models as could be are analysed.
+				batch.sort((x, y) => x.sql!.length - y.sql!.length);
 				for (const m of batch) keys.set(m.node, keyOf(m));
 				const hits = opts.cache ? await opts.cache.get(batch.map((m) => keys.get(m.node)!)) : new Map<string, ModelLineage>();
 				for (const m of batch) {
@@ -417,9 +489,10 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			await new Promise<void>((r) => (wake = r));
 		}
 	} finally {
+		if (budgetTimer) clearTimeout(budgetTimer);
 		signal?.removeEventListener('abort', onAbort);
 		for (const slot of [...slots]) retire(slot);
 	}
 	if (opts.cache && fresh.length) await opts.cache.put(fresh);
-	return { models: plan.models.map((m) => results.get(m.node)!), warnings, cacheHits };
+	return { models: plan.models.map((m) => results.get(m.node)!), warnings, cacheHits, overBudget };
 }

@@ -5,6 +5,7 @@ import { createHash, type Hash } from 'node:crypto';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { GraphNodeInput } from '$lib/lineage/asset-graph';
+import type { ModelOutcomeKind } from '$lib/types/asset-graph';
 import { directComponents } from '$lib/lineage/components';
 import type { Database, Tx } from '../db';
 import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
@@ -322,7 +323,7 @@ export function assignComponents(rows: ColumnEdgeRow[]): ColumnEdgeRow[] {
 
 /** One model's inference outcome as dbt_node.column_lineage stores it. */
 export interface StoredModelOutcome {
-	outcome: 'analyzed' | 'partial' | 'failed' | 'skipped';
+	outcome: ModelOutcomeKind;
 	message: string | null;
 	line: number | null;
 	column: number | null;

@@ -36,17 +36,28 @@ interface ClaimRow {
 }
 
 /**
- * Takes the oldest queued job of `kinds` (runs and lineage jobs) for `workerId`, or null. The inner SELECT locks the row it picks
- * and skips rows other claimers hold, so two workers never take one job; a job canceled before
- * it was claimed is no longer `queued` and is never picked.
+ * Takes the next queued job of `kinds` (runs and lineage jobs) for `workerId`, or null. Runs go
+ * oldest first. Lineage jobs go fairly across workspaces: the oldest of the workspace that least
+ * recently had one claimed (one that never had one first), so one workspace's backlog of deploys
+ * delays another's first lineage job by at most the job already running per slot, never by the
+ * whole backlog. The inner SELECT locks the row it picks and skips rows other claimers hold, so
+ * two workers never take one job; a job canceled before it was claimed is no longer `queued` and
+ * is never picked.
  */
 export async function claimNextJob(h: Database, workerId: string, kinds: readonly ('run' | 'deploy' | 'lineage')[] = ['run', 'deploy', 'lineage']): Promise<ClaimedJob | null> {
 	const [r] = await h.rows<ClaimRow>(
 		sql`update job set status = 'running', worker_id = ${workerId}, started_at = now(), heartbeat_at = now()
-		     where id = (select id from job
-		                  where status = 'queued' and kind = any(${sql.param([...kinds])}::text[]) and not cancel_requested
-		                  order by created_at, id
-		                  for update skip locked
+		     where id = (with waiting as (select distinct workspace from job
+		                                   where status = 'queued' and kind = 'lineage' and not cancel_requested),
+		                      last_claim as (select w.workspace,
+		                                            (select max(l.started_at) from job l
+		                                              where l.workspace = w.workspace and l.kind = 'lineage') as at
+		                                       from waiting w)
+		                 select j.id from job j
+		                   left join last_claim c on j.kind = 'lineage' and c.workspace = j.workspace
+		                  where j.status = 'queued' and j.kind = any(${sql.param([...kinds])}::text[]) and not j.cancel_requested
+		                  order by coalesce(c.at, '-infinity'::timestamptz), j.created_at, j.id
+		                  for update of j skip locked
 		                  limit 1)
 		       and status = 'queued'
 		 returning id::text as id, workspace, kind, script_path, script_hash::text as script_hash, created_by, permissioned_as,
@@ -97,6 +108,21 @@ export async function finishJob(
 		sql`update job set status = ${end.status}, result = ${JSON.stringify(end.result ?? null)}::jsonb, completed_at = now(),
 		                   logs = logs || ${end.log}
 		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running'
+		 returning id::text as id`
+	);
+	return rows.length > 0;
+}
+
+/**
+ * Puts a running job held by `workerId` back in the queue, as if never claimed, with `log` appended:
+ * its worker stopped before the job did anything that cannot be done again. False when the job
+ * was no longer this worker's, or someone asked to cancel it (it then ends instead).
+ */
+export async function requeueJob(h: Database, jobId: string, workerId: string, log: string): Promise<boolean> {
+	const rows = await h.rows<{ id: string }>(
+		sql`update job set status = 'queued', worker_id = null, started_at = null, heartbeat_at = null, result = null,
+		                   logs = logs || ${log}
+		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running' and not cancel_requested
 		 returning id::text as id`
 	);
 	return rows.length > 0;

@@ -35,7 +35,7 @@ export interface ProcessLimits {
 	deadline: number;
 	/** Aborted when the job is canceled (or its worker stops). */
 	signal: AbortSignal;
-	/** Between SIGTERM and SIGKILL; a function is asked at stop time (a worker shutting down allows none). */
+	/** Between SIGTERM and SIGKILL; a function is asked at stop time (a worker shutting down allows what its stop grants). */
 	killGraceMs: number | (() => number);
 }
 
@@ -141,6 +141,20 @@ function terminateSupervised(leader: number): void {
 	}
 }
 
+/** The process groups of the children running now (each child leads one). */
+const liveGroups = new Set<number>();
+
+/**
+ * SIGKILL to every child's process group, at once and synchronously: for a process that is about
+ * to exit without waiting for its jobs (a second stop signal), so no dbt outlives it. A supervising
+ * leader (bubblewrap) takes its sandbox with it.
+ */
+export function killChildGroups(): number {
+	let killed = 0;
+	for (const pgid of liveGroups) if (killGroup(pgid, 'SIGKILL')) killed++;
+	return killed;
+}
+
 /** Whether any process of the group is alive. */
 export function groupAlive(pgid: number): boolean {
 	try {
@@ -207,6 +221,7 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 		for (const l of outLines.push(d)) out.onLine?.(l, 'stdout');
 	});
 	child.stderr!.on('data', (d: Buffer) => emitErr(errLines.push(d)));
+	if (pgid !== null) liveGroups.add(pgid);
 	if (pgid !== null && spec.pidFile) await writeFile(spec.pidFile, `${pgid}\n${spec.cwd}\n`).catch(() => {});
 
 	let end: ProcessEnd = 'exited';
@@ -236,6 +251,7 @@ export async function runProcess(spec: ProcessSpec, limits: ProcessLimits, out: 
 	if (pgid !== null) {
 		// Whatever the leader left in its group goes with it.
 		if (groupAlive(pgid)) killGroup(pgid, 'SIGKILL');
+		liveGroups.delete(pgid);
 	}
 	// The pipes close when the last writer is gone; a process that escaped the group could hold
 	// them open for ever, so the wait is bounded.

@@ -78,6 +78,10 @@ export interface ExecContext {
 	deadline: number;
 	config: RunnerConfig;
 	log: JobLog;
+	/** Between SIGTERM and SIGKILL when the worker stops (asked at stop time); none: SIGKILL at once. */
+	stopGraceMs?: () => number;
+	/** Told the dbt command (`build`, `compile`, …) of each invocation as it starts. */
+	onInvocation?: (command: string) => void;
 }
 
 export interface JobEnd {
@@ -120,8 +124,9 @@ export interface Prepared {
 	nodes: RunNodeResult[];
 }
 
-/** A worker that is shutting down kills at once: its process is about to exit. */
-const graceOf = (ctx: Pick<ExecContext, 'signal' | 'config'>): number => (ctx.signal.reason === ('worker-stopped' satisfies StopReason) ? 0 : ctx.config.killGraceMs);
+/** A worker that is shutting down allows what its stop grants (its process is about to exit). */
+const graceOf = (ctx: Pick<ExecContext, 'signal' | 'config' | 'stopGraceMs'>): number =>
+	ctx.signal.reason === ('worker-stopped' satisfies StopReason) ? (ctx.stopGraceMs?.() ?? 0) : ctx.config.killGraceMs;
 
 const secs = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 
@@ -352,7 +357,7 @@ export async function setupProject(
 
 /** `dbt --version` of the engine, inside the sandbox as every invocation is. */
 export async function detectEngineIn(
-	ctx: Pick<ExecContext, 'config' | 'deadline' | 'signal'>,
+	ctx: Pick<ExecContext, 'config' | 'deadline' | 'signal' | 'stopGraceMs'>,
 	dbtBin: string,
 	dirs: JobDirs,
 	env: Record<string, string>,
@@ -452,6 +457,7 @@ export async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 		: null;
 	const deadline = Math.min(inv.deadline ?? ctx.deadline, ctx.deadline);
 	let outcome: ProcessOutcome;
+	ctx.onInvocation?.(inv.argv[0]);
 	try {
 		outcome = await runProcess(
 			{ bin: spec.bin, argv: spec.argv, cwd: p.dirs.project, env: p.env, pidFile: p.dirs.pidFile, supervised: spec.supervised, extraFds: spec.extraFds },
@@ -465,7 +471,7 @@ export async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	if (ctx.config.memoryMb && outcome.end === 'exited' && crashed(outcome)) memoryCrashes.set(outcome, ctx.config.memoryMb);
 	const skipped = follower?.stats().skippedLines ?? 0;
 	if (skipped) ctx.log.say(`live progress skipped ${skipped} over-long line${skipped === 1 ? '' : 's'} of dbt's JSON log`);
-	if (outcome.escalated) ctx.log.say(`dbt did not stop within ${secs(ctx.config.killGraceMs)} of SIGTERM; its process group was killed`);
+	if (outcome.escalated) ctx.log.say(`dbt did not stop within ${secs(graceOf(ctx))} of SIGTERM; its process group was killed`);
 	if (outcome.end === 'spawn_error') throw new JobFailure(`could not start dbt (${p.dbt.dbtBin}): ${outcome.spawnError}`);
 	const sandboxError = sandboxStartError(outcome);
 	if (sandboxError) throw new JobFailure(sandboxFailure(sandboxError).message);

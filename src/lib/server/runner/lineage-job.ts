@@ -2,9 +2,13 @@
 // SQL, queued by the deploy or preview that stored the graph. It reads the plan the deploy saved,
 // runs the inference on worker threads with the workspace's cache, and at the end replaces the
 // graph's column edges and stores each model's outcome in ONE transaction: a job that fails, times
-// out or dies midway leaves the graph exactly as the deploy stored it.
+// out or dies midway leaves the graph exactly as the deploy stored it. The inference itself has a
+// time budget in proportion to the job's models, inside the job's deadline: when it runs out the
+// models not yet inferred are failed and the rest is stored, so one project's absurd SQL holds a
+// lineage slot for a bounded time and still ends with the lineage of its other models.
 import type { JobStatus } from '$lib/types/jobs';
 import type { InferencePlan } from '$lib/lineage/infer/manifest';
+import { DEFAULT_BUDGET_MS } from '$lib/lineage/infer/types';
 import type { Database } from '../db';
 import { MAX_STORED_COLUMN_EDGES } from '../ingest/column-index';
 import { inferProject, type InferCache, type ModelLineage } from '../inference/pool';
@@ -35,6 +39,22 @@ export interface LineageJobEnd {
 export function modelBudgetMs(env: NodeJS.ProcessEnv = process.env): number | undefined {
 	const v = Number(env.TRIBUTARY_LINEAGE_MODEL_BUDGET_MS);
 	return env.TRIBUTARY_LINEAGE_MODEL_BUDGET_MS && Number.isFinite(v) && v > 0 ? v : undefined;
+}
+
+/** A job's inference budget before its per-model part: the threads' start, and room for one slow model's two attempts. */
+const JOB_BUDGET_BASE_MS = 10_000;
+/** The budget's part per model: a real model takes a few ms on a busy machine, so this is far more than any needs. */
+const JOB_BUDGET_PER_MODEL_MS = 100;
+/** Of the time left before the job's deadline, the share the inference may take: the rest is for storing its edges. */
+const INFERENCE_SHARE_OF_DEADLINE = 0.8;
+
+/**
+ * How long a job of `models` models may infer: in proportion to its size, and never past 80% of
+ * the time its deadline (TRIBUTARY_LINEAGE_TIMEOUT_S) leaves, so what was inferred is still stored.
+ */
+export function jobBudgetMs(models: number, timeLeftMs: number, modelBudget: number = DEFAULT_BUDGET_MS): number {
+	const proportional = JOB_BUDGET_BASE_MS + 2 * modelBudget + models * JOB_BUDGET_PER_MODEL_MS;
+	return Math.max(0, Math.min(proportional, Math.floor(timeLeftMs * INFERENCE_SHARE_OF_DEADLINE)));
 }
 
 /** How often a running job's progress is written (each write is one UPDATE of the job row). */
@@ -88,12 +108,16 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 	}
 	const key = lineageGraphKey(job);
 	const total = plan.models.filter((m) => m.sql !== null && m.skip === null).length;
-	log.say(`inferring column lineage of ${total} models (${plan.dialect}) for ${job.scriptPath}`);
+	const budgetMs = jobBudgetMs(total, ctx.deadline - Date.now(), modelBudgetMs());
+	const budgetS = Math.round(budgetMs / 100) / 10;
+	log.say(`inferring column lineage of ${total} models (${plan.dialect}) for ${job.scriptPath} within ${budgetS} s`);
 
 	// One signal for the worker's stop reasons and the job's own deadline.
 	const stop = new AbortController();
 	const onAbort = () => stop.abort(ctx.signal.reason);
 	ctx.signal.addEventListener('abort', onAbort, { once: true });
+	// Stopped while the plan was read: an abort before the listener never reaches it.
+	if (ctx.signal.aborted) onAbort();
 	const timer = setTimeout(() => stop.abort('deadline'), Math.max(0, ctx.deadline - Date.now()));
 	let lastWrite = 0;
 	let pending: Promise<void> = Promise.resolve();
@@ -107,7 +131,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 	};
 	try {
 		const started = Date.now();
-		const run = inferProject(plan, { threads: ctx.threads, budgetMs: modelBudgetMs(), cache: dbCache(h, job.workspace), onProgress, signal: stop.signal });
+		const run = inferProject(plan, { threads: ctx.threads, budgetMs: modelBudgetMs(), jobBudgetMs: budgetMs, cache: dbCache(h, job.workspace), onProgress, signal: stop.signal });
 		// The pool answers an abort by rejecting; the race also ends a pool that did not notice.
 		const aborted = new Promise<never>((_, reject) => {
 			if (stop.signal.aborted) reject(stop.signal.reason);
@@ -125,14 +149,15 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			const s = stopMessage(stop.signal.reason, timeoutS);
 			log.say(s.message);
 			await pending;
-			await deleteLineagePlan(h, job.id);
+			// A stopping worker hands the job back with its plan, or deletes the plan itself.
+			if (stop.signal.reason !== ('worker-stopped' satisfies StopReason)) await deleteLineagePlan(h, job.id);
 			return { status: s.status, result: { error: s.message, progress } };
 		}
 		await pending;
 		const seconds = (Date.now() - started) / 1000;
 
 		const inGraph = await graphNodeIds(h, key);
-		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
+		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0, too_complex: 0, pending: 0 };
 		const outcomes = new Map<string, StoredModelOutcome>();
 		const edges = new Map<string, ColumnEdgeRow>();
 		for (const m of answer.models) {
@@ -140,6 +165,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			counts[m.outcome]++;
 			outcomes.set(m.node, { outcome: m.outcome, message: m.message, line: m.line, column: m.column, untraced: m.untraced ?? [] });
 			if (m.outcome === 'failed') log.say(`failed: ${m.node}: ${m.message ?? 'no message'}${position(m)}`);
+			else if (m.outcome === 'too_complex') log.say(`too complex: ${m.node}: ${m.message ?? 'no message'}`);
 			else if (m.outcome === 'partial') {
 				log.say(`partial: ${m.node}: ${(m.untraced ?? []).map((u) => `${u.column} (${u.reason})`).join('; ')}`);
 			}
@@ -158,6 +184,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			}
 		}
 		for (const w of answer.warnings) log.say(`warning: ${w}`);
+		if (answer.overBudget) log.say(`the time budget of ${budgetS} s ran out: ${answer.overBudget} models were not analysed (the next deploy tries them again); storing the rest`);
 		const kept = capEdges([...edges.values()]);
 		if (kept.dropped) log.say(`warning: ${kept.dropped} inferred edges over the ${MAX_STORED_COLUMN_EDGES}-edge cap were dropped (non-direct kinds first)`);
 		const storeStarted = Date.now();
@@ -176,6 +203,8 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			cache_hits: answer.cacheHits,
 			inferred: total - answer.cacheHits,
 			seconds: Math.round(seconds * 1000) / 1000,
+			budget_seconds: budgetS,
+			over_budget: answer.overBudget,
 			store_seconds: (Date.now() - storeStarted) / 1000,
 			dialect: plan.dialect,
 			// The warnings name columns (authored): they are in the log, which readers of the project alone get.
@@ -185,7 +214,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 		};
 		log.say(
 			stored
-				? `stored ${kept.edges.length} inferred column edges in ${result.store_seconds} s: ${counts.analyzed} analyzed, ${counts.partial} partial, ${counts.failed} failed, ${counts.skipped} skipped ` +
+				? `stored ${kept.edges.length} inferred column edges in ${result.store_seconds} s: ${counts.analyzed} analyzed, ${counts.partial} partial, ${counts.failed} failed, ${counts.too_complex} too complex, ${counts.skipped} skipped ` +
 						`(${answer.cacheHits} from the cache) in ${result.seconds} s`
 				: 'the graph was replaced or removed while the job ran: nothing stored'
 		);

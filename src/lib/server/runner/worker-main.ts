@@ -1,8 +1,10 @@
 // `npm run worker`: a job worker process of its own (built to build/worker.js). Scaling out is
-// starting more of these against one Postgres. SIGTERM/SIGINT stop it cleanly: no new claims,
-// the jobs in flight are stopped (their dbt process groups killed) and marked failed.
+// starting more of these against one Postgres. SIGTERM/SIGINT stop it as shutdown.ts says: no new
+// claims, the jobs in flight handed back (their dbt process groups stopped; re-queued or failed
+// as hand-back.ts decides), the database closed, exit 0.
 import { isMainThread } from 'node:worker_threads';
 import { openDatabase } from '../db';
+import { exitOnStopSignals, shutdownGraceMs } from '../shutdown';
 import { Worker } from './worker';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
@@ -20,20 +22,18 @@ async function main(): Promise<void> {
 	const needless = ['TRIBUTARY_SECRET', 'TRIBUTARY_ADMIN_PASSWORD'].filter((k) => process.env[k]);
 	if (needless.length) say(`note: ${needless.join(' and ')} ${needless.length === 1 ? 'is' : 'are'} set, but a worker does not need ${needless.length === 1 ? 'it' : 'them'}: start workers with DATABASE_URL and TRIBUTARY_ENCRYPTION_KEY only`);
 	if (!process.env.TRIBUTARY_ENCRYPTION_KEY) say('note: TRIBUTARY_ENCRYPTION_KEY is not set: warehouse secrets are opened with the key derived from the share-link secret stored in the database');
+	const graceMs = shutdownGraceMs();
 	const h = await openDatabase({ url });
 	const worker = new Worker({ h, log: say }).start();
 	say(`worker ${worker.id} polling for dbt jobs (DBT_BIN=${process.env.DBT_BIN || 'dbt'})`);
-	let stopping = false;
-	const stop = async (signal: string) => {
-		if (stopping) return;
-		stopping = true;
-		say(`worker ${worker.id}: ${signal}, stopping`);
-		await worker.stop();
-		await h.close();
-		process.exit(0);
-	};
-	process.on('SIGTERM', () => void stop('SIGTERM'));
-	process.on('SIGINT', () => void stop('SIGINT'));
+	exitOnStopSignals({
+		graceMs,
+		log: (line) => say(`worker ${worker.id}: ${line}`),
+		stop: async (signal) => {
+			await worker.stop({ handBack: true, withinMs: graceMs, why: signal });
+			await h.close();
+		}
+	});
 }
 
 // This bundle is also what a manifest-parse thread loads (ingest/manifest-thread.ts runs its own

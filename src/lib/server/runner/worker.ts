@@ -11,7 +11,8 @@ import { pushRunEvents } from '../openlineage-push';
 import { beatWorker, removeWorker } from '../repo/workers';
 import { runnerConfigFromEnv, SANDBOX_OFF_WARNING, type RunnerConfig } from './config';
 import { deleteLineagePlan } from '../repo/inference';
-import { executeJob, UNREPORTED_MESSAGE, type StopReason } from './execute';
+import { executeJob, UNREPORTED_MESSAGE, type ExecContext, type StopReason } from './execute';
+import { handBack } from './hand-back';
 import { JobLog } from './job-log';
 import { executeLineageJob } from './lineage-job';
 import { executeDeployJob } from './deploy-job';
@@ -49,6 +50,20 @@ interface Running {
 	job: ClaimedJob;
 	abort: AbortController;
 	done: Promise<void>;
+	/** The dbt commands its invocations started, in order (what a hand-back decides by). */
+	commands: string[];
+}
+
+export interface StopOptions {
+	/**
+	 * Hand the jobs in flight back (hand-back.ts): re-queue those that changed nothing yet, end the
+	 * others failed saying why. Without it every job in flight ends failed.
+	 */
+	handBack?: boolean;
+	/** At most this long between SIGTERM and SIGKILL for their dbt (the runner's kill grace when shorter); default 0, SIGKILL at once. */
+	withinMs?: number;
+	/** Why the worker stops (a signal's name), for the jobs' logs. */
+	why?: string;
 }
 
 export class Worker {
@@ -62,6 +77,7 @@ export class Worker {
 	private readonly log: (line: string) => void;
 	private readonly running = new Map<string, Running>();
 	private stopping = false;
+	private stopOptions: StopOptions = {};
 	private loop: Promise<void> | null = null;
 	private wake: (() => void) | null = null;
 	private lastReap = 0;
@@ -95,15 +111,21 @@ export class Worker {
 	}
 
 	/**
-	 * Stops claiming, stops the jobs in flight (their process groups are killed; each ends failed
-	 * with WORKER_STOPPED_MESSAGE when the database is still reachable), and waits for them.
+	 * Stops claiming, stops the jobs in flight (their process groups are stopped; each is handed back
+	 * or ends failed with WORKER_STOPPED_MESSAGE, while the database is reachable), and waits for them.
 	 */
-	async stop(): Promise<void> {
+	async stop(opts: StopOptions = {}): Promise<void> {
 		this.stopping = true;
+		this.stopOptions = opts;
 		this.wake?.();
-		for (const r of this.running.values()) r.abort.abort('worker-stopped' satisfies StopReason);
-		await Promise.allSettled([...this.running.values()].map((r) => r.done));
+		const abortAll = () => {
+			for (const r of this.running.values()) r.abort.abort('worker-stopped' satisfies StopReason);
+		};
+		abortAll();
 		await this.loop;
+		// A claim in flight when the stop began lands after it: that job is stopped like the rest.
+		abortAll();
+		await Promise.allSettled([...this.running.values()].map((r) => r.done));
 		await removeWorker(this.opts.h, this.id).catch(() => {});
 	}
 
@@ -177,15 +199,24 @@ export class Worker {
 
 	private begin(job: ClaimedJob): void {
 		const abort = new AbortController();
-		const entry: Running = { job, abort, done: Promise.resolve() };
+		const entry: Running = { job, abort, done: Promise.resolve(), commands: [] };
 		this.running.set(job.id, entry);
-		entry.done = this.execute(job, abort).finally(() => {
+		entry.done = this.execute(entry).finally(() => {
 			this.running.delete(job.id);
 			this.kick();
 		});
 	}
 
-	private async execute(job: ClaimedJob, abort: AbortController): Promise<void> {
+	/** What a run tells its worker's stop (the commands it started), and what the stop grants its dbt. */
+	private stopHooks(entry: Running): Pick<ExecContext, 'stopGraceMs' | 'onInvocation'> {
+		return {
+			stopGraceMs: () => Math.min(this.config.killGraceMs, this.stopOptions.withinMs ?? 0),
+			onInvocation: (command) => entry.commands.push(command)
+		};
+	}
+
+	private async execute(entry: Running): Promise<void> {
+		const { job, abort } = entry;
 		const h = this.opts.h;
 		const log = new JobLog((text) => appendRunningLog(h, job.id, this.id, text), {
 			consoleBytes: this.config.consoleLogBytes,
@@ -209,14 +240,26 @@ export class Worker {
 				job.kind === 'lineage'
 					? await executeLineageJob({ h, job, workerId: this.id, signal: abort.signal, deadline, log })
 					: job.kind === 'deploy'
-						? await executeDeployJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log })
-						: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log });
+						? await executeDeployJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) })
+						: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
 			clearInterval(beat);
+			let unwritten = '';
+			const stoppedByUs = abort.signal.reason === ('worker-stopped' satisfies StopReason);
+			if (stoppedByUs && this.stopOptions.handBack && end.status === 'failure') {
+				const back = await handBack(h, job, this.id, entry.commands, this.stopOptions.why, log);
+				if (back.requeued) {
+					this.log(`worker ${this.id}: job ${job.id} handed back to the queue`);
+					return;
+				}
+				unwritten = back.unwritten;
+			}
+			// Not re-queued: its plan goes with it, as with a reclaimed job.
+			if (stoppedByUs && job.kind === 'lineage') await deleteLineagePlan(h, job.id).catch(() => {});
 			if (this.config.openLineage && job.kind === 'run') {
 				await pushRunEvents(h, settledView(job, end.status), { status: end.status, result: end.result, completedAt: new Date() }, this.config.openLineage, (l) => log.say(l));
 			}
 			await log.settled();
-			const finished = await finishJob(h, job.id, this.id, { status: end.status, result: end.result, log: log.drain() });
+			const finished = await finishJob(h, job.id, this.id, { status: end.status, result: end.result, log: unwritten + log.drain() });
 			if (!finished) this.log(`worker ${this.id}: job ${job.id} was no longer ours when it ended (reclaimed)`);
 			this.log(`worker ${this.id}: job ${job.id} ${end.status}`);
 		} catch (e) {
@@ -296,9 +339,9 @@ export function startProcessWorker(opts: WorkerOptions): Worker {
 	return inProcess;
 }
 
-export async function stopProcessWorker(): Promise<void> {
+export async function stopProcessWorker(opts?: StopOptions): Promise<void> {
 	const w = inProcess;
 	inProcess = null;
-	await w?.stop();
+	await w?.stop(opts);
 }
 

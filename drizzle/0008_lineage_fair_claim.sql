@@ -1,0 +1,1 @@
+CREATE INDEX "job_lineage_claimed_idx" ON "job" USING btree ("workspace","started_at") WHERE kind = 'lineage';
