@@ -138,3 +138,41 @@ export async function assetUsageOf(tx: Tx, workspace: string, path: string) {
 		.where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)))
 		.orderBy(assetUsage.assetKind, assetUsage.assetPath);
 }
+
+export interface VersionDetail {
+	path: string;
+	hash: bigint;
+	language: string;
+	createdBy: string;
+	createdAt: Date;
+	pending: boolean;
+	lock: unknown;
+	hasProjectFiles: boolean;
+	/** The newest deploy job of the version (the one that pinned it, or is pinning it). */
+	deployJob: { id: string; status: string } | null;
+}
+
+/** A version as its API answer shows it (deleted ones are gone). */
+export async function versionDetail(h: Database, workspace: string, hash: bigint): Promise<VersionDetail | null> {
+	const [r] = await h.rows<{ path: string; language: string; created_by: string; created_at: unknown; pending: boolean; lock: unknown; archive: boolean; job_id: string | null; job_status: string | null }>(
+		sql`select s.path, s.language, s.created_by, s.created_at, s.pending, s.lock,
+		           exists (select 1 from script_archive a where a.workspace = s.workspace and a.hash = s.hash) as archive,
+		           j.id::text as job_id, j.status as job_status
+		      from script s
+		      left join lateral (select id, status from job where workspace = s.workspace and script_hash = s.hash and kind = 'deploy'
+		                          order by created_at desc limit 1) j on true
+		     where s.workspace = ${workspace} and s.hash = ${hash.toString()}::bigint and not s.deleted`
+	);
+	if (!r) return null;
+	return {
+		path: r.path,
+		hash,
+		language: r.language,
+		createdBy: r.created_by,
+		createdAt: new Date(r.created_at as string),
+		pending: r.pending,
+		lock: r.lock,
+		hasProjectFiles: r.archive,
+		deployJob: r.job_id ? { id: r.job_id, status: r.job_status! } : null
+	};
+}

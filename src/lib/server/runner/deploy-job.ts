@@ -114,7 +114,9 @@ export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
 		const shown = setup ? setup.mask(message) : message;
 		log.say(shown);
 		let live = mode === 'after_live';
-		if (mode === 'before_live' && hash !== null) {
+		// A worker shutting down hands this job back to the queue: its version stays pending for the next try.
+		const handedBack = ctx.signal.reason === 'worker-stopped';
+		if (mode === 'before_live' && hash !== null && !handedBack) {
 			const dropped = await h.db.transaction((tx) => dropPendingVersion(tx, job.workspace, hash)).catch(() => false);
 			if (dropped) log.say('the version was not pinned, so it was removed with everything stored for it; the previous version stays live');
 			live = false;
