@@ -43,8 +43,10 @@ export interface UploadRequest {
 	 * `at_first_run` queues nothing: the version's first run pins it.
 	 */
 	pin?: PinMode;
-	/** The deploy job of a pending version storing the graph it made itself (a source-only deploy). */
+	/** The deploy job of a pending version storing the graph it made itself (a source-only deploy), or a run refreshing its version's graph from the catalog it made. */
 	into?: { hash: bigint; jobId: string };
+	/** With `into`: store nothing when the new graph's digest equals this one (the graph is unchanged). */
+	unlessDigest?: string;
 }
 
 export const PIN_MODES = ['before_live', 'after_live', 'at_first_run'] as const;
@@ -84,6 +86,8 @@ export interface DeployAnswer {
 	log?: string[];
 	/** For the deploy job storing into a pending version: what it publishes once the version is live. */
 	pending_publish?: PendingPublish;
+	/** With `unlessDigest`: the graph was the same, nothing was stored. */
+	unchanged?: boolean;
 }
 
 export interface DeployColumnLineage {
@@ -216,6 +220,28 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 
 	const { digest, nodeDigests } = digestGraph(content);
 	mark(p, 'digest');
+	if (req.into && req.unlessDigest === digest) {
+		return {
+			hash: hashToHex(req.into.hash),
+			job_id: req.into.jobId,
+			nodes: nodes.length,
+			edges: parsed.edges.length,
+			column_edges: columnEdges?.length ?? null,
+			typed_nodes: typedNodes,
+			dropped,
+			warnings,
+			warehouse: descriptor.warehouse,
+			default_database: wh.defaultDatabase,
+			has_project_files: true,
+			url: `/w/${req.workspace}/run/${req.into.jobId}`,
+			lineage_job_id: null,
+			column_lineage: { source: null, models: { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 } },
+			live: true,
+			pin: null,
+			log: [...log, 'the graph is unchanged: nothing stored'],
+			unchanged: true
+		};
+	}
 	const hash = req.into ? req.into.hash : req.kind === 'deploy' ? newScriptHash() : null;
 	const pinMode: PinMode | null = req.kind === 'deploy' && req.project && !req.into ? (req.pin ?? 'before_live') : null;
 	// Pinned by a deploy job now, or by the version's first run.

@@ -19,6 +19,10 @@ export interface RunnerConfig {
 	packageCacheDir?: string | null;
 	/** Embedded DuckDB warehouses' folders; absent: TRIBUTARY_DATA_DIR/warehouses. */
 	warehouseDir?: string;
+	/** `dbt docs generate` after a build that built every relation (TRIBUTARY_CATALOG_PASS=0: never). */
+	catalogPass?: boolean;
+	/** The catalog pass's own deadline (TRIBUTARY_CATALOG_TIMEOUT_S), within half of the job's time left. */
+	catalogTimeoutS?: number;
 	/** Between SIGTERM and SIGKILL when a job is stopped. */
 	killGraceMs: number;
 	/** How often the JSON log is checked for new lines. */
@@ -61,6 +65,8 @@ export function runnerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Runne
 		engines: new EngineCache(engineSettingsFromEnv(env)),
 		packageCacheDir: path.resolve(env.TRIBUTARY_DATA_DIR || './data', 'packages'),
 		warehouseDir: warehousesRoot(env),
+		catalogPass: env.TRIBUTARY_CATALOG_PASS !== '0',
+		catalogTimeoutS: int(env.TRIBUTARY_CATALOG_TIMEOUT_S, 600, 1),
 		killGraceMs: int(env.TRIBUTARY_KILL_GRACE_MS, 10_000, 0),
 		logPollMs: int(env.TRIBUTARY_LOG_POLL_MS, 200, 10),
 		defaultTimeoutS: int(env.TRIBUTARY_JOB_TIMEOUT_S, 6 * 3600, 1),

@@ -59,7 +59,7 @@ export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
 		if (!version || version.deleted) throw new JobFailure(`version ${hashToHex(hash)} of ${job.scriptPath} no longer exists`);
 		const descriptor = parseDescriptor(version.content);
 		try {
-			setup = await setupProject(ctx, { version, descriptor, warehouseRequired: args.source_only === true, adapterType: args.adapter_type ?? null });
+			setup = await setupProject(ctx, { version, descriptor, warehouseRequired: args.source_only === true, usesWarehouse: args.source_only === true, adapterType: args.adapter_type ?? null });
 		} catch (e) {
 			// A worker with no way to run dbt must not cost a team its deploy of artifacts: the version
 			// goes live unpinned, and its runs say what is missing.

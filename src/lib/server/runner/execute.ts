@@ -16,7 +16,8 @@ import { ApiError } from '../http';
 import { parseDescriptor, type DbtDescriptor } from '../ingest/descriptor';
 import { IngestError } from '../ingest/errors';
 import { buildGraphContent, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
-import { digestGraph, pruneGraphs, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
+import { digestGraph, pruneGraphs, readMarker, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
+import { ingestUpload } from '../ingest/deploy';
 import { getJob, upsertProgress } from '../repo/jobs';
 import { nodeAssetPaths, readArchive, settleProgress, type ClaimedJob } from '../repo/queue';
 import { getVersion, setVersionLock, type ScriptVersion } from '../repo/scripts';
@@ -263,7 +264,14 @@ export type ProjectSetup = Pick<Prepared, 'dirs' | 'env' | 'network' | 'writable
  */
 export async function setupProject(
 	ctx: ExecContext,
-	opts: { version: ScriptVersion; descriptor: DbtDescriptor; warehouseRequired: boolean; adapterType: string | null }
+	opts: {
+		version: ScriptVersion;
+		descriptor: DbtDescriptor;
+		warehouseRequired: boolean;
+		adapterType: string | null;
+		/** False for a pin that only installs packages: the warehouse's `folders` rule governs what connects to it. */
+		usesWarehouse?: boolean;
+	}
 ): Promise<ProjectSetup> {
 	const { h, job, log } = ctx;
 	const { version, descriptor } = opts;
@@ -275,7 +283,7 @@ export async function setupProject(
 		throw new JobFailure(`the warehouse "${descriptor.warehouse}" this project builds into is not configured in this workspace: a workspace admin adds it under Settings → Warehouses`);
 	}
 	const allowed = wh ? warehouseFolders(wh.settings) : null;
-	if (wh && !mayRunAgainstWarehouse(allowed, job.scriptPath!)) {
+	if (wh && opts.usesWarehouse !== false && !mayRunAgainstWarehouse(allowed, job.scriptPath!)) {
 		throw new JobFailure(
 			`the warehouse "${wh.name}" may be used only by projects in ${allowed!.length ? allowed!.map((f) => `"${f}"`).join(', ') : 'no folder'}, and ${job.scriptPath} is not among them: a workspace admin lists its folder in the warehouse's settings.folders. dbt was not started.`
 		);
@@ -891,7 +899,93 @@ async function runBuild(p: Prepared): Promise<JobEnd> {
 		phase = await buildPhase(p, 'test');
 		phase = await retryFailedNodes(p, phase, budget);
 	}
-	return settle(p, phase);
+	const end = await settle(p, phase);
+	const catalog = await catalogPass(p, phase);
+	if (catalog) (end.result as Record<string, unknown>).catalog_pass = catalog;
+	return end;
+}
+
+/** What the catalog pass did, in the run's result. */
+export interface CatalogPassResult {
+	/** `refreshed`: the version's graph was stored anew; `unchanged`; `failed`: no catalog (the log says why). */
+	outcome: 'refreshed' | 'unchanged' | 'failed' | 'skipped';
+	seconds: number;
+	typed_nodes?: number;
+	lineage_job_id?: string | null;
+	reason?: string;
+}
+
+/**
+ * After a build or run whose models, seeds and snapshots all built (failed tests allowed), a
+ * bounded `dbt docs generate` reads what the warehouse really holds, and the version's graph is
+ * refreshed from its catalog (typed columns, and column lineage inferred again from the compiled
+ * SQL), unless the version's column lineage is the engine's own index. Whatever goes wrong costs
+ * only the refresh, with a line in the log.
+ */
+async function catalogPass(p: Prepared, phase: PhaseOutcome): Promise<CatalogPassResult | null> {
+	const { ctx } = p;
+	const { h, job, log } = ctx;
+	const started = Date.now();
+	const skipped = (reason: string): CatalogPassResult => {
+		log.say(`catalog pass skipped: ${reason}`);
+		return { outcome: 'skipped', seconds: 0, reason };
+	};
+	const command = p.resumed ? p.args.command : p.command;
+	if (command !== 'build' && command !== 'run') return null;
+	if (ctx.config.catalogPass === false) return null;
+	if (!phase.wrote) return null;
+	const broken = p.nodes.filter((n) => /^(model|seed|snapshot)\./.test(n.unique_id) && n.status === 'error');
+	if (broken.length) return skipped(`${broken.length} of the project's relations did not build, so the warehouse does not hold the project`);
+	if (job.scriptHash === null || !job.scriptPath) return null;
+	if (p.snapshot) return skipped("this run's model set is its own, not its version's");
+	const marker = await readMarker(h.db, versionKey(job.workspace, job.scriptPath, job.scriptHash));
+	if (!marker) return null;
+	const lineageSource = (marker.stats.column_lineage as { source?: string } | undefined)?.source;
+	if (lineageSource === 'engine') return skipped("this version's column lineage is the engine's own index, which a catalog would not improve");
+	const budgetMs = Math.min((ctx.config.catalogTimeoutS ?? 600) * 1000, Math.floor((ctx.deadline - Date.now()) / 2));
+	if (budgetMs < 5_000) return skipped('too little of the job\'s time is left');
+	const { outcome, timedOut } = await invoke(p, {
+		label: 'docs generate',
+		argv: ['docs', 'generate', ...p.common, '--target-path', p.dirs.catalogTarget, ...varsArgv(p)],
+		deadline: Date.now() + budgetMs,
+		console: false
+	});
+	const seconds = (Date.now() - started) / 1000;
+	const failed = (reason: string): CatalogPassResult => {
+		log.say(`No catalog: ${reason}. The run's outcome is unaffected; the version keeps the graph it had.`);
+		return { outcome: 'failed', seconds, reason };
+	};
+	if (timedOut) return failed(`dbt docs generate did not finish within ${secs(budgetMs)}`);
+	if (outcome.exitCode !== 0) return failed(`dbt docs generate failed (${exitText(outcome)})${stderrTail(outcome, p.mask, 8)}`);
+	const catalog = await fileIfExists(path.join(p.dirs.catalogTarget, 'catalog.json'), 'catalog.json');
+	const manifest = await fileIfExists(path.join(p.dirs.catalogTarget, 'manifest.json'), 'manifest.json');
+	if (!catalog || !manifest) return failed(`dbt docs generate wrote no ${catalog ? 'manifest.json' : 'catalog.json'}`);
+	try {
+		const version = await getVersion(h.db, job.workspace, job.scriptHash);
+		const answer = await ingestUpload(h, {
+			workspace: job.workspace,
+			path: job.scriptPath,
+			kind: 'deploy',
+			username: job.createdBy,
+			descriptor: version?.content ?? '',
+			manifest,
+			catalog,
+			into: { hash: job.scriptHash, jobId: job.id },
+			unlessDigest: marker.digest
+		});
+		const total = (Date.now() - started) / 1000;
+		if (answer.unchanged) {
+			log.say(`catalog pass: the warehouse holds what the version's graph says; nothing stored (${total.toFixed(1)} s)`);
+			return { outcome: 'unchanged', seconds: total, typed_nodes: answer.typed_nodes };
+		}
+		log.say(
+			`catalog pass: refreshed the version's graph from what the warehouse holds: ${answer.typed_nodes} relations with typed columns` +
+				`${answer.lineage_job_id ? `; column lineage is inferred again by lineage job ${answer.lineage_job_id}` : ''} (${total.toFixed(1)} s)`
+		);
+		return { outcome: 'refreshed', seconds: total, typed_nodes: answer.typed_nodes, lineage_job_id: answer.lineage_job_id };
+	} catch (e) {
+		return failed(`the catalog could not be stored: ${p.mask((e as Error).message)}`);
+	}
 }
 
 async function settle(p: Prepared, phase: PhaseOutcome): Promise<JobEnd> {
