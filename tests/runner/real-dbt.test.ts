@@ -2,7 +2,7 @@
 // see tests/support/real-dbt.ts), the demo project's SOURCE deployed without a manifest (the
 // deploy job parses it), an embedded DuckDB warehouse, and the runner's promises checked against
 // what dbt itself wrote (run_results.json in the kept job directory).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -10,9 +10,24 @@ import { generateProject, projectTarGz } from '../../src/lib/server/demo/generat
 import { tarGz } from '../../src/lib/server/demo/tarball';
 import { testBackends } from '../support/db';
 import { buildRunnerWorld, FOLDER, WS, type RunnerWorld } from '../support/runner-world';
-import { CORE_CURRENT, CORE_OLDER, describeRealDbt, testEngines } from '../support/real-dbt';
+import { CORE_CURRENT, CORE_OLDER, describeRealDbt, testEngines, tinyProject } from '../support/real-dbt';
 
 const LONG = 20 * 60_000;
+
+/** Host pids of live processes working inside `dir`. */
+function processesIn(dir: string): number[] {
+	const out: number[] = [];
+	for (const pid of readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
+		try {
+			const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+			if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z') continue;
+			if (readlinkSync(`/proc/${pid}/cwd`).startsWith(dir)) out.push(Number(pid));
+		} catch {
+			/* gone meanwhile */
+		}
+	}
+	return out;
+}
 
 function form(fields: Record<string, string | Uint8Array>): FormData {
 	const f = new FormData();
@@ -27,6 +42,9 @@ for (const kind of testBackends()) {
 	describeRealDbt(`real dbt-core through the runner (${kind.name})`, () => {
 		let world: RunnerWorld;
 		let scratch: string;
+		let buildId = '';
+		// Outside every folder a run is shown (not under /tmp, where the sandbox has a private tmpfs).
+		const outside = path.join(process.cwd(), '.cache', `written-by-a-model-${process.pid}`);
 		const demo = generateProject();
 
 		async function deploySource(name: string, descriptor: string, files?: Map<string, string | Uint8Array>): Promise<any> {
@@ -84,6 +102,7 @@ for (const kind of testBackends()) {
 			'a build: models are running before the job ends, and the result table equals run_results.json node by node',
 			async () => {
 				const id = await world.run('shop', { command: 'build' });
+				buildId = id;
 				let sawRunning = false;
 				for (;;) {
 					const job = (await world.wendy.get(`/api/w/${WS}/jobs/get/${id}?logs=false`)).body;
@@ -143,8 +162,87 @@ for (const kind of testBackends()) {
 			LONG
 		);
 
-		it('keeps the job directory of a run for these tests (sanity)', () => {
-			expect(existsSync(world.jobsDir)).toBe(true);
-		});
+		it(
+			'retry reruns only the failed and skipped nodes of the failed build',
+			async () => {
+				const before = (await world.wendy.get(`/api/w/${WS}/jobs/get/${buildId}?logs=false`)).body.result.nodes as { unique_id: string; status: string }[];
+				const redo = new Set(before.filter((n) => ['error', 'fail', 'skipped', 'runtime error'].includes(n.status)).map((n) => n.unique_id));
+				const id = await world.run('shop', { command: 'retry', retry_job: buildId });
+				const end = await world.waitJob(id, LONG);
+				expect(end.logs).toMatch(/\$ dbt retry/);
+				const written = JSON.parse(readFileSync(path.join(world.jobsDir, id, 'target', 'run_results.json'), 'utf8')) as { results: { unique_id: string }[] };
+				// Hooks (on-run-start) run with every invocation; every node retried was failed or skipped.
+				const nodes = written.results.filter((r) => !r.unique_id.startsWith('operation.'));
+				expect(nodes.length).toBeGreaterThan(0);
+				for (const r of nodes) expect(redo, `${r.unique_id} was not failed or skipped`).toContain(r.unique_id);
+			},
+			LONG
+		);
+
+		it(
+			'show returns rows; seed and snapshot run; parse stores nothing new for an unchanged project',
+			async () => {
+				const show = await world.waitJob(await world.run('shop', { command: 'show', model: 'stg_stores', limit: 3 }), LONG);
+				expect(show.status, show.logs).toBe('success');
+				expect(show.result.rows).toHaveLength(3);
+				expect(Object.keys(show.result.rows[0])).toContain('store_id');
+				for (const command of ['seed', 'snapshot']) {
+					const end = await world.waitJob(await world.run('shop', { command }), LONG);
+					expect(end.status, end.logs).toBe('success');
+					expect(end.result.nodes.length).toBeGreaterThan(0);
+					expect(end.result.nodes.every((n: { status: string }) => n.status === 'success')).toBe(true);
+				}
+				const parse = await world.waitJob(await world.run('shop', { command: 'parse' }), LONG);
+				expect(parse.status, parse.logs).toBe('success');
+				expect(parse.result.nodes).toBeGreaterThan(0);
+			},
+			LONG
+		);
+
+		it(
+			'a deploy whose dbt deps installs a local package pins it; a var override reaches the model',
+			async () => {
+				const files = tinyProject({ outside });
+				const { end } = await deploySource('tiny', `profile: {warehouse: lake}\nengine: {version: "${CORE_CURRENT}"}\nselect: [greeting]\n`, files);
+				expect(end.status, end.logs).toBe('success');
+				expect(end.logs).toMatch(/\$ dbt deps/);
+				expect(end.logs).not.toMatch(/dbt compile failed/);
+				expect(end.result.lock.package_lock_digest).toMatch(/^[0-9a-f]{64}$/);
+				const show = await world.waitJob(await world.run('tiny', { command: 'show', model: 'greeting', vars: { greeting: 'bonjour' } }), LONG);
+				expect(show.status, `${show.logs}\n${JSON.stringify(show.result)}`).toBe('success');
+				expect(show.result.rows).toEqual([{ greeting: 'bonjour', shouted: 'FROM A PACKAGE' }]);
+			},
+			LONG
+		);
+
+		it(
+			'project code in a real dbt-core process: every attack fails, and the ordinary calls still work',
+			async () => {
+				const id = await world.run('tiny', { command: 'run', select: ['attack'] });
+				const end = await world.waitJob(id, LONG);
+				expect(end.status, end.logs).toBe('success');
+				const lines = end.logs.split('\n').filter((l: string) => /^(attack|control) /.test(l.trim())).map((l: string) => l.trim());
+				expect(lines.length).toBeGreaterThan(10);
+				expect(lines.filter((l: string) => l.startsWith('attack') && !/: denied/.test(l))).toEqual([]);
+				expect(lines.filter((l: string) => l.startsWith('control') && !/: ok/.test(l))).toEqual([]);
+				expect(lines).toContainEqual(expect.stringMatching(/^attack unshare\(CLONE_NEWUSER\): denied EPERM/));
+				expect(existsSync(outside)).toBe(false);
+			},
+			LONG
+		);
+
+		it(
+			'a cancel mid-run stops dbt: the job ends canceled and no process is left in its directory',
+			async () => {
+				const id = await world.run('tiny', { command: 'run', select: ['slow'] });
+				await expect.poll(async () => (await world.progress(id)).map((r) => r.status), { timeout: LONG }).toContain('running');
+				expect(processesIn(path.join(world.jobsDir, id)).length).toBeGreaterThan(0);
+				await world.wendy.post(`/api/w/${WS}/jobs/cancel/${id}`);
+				const end = await world.waitJob(id, 120_000);
+				expect(end.status).toBe('canceled');
+				await expect.poll(() => processesIn(path.join(world.jobsDir, id)), { timeout: 30_000 }).toEqual([]);
+			},
+			LONG
+		);
 	});
 }

@@ -16,6 +16,8 @@ import { handBack } from './hand-back';
 import { JobLog } from './job-log';
 import { executeLineageJob } from './lineage-job';
 import { executeDeployJob } from './deploy-job';
+import { enginesOf, FUSION_MISSING } from './engine/for-job';
+import { EngineUnavailable, findPython } from './engine/provision';
 import { jobDirs } from './workdir';
 
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
@@ -103,6 +105,23 @@ export class Worker {
 		if (!this.loop && this.config.sandbox === 'off') process.stderr.write(`\n${SANDBOX_OFF_WARNING}\n\n`);
 		this.loop ??= this.run();
 		return this;
+	}
+
+	/**
+	 * Why this worker cannot run a project on the engine kind it asks for, in one sentence with the
+	 * fix (no Python to provision dbt-core with, no Fusion binary); null when it can. The run route
+	 * asks before queueing, so the refusal is the answer rather than a failed job.
+	 */
+	async engineProblem(kind: 'dbt-core' | 'fusion'): Promise<string | null> {
+		if (this.config.dbtBin) return null;
+		if (kind === 'fusion') return this.config.fusionBin ? null : FUSION_MISSING;
+		try {
+			await findPython(enginesOf(this.config).settings);
+			return null;
+		} catch (e) {
+			if (e instanceof EngineUnavailable) return e.message;
+			throw e;
+		}
 	}
 
 	/** Look for work now rather than at the next poll (the run route calls it after queueing). */

@@ -15,6 +15,9 @@ export interface JobEngine {
 	release: () => Promise<void>;
 }
 
+export const FUSION_MISSING =
+	'This project runs on dbt Fusion (`engine: {kind: fusion}`), which cannot be installed from a package index: the operator installs it on the worker and sets TRIBUTARY_FUSION_BIN to its path.';
+
 /** The job cannot get an engine: the message says why in words a project's owner can act on. */
 export class EngineRefused extends Error {
 	/** The worker has no way to provision any engine (no Python): not the project's fault. */
@@ -48,11 +51,7 @@ export async function engineForJob(
 		return { dbtBin: config.dbtBin, source: 'dbt_bin', provisioned: null, release: none };
 	}
 	if (opts.request.kind === 'fusion' || opts.lock?.engine === 'dbt-fusion') {
-		if (!config.fusionBin) {
-			throw new EngineRefused(
-				'this project runs on dbt Fusion (`engine: {kind: fusion}`), which cannot be installed from a package index: the operator installs it on the worker and sets TRIBUTARY_FUSION_BIN to its path'
-			);
-		}
+		if (!config.fusionBin) throw new EngineRefused(FUSION_MISSING, { unavailable: true });
 		return { dbtBin: config.fusionBin, source: 'fusion_bin', provisioned: null, release: none };
 	}
 	const lock = opts.lock?.source === 'provisioned' ? opts.lock : null;
