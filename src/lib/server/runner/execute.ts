@@ -812,12 +812,14 @@ async function writeResumedState(p: Prepared): Promise<void> {
 			batch_results: null
 		})),
 		elapsed_time: 0,
+		// dbt retry turns each of these back into a command-line option: an absent value must be
+		// absent (a null selector would become `--no-selector`, which dbt does not have).
 		args: {
 			which: r.command,
 			select: p.selection.select,
 			exclude: p.selection.exclude,
-			selector: p.selection.selector,
-			vars: p.vars
+			...(p.selection.selector ? { selector: p.selection.selector } : {}),
+			...(Object.keys(p.vars).length ? { vars: p.vars } : {})
 		}
 	};
 	await mkdir(p.dirs.target, { recursive: true });
