@@ -23,7 +23,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	infer: () => import('./infer'),
 	'infer-bounds': () => import('./infer-bounds'),
 	diff: () => import('./diff'),
-	'canvas-columns': () => import('./canvas-columns')
+	'canvas-columns': () => import('./canvas-columns'),
+	'real-dbt': () => import('./real-dbt')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -14,6 +14,17 @@ import { CORE_CURRENT, CORE_OLDER, describeRealDbt, testEngines, tinyProject } f
 
 const LONG = 20 * 60_000;
 
+/** A JSON event log's node events as `<event> <unique_id> <status>`, sorted (threads interleave them). */
+function nodeEvents(log: string): string[] {
+	return log
+		.split('\n')
+		.filter(Boolean)
+		.map((l) => JSON.parse(l) as { info: { name: string }; data: { node_info?: { unique_id: string; node_status: string } } })
+		.filter((e) => (e.info.name === 'NodeStart' || e.info.name === 'NodeFinished') && e.data.node_info)
+		.map((e) => `${e.info.name} ${e.data.node_info!.unique_id} ${e.data.node_info!.node_status}`)
+		.sort();
+}
+
 /** Host pids of live processes working inside `dir`. */
 function processesIn(dir: string): number[] {
 	const out: number[] = [];
@@ -131,6 +142,11 @@ for (const kind of testBackends()) {
 				expect(end.result.nodes.filter((n: { status: string }) => n.status === 'skipped').length).toBeGreaterThan(0);
 				expect(end.result.engine_version).toBe(end.result.engine_version);
 				expect(end.logs).toMatch(/engine dbt-core-1\.12\.\d+\+duckdb-[\d.]+\+py3\.\d+ \(installed; found in \d+ ms\)/);
+				// The stand-in replays what the real engine wrote (tests/fixtures/real-dbt, recorded by
+				// scripts/record-dbt-fixtures.ts): the same node events, node for node and state for state.
+				const recorded = path.join('tests/fixtures/real-dbt', end.result.engine_version, 'demo-build', 'dbt.log.jsonl');
+				expect(existsSync(recorded), `no recording of dbt-core ${end.result.engine_version}: run npx tsx scripts/record-dbt-fixtures.ts`).toBe(true);
+				expect(nodeEvents(readFileSync(path.join(world.jobsDir, id, 'logs', 'build', 'dbt.log'), 'utf8'))).toEqual(nodeEvents(readFileSync(recorded, 'utf8')));
 			},
 			LONG
 		);

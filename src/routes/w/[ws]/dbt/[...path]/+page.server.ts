@@ -13,6 +13,7 @@ import { folderOf, parseScriptPath } from '$lib/server/paths';
 import { getJobPayload, listJobs } from '$lib/server/repo/jobs';
 import { hexToHash } from '$lib/types/script-hash';
 import { readVersion } from '$lib/server/api/scripts/version';
+import { describeLock } from '$lib/server/dbt-engine-spec';
 import { processWorker } from '$lib/server/runner/worker';
 import type { PageServerLoad } from './$types';
 
@@ -83,7 +84,7 @@ export const load: PageServerLoad = async (event) => {
 		version,
 		runs,
 		mayRun: mayRun(p, path),
-		lock: detail?.lock ?? null,
+		lockLine: detail?.lock ? describeLock(detail.lock) : null,
 		pinJob: detail && !detail.live ? detail.deploy_job : null,
 		runProblem: runProblem ?? null,
 		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) })
