@@ -346,7 +346,9 @@ export async function uploadTarget(
 		manifest: read('manifest.json'),
 		column_lineage: extra.columnLineage ? new Uint8Array(readFileSync(extra.columnLineage)) : read('index/dbt.column_lineage.parquet'),
 		node_columns: read('index/dbt.node_columns.parquet'),
-		project: extra.project
+		project: extra.project,
+		// Live at once: a benchmark of reads or runs does not wait for a deploy job to pin it.
+		pin: extra.project ? 'at_first_run' : undefined
 	});
 }
 

@@ -10,7 +10,8 @@ import { create } from 'tar';
 
 const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS] [--descriptor FILE]
-                 [--project DIR | --no-project] [--no-wait]
+                 [--project DIR | --no-project] [--no-wait] [--pin before_live|after_live|at_first_run]
+       tributary deploy <project-dir> --path …   (the source alone: the server runs dbt parse)
                  preview only: [--fail-on breaking|partial|unknown|never] [--format text|markdown] [--from REF]
        tributary deploy-sql <file.sql> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS]
@@ -20,7 +21,13 @@ const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/u
   index, the server infers column lineage from the manifest's compiled SQL in a lineage job;
   the command waits for it and prints its counts (--no-wait: print the job and return). The project files (the directory
   holding dbt_project.yml, default: the parent of <target-dir>) are uploaded as a tar.gz without
-  target/, logs/ and .env* so the server can run the version.
+  target/, logs/ and .env* so the server can run the version. A deploy with project files is
+  pinned by a worker (its dbt engine provisioned, its packages installed) before it goes live
+  (--pin before_live, the default), in the background (after_live), or by its first run
+  (at_first_run); the command waits for the pin and prints the engine lock (--no-wait: return).
+  Given a project directory with no manifest.json (one holding dbt_project.yml), deploy uploads
+  the source alone and the server's deploy job makes the manifest with dbt parse (and compile),
+  so no dbt is needed where the command runs.
   --url and --token default to $TRIBUTARY_URL and $TRIBUTARY_TOKEN; --workspace to
   $TRIBUTARY_WORKSPACE, else the token's only workspace.
   preview then prints the lineage diff against --from (default: latest, the newest deployed
@@ -58,6 +65,7 @@ const { values, positionals } = parseArgs({
 		'fail-on': { type: 'string' },
 		format: { type: 'string' },
 		from: { type: 'string' },
+		pin: { type: 'string' },
 		help: { type: 'boolean', short: 'h' }
 	}
 });
@@ -85,32 +93,33 @@ if (command === 'deploy-sql') {
 	process.exit(0);
 }
 
+const PIN_MODES = ['before_live', 'after_live', 'at_first_run'];
+if (values.pin && !PIN_MODES.includes(values.pin)) fail(`--pin: unknown mode "${values.pin}" (${PIN_MODES.join(', ')})\n${USAGE}`, 2);
 const target = path.resolve(targetArg);
-if (!existsSync(path.join(target, 'manifest.json'))) fail(`${target}: no manifest.json here (is this a dbt target/ directory?)`);
+// A project directory without a manifest: the source alone, parsed by the server.
+const sourceOnly = command === 'deploy' && !existsSync(path.join(target, 'manifest.json')) && existsSync(path.join(target, 'dbt_project.yml'));
+if (!sourceOnly && !existsSync(path.join(target, 'manifest.json'))) {
+	fail(`${target}: no manifest.json here (is this a dbt target/ directory? ${command === 'deploy' ? 'or a project directory, with dbt_project.yml' : ''})`);
+}
+if (sourceOnly && values['no-project']) fail('--no-project: a deploy of a project directory uploads its source; nothing would be left to deploy', 2);
 
 function firstExisting(...candidates) {
 	return candidates.map((c) => path.join(target, c)).find((p) => existsSync(p));
 }
 
-const files = {
-	manifest: path.join(target, 'manifest.json'),
-	catalog: firstExisting('catalog.json'),
-	run_results: firstExisting('run_results.json'),
-	column_lineage: firstExisting(
-		'index/dbt.column_lineage.parquet',
-		'private/index/dbt.column_lineage.parquet',
-		'info_schema/v1/dbt.column_lineage.parquet'
-	),
-	node_columns: firstExisting(
-		'index/dbt.node_columns.parquet',
-		'private/index/dbt.node_columns.parquet',
-		'info_schema/v1/dbt.node_columns.parquet'
-	)
-};
+const files = sourceOnly
+	? {}
+	: {
+			manifest: path.join(target, 'manifest.json'),
+			catalog: firstExisting('catalog.json'),
+			run_results: firstExisting('run_results.json'),
+			column_lineage: firstExisting('index/dbt.column_lineage.parquet', 'private/index/dbt.column_lineage.parquet', 'info_schema/v1/dbt.column_lineage.parquet'),
+			node_columns: firstExisting('index/dbt.node_columns.parquet', 'private/index/dbt.node_columns.parquet', 'info_schema/v1/dbt.node_columns.parquet')
+		};
 
 async function projectArchive() {
 	if (values['no-project']) return null;
-	const dir = path.resolve(values.project ?? path.dirname(target));
+	const dir = path.resolve(values.project ?? (sourceOnly ? target : path.dirname(target)));
 	if (!existsSync(path.join(dir, 'dbt_project.yml'))) {
 		if (values.project) fail(`${dir}: no dbt_project.yml here`);
 		return null;
@@ -129,6 +138,7 @@ async function main() {
 	// First, before the files (FormData keeps this order): the server gates on it.
 	form.set('path', values.path);
 	if (values.descriptor) form.set('descriptor', readFileSync(values.descriptor, 'utf8'));
+	if (values.pin) form.set('pin', values.pin);
 	let total = 0;
 	for (const [field, file] of Object.entries(files)) {
 		if (!file) continue;
@@ -137,7 +147,8 @@ async function main() {
 		form.set(field, new Blob([bytes]), path.basename(file));
 		process.stderr.write(`  ${field.padEnd(15)} ${path.relative(process.cwd(), file)} (${mb(statSync(file).size)})\n`);
 	}
-	if (!files.column_lineage) {
+	if (sourceOnly) process.stderr.write('  no manifest.json: uploading the source alone; the server parses it\n');
+	else if (!files.column_lineage) {
 		process.stderr.write('  no column-lineage index in this target: column lineage is inferred from the compiled SQL\n');
 		if (!files.catalog) {
 			process.stderr.write(
@@ -199,6 +210,14 @@ async function main() {
 	if (!res.ok) fail(`${command} failed (${res.status}): ${await errorText(res)}`);
 	const a = await res.json();
 	const secs = ((Date.now() - started) / 1000).toFixed(1);
+	if (sourceOnly) {
+		process.stdout.write(`uploaded ${values.path} version ${a.hash} in ${secs}s; deploy job ${a.job_id} parses it: ${url}${a.url}\n`);
+		for (const w of a.warnings ?? []) process.stdout.write(`  warning: ${w}\n`);
+		if (values['no-wait']) return;
+		const pinned = await waitPin(workspace, headers, a.job_id);
+		if (pinned.lineage_job_id) await waitLineage(workspace, headers, pinned.lineage_job_id, false);
+		return;
+	}
 	const lines = [
 		`${command === 'deploy' ? `deployed ${values.path} version ${a.hash}` : `preview of ${values.path} stored`} in ${secs}s`,
 		`  nodes ${a.nodes}, edges ${a.edges}, column edges ${a.column_edges ?? 'none'}, typed nodes ${a.typed_nodes}`,
@@ -214,8 +233,44 @@ async function main() {
 	const quiet = command === 'preview' && format === 'markdown';
 	if (!quiet) process.stdout.write(`${lines.join('\n')}\n`);
 	// The diff classifies column changes by their lineage: wait for the inferred edges first.
+	if (a.pin && !values['no-wait']) await waitPin(workspace, headers, a.pin.job_id);
+	else if (a.pin) process.stdout.write(`  pinning in deploy job ${a.pin.job_id} (${a.pin.mode})\n`);
 	if (a.lineage_job_id && !values['no-wait']) await waitLineage(workspace, headers, a.lineage_job_id, quiet);
 	if (command === 'preview') await previewDiff(headers, workspace, a);
+}
+
+/**
+ * Follows the deploy job pinning a version: its log as it grows (provisioning an engine the first
+ * time takes a while), then the lock; exits 1 when the pin fails (a pending version is then gone).
+ */
+async function waitPin(workspace, headers, id) {
+	let offset = 0;
+	for (;;) {
+		const res = await fetch(`${url}/api/w/${workspace}/jobs/get/${id}?log_offset=${offset}`, { headers });
+		if (res.status === 403) {
+			process.stderr.write(`tributary: warning: this token cannot read jobs (it needs jobs:read), so the command cannot follow deploy job ${id}; the version goes live when it is pinned\n`);
+			return {};
+		}
+		if (!res.ok) fail(`deploy job ${id}: ${res.status} ${await errorText(res)}`);
+		const j = await res.json();
+		if (typeof j.logs === 'string' && j.logs) {
+			process.stderr.write(j.logs.split('\n').filter(Boolean).map((l) => `  | ${l}\n`).join(''));
+			offset = (j.log_from ?? offset) + j.logs.length;
+		}
+		if (j.status !== 'queued' && j.status !== 'running') {
+			const r = j.result ?? {};
+			if (j.status !== 'success') fail(`the deploy job ${id} ended ${j.status}: ${r.error ?? 'see its log'}`);
+			const l = r.lock;
+			process.stdout.write(
+				l
+					? `  pinned: ${l.engine} ${l.engine_version}${l.adapter ? ` + ${l.adapter} ${l.adapter_version}` : ''}${l.python_version ? `, Python ${l.python_version}` : ''}${l.package_lock_digest ? `, packages ${l.package_lock_digest.slice(0, 12)}` : ''}; the version is live\n`
+					: '  live, not pinned (see the warnings)\n'
+			);
+			for (const w of r.warnings ?? []) if (/^not pinned/.test(w)) process.stdout.write(`  warning: ${w}\n`);
+			return r;
+		}
+		await sleep(1000);
+	}
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -111,6 +111,8 @@ function deployForm(name: string, manifest: string, scenario: Scenario): FormDat
 		['fake-dbt.json', JSON.stringify(scenario)]
 	]);
 	form.set('project', new Blob([new Uint8Array(tarGz(files))]), 'project.tar.gz');
+	// Live at once (what this file tests is processes, not pinning): the first run pins it.
+	form.set('pin', 'at_first_run');
 	return form;
 }
 

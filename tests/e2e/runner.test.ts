@@ -44,6 +44,7 @@ async function setUp(app: RunningApp, scenarios: Record<string, Scenario>): Prom
 			['fake-dbt.json', JSON.stringify(scenario)]
 		]);
 		form.set('project', new Blob([tarGz(files) as Uint8Array<ArrayBuffer>]), 'project.tar.gz');
+		form.set('pin', 'at_first_run');
 		const d = await call(app, cookie, 'POST', '/api/w/acme/scripts/dbt/deploy', form);
 		expect(d.status, JSON.stringify(d.body)).toBe(201);
 	}

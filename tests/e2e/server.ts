@@ -6,6 +6,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { ENGINE_DIR } from '../support/real-dbt';
 import { SANDBOX_READ_ONLY } from '../support/sandbox-inputs';
 
 export const CHROMIUM = '/usr/bin/chromium';
@@ -81,6 +82,8 @@ export async function startApp(env: Record<string, string> = {}): Promise<Runnin
 		TRIBUTARY_ADMIN_PASSWORD: 'correct horse battery staple',
 		// dbt runs sandboxed, as by default: the stand-in's recorded inputs are shown to it read-only.
 		TRIBUTARY_SANDBOX_READ_ONLY: SANDBOX_READ_ONLY.join(':'),
+		// Real engines are provisioned once for the whole suite (.ci/run fills this cache first).
+		TRIBUTARY_ENGINE_DIR: ENGINE_DIR,
 		...env
 	});
 	const url = `http://127.0.0.1:${port}`;

@@ -228,6 +228,7 @@ class Server {
 				['fake-dbt.json', JSON.stringify(scenario)]
 			]);
 			form.set('project', new Blob([tarGz(files) as Uint8Array<ArrayBuffer>]), 'project.tar.gz');
+			form.set('pin', 'at_first_run');
 			const r = await this.call('POST', '/api/w/acme/scripts/dbt/deploy', form);
 			expect(r.status, JSON.stringify(r.body)).toBe(201);
 		}

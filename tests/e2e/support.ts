@@ -97,6 +97,8 @@ export async function deployProject(
 	} else {
 		form.set('project', new Blob([bytes(await projectTarGz(project))]), 'project.tar.gz');
 	}
+	// Live at once, as these journeys need it: pinning has tests of its own (tests/runner/real-dbt, runs).
+	if (withProject) form.set('pin', 'at_first_run');
 	return api.ok('POST', '/api/w/demo/scripts/dbt/deploy', form);
 }
 

@@ -146,6 +146,8 @@ describeFixtures('recorded runs', () => {
 			deploy.set('column_lineage', new Blob([project.columnLineageParquet as Uint8Array<ArrayBuffer>]), 'dbt.column_lineage.parquet');
 			deploy.set('node_columns', new Blob([project.nodeColumnsParquet as Uint8Array<ArrayBuffer>]), 'dbt.node_columns.parquet');
 			deploy.set('project', new Blob([await projectTarGz(project) as Uint8Array<ArrayBuffer>]), 'project.tar.gz');
+			// Recorded runs need no engine here: the version is live at once, pinned by a run of its own if it ever has one.
+			deploy.set('pin', 'at_first_run');
 			await w.admin.post(`/api/w/${WS}/warehouses`, { name: 'shop', default_database: project.meta.database });
 			expect((await w.wendy.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: deploy })).status).toBe(201);
 			const r = await record(w.wendy, {

@@ -275,11 +275,26 @@ describeFixtures('dbt runs through the worker', () => {
 			expect(job.status, job.logs).toBe('success');
 			expect(job.logs).toContain('$ dbt deps --project-dir <job>/project');
 			expect(job.logs.indexOf('Installing dbt-labs/dbt_utils')).toBeLessThan(job.logs.indexOf('fake-dbt argv: ["run"'));
-			await w.deploy('pkgs_down', { ...replay(OK_RUN, {}, RUN_MANIFEST), default: { mode: 'deps-fail' } }, { manifest: RUN_MANIFEST, extraFiles: packages });
+			// The deploy pinned the packages: the run installed exactly those (the same package-lock digest).
+			const pinned = (await w.wendy.get(`/api/w/${WS}/scripts/dbt/version/${w.lastDeploy.hash}`)).body;
+			expect(pinned.lock.package_lock_digest).toMatch(/^[0-9a-f]{64}$/);
+			// A deploy whose deps fail fails with dbt's message, and no version of it is stored.
+			await w.deploy('pkgs_down', { ...replay(OK_RUN, {}, RUN_MANIFEST), default: { mode: 'deps-fail' } }, { manifest: RUN_MANIFEST, extraFiles: packages, pin: 'after_live' });
+			const pin = await w.waitJob(w.lastDeploy.pin.job_id);
+			expect(pin.status).toBe('failure');
+			expect(pin.result.error).toMatch(/^dbt deps failed \(exit code 2\), so the project's packages are missing and nothing was built\nRuntime Error\n {2}Could not resolve package/);
 			const failed = await w.waitJob(await w.run('pkgs_down', { command: 'run' }));
 			expect(failed.status).toBe('failure');
-			expect(failed.result.error).toMatch(/^dbt deps failed \(exit code 2\), so the project's packages are missing and nothing was built\nRuntime Error\n {2}Could not resolve package/);
+			expect(failed.result.error).toMatch(/^dbt deps failed \(exit code 2\)/);
 			expect(failed.logs).not.toContain('fake-dbt argv: ["run"');
+			// Packages that resolve differently from the pin fail the run closed, naming both digests.
+			await w.deploy('pkgs_drift', { ...replay(OK_RUN, {}, RUN_MANIFEST), commands: { ...replay(OK_RUN, {}, RUN_MANIFEST).commands, deps: { mode: 'deps-drift' } } }, { manifest: RUN_MANIFEST, extraFiles: packages });
+			const lock = (await w.wendy.get(`/api/w/${WS}/scripts/dbt/version/${w.lastDeploy.hash}`)).body.lock;
+			const drift = await w.waitJob(await w.run('pkgs_drift', { command: 'run' }));
+			expect(drift.status).toBe('failure');
+			expect(drift.result.error).toContain(`the one this version was pinned with (digest ${lock.package_lock_digest})`);
+			expect(drift.result.error).toMatch(/package-lock\.yml \(digest [0-9a-f]{64}\) differs/);
+			expect(drift.logs).not.toContain('fake-dbt argv: ["run"');
 		});
 
 		it('show: one model\'s rows as the result, limit passed to dbt', async () => {

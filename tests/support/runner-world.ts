@@ -68,7 +68,18 @@ export interface RunnerWorld {
 	config: RunnerConfig;
 	jobsDir: string;
 	/** Deploys a project at `f/data/<name>` whose files carry `scenario`; answers its version hash. */
-	deploy(name: string, scenario: Scenario, opts?: { descriptor?: string; manifest?: string; withProject?: boolean; extraFiles?: Record<string, string> }): Promise<string>;
+	/**
+	 * Deploys a project at `f/data/<name>` whose files carry `scenario`; answers its version hash
+	 * once it is live (a deploy with project files is pinned by the worker first, unless `pin` says
+	 * otherwise or the worker is not started, which pins at the first run).
+	 */
+	deploy(
+		name: string,
+		scenario: Scenario,
+		opts?: { descriptor?: string; manifest?: string; withProject?: boolean; extraFiles?: Record<string, string>; pin?: 'before_live' | 'after_live' | 'at_first_run' }
+	): Promise<string>;
+	/** The last deploy's answer. */
+	lastDeploy: any;
 	/** Queues a run as wendy; answers the job id. */
 	run(name: string, body?: Record<string, unknown>, client?: ApiClient): Promise<string>;
 	/** Waits for a job to end; answers jobs/get. */
@@ -146,6 +157,7 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 		worker,
 		config,
 		jobsDir,
+		lastDeploy: null,
 		async deploy(name, scenario, opts = {}) {
 			const files = new Map<string, string>([
 				['dbt_project.yml', 'name: jaffle_shop\nversion: "1.0.0"\nconfig-version: 2\nprofile: jaffle_shop\n'],
@@ -159,7 +171,15 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 			};
 			if (opts.descriptor !== undefined) fields.descriptor = opts.descriptor;
 			if (opts.withProject !== false) fields.project = tarGz(files);
+			const pin = opts.pin ?? (workerOpts.start === false ? 'at_first_run' : undefined);
+			if (pin) fields.pin = pin;
 			const r = await ok(wendy.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: form(fields) }));
+			world.lastDeploy = r.body;
+			const pinJob = (r.body as { pin?: { job_id: string; mode: string } | null }).pin;
+			if (pinJob && pinJob.mode === 'before_live') {
+				const end = await world.waitJob(pinJob.job_id, 120_000);
+				expect(end.status, `the deploy job pinning ${name} ended ${end.status}:\n${end.logs}`).toBe('success');
+			}
 			return (r.body as { hash: string }).hash;
 		},
 		async run(name, body = {}, client = wendy) {

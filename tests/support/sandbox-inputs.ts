@@ -9,5 +9,8 @@ import { FIXTURES } from './fixtures';
 export const SANDBOX_INPUTS = path.join(tmpdir(), 'tributary-test-inputs');
 mkdirSync(SANDBOX_INPUTS, { recursive: true });
 
+/** What the real engine wrote, recorded by scripts/record-dbt-fixtures.ts, for the stand-in to replay. */
+export const REAL_DBT_RECORDINGS = path.resolve('tests/fixtures/real-dbt');
+
 /** The paths a test worker shows its sandbox read-only. */
-export const SANDBOX_READ_ONLY = [FIXTURES, SANDBOX_INPUTS];
+export const SANDBOX_READ_ONLY = [FIXTURES, SANDBOX_INPUTS, REAL_DBT_RECORDINGS];

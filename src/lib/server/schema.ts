@@ -155,7 +155,12 @@ export const script = pgTable(
 		createdBy: text('created_by').notNull(),
 		createdAt: createdAt(),
 		deleted: boolean('deleted').notNull().default(false),
-		archived: boolean('archived').notNull().default(false)
+		archived: boolean('archived').notNull().default(false),
+		// A deploy pinned before it goes live (its engine resolved, its packages installed, or its
+		// manifest made by `dbt parse`) waits here, invisible to every read of the live versions.
+		pending: boolean('pending').notNull().default(false),
+		// The engine this version runs on (EngineLock): written once, when it is pinned.
+		lock: jsonb('lock')
 	},
 	(t) => [
 		primaryKey({ columns: [t.workspace, t.hash] }),

@@ -11,7 +11,7 @@
 //   replay | parse | exit-early | truncated-run-results | hang | grandchild | print-env |
 //   huge-line | rewrite-log | million-lines | show | retry | lineage-ok | lineage-partial |
 //   lineage-fail | lineage-missing | lineage-unreadable | lineage-unsupported | lineage-hang |
-//   latency | probe-sandbox | deps | deps-fail
+//   latency | probe-sandbox | deps | deps-fail | docs
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
@@ -46,7 +46,7 @@ const command = argv[0];
 // The column-lineage pass (a compile with --write-index) has a step of its own: `lineage`.
 const lineagePass = command === 'compile' && argv.includes('--write-index');
 const step = lineagePass ? { mode: 'lineage-missing', ...(scenario.lineage ?? {}) } : { ...(scenario.default ?? {}), ...((scenario.commands ?? {})[command] ?? {}) };
-const DEFAULT_MODES = { show: 'show', retry: 'retry', parse: 'parse', deps: 'deps' };
+const DEFAULT_MODES = { show: 'show', retry: 'retry', parse: 'parse', deps: 'deps', docs: 'docs' };
 const mode = step.mode ?? DEFAULT_MODES[command] ?? 'replay';
 const speed = Number(scenario.speed ?? process.env.FAKE_DBT_SPEED ?? 50);
 const maxGapMs = Number(scenario.maxGapMs ?? 250);
@@ -299,10 +299,22 @@ async function main() {
 	}
 	if (mode === 'retry') return retry();
 	if (mode === 'latency') return latency();
-	if (mode === 'deps') {
+	if (mode === 'deps' || mode === 'deps-drift') {
 		mkdirSync(path.join(projectDir, 'dbt_packages', 'dbt_utils'), { recursive: true });
 		out('Installing dbt-labs/dbt_utils');
 		out('Installed from version 1.3.0');
+		// As dbt deps does: the resolved packages written to package-lock.yml (another version each time when drifting).
+		const pinned = mode === 'deps-drift' ? `1.3.${Math.floor(Math.random() * 1e9)}` : '1.3.0';
+		writeFileSync(path.join(projectDir, 'package-lock.yml'), `packages:\n  - package: dbt-labs/dbt_utils\n    version: ${pinned}\nsha1_hash: 0123456789abcdef\n`);
+		process.exit(step.exit ?? 0);
+	}
+	if (mode === 'docs') {
+		// `docs generate`: the manifest, and the scenario's catalog when it names one.
+		if (step.catalog) {
+			writeManifest();
+			copyFresh(step.catalog, path.join(targetPath, 'catalog.json'));
+			out('Catalog written to target/catalog.json');
+		}
 		process.exit(step.exit ?? 0);
 	}
 	if (mode === 'deps-fail') {

@@ -6,6 +6,7 @@ import { copy, mod, modelEdges, type Input, type ScanInput } from './lineage-bui
 import type { LineageEdge, ModelSpec, PlannedOutcome, ProjectSpec, SnapshotSpec, TestSpec } from './spec';
 import { genericTest, singularTest } from './test-builder';
 import { handWrittenBuilders, out } from './hand-written';
+import { LOAD_RAW_DATA_HOOK, LOAD_RAW_DATA_PATH, LOAD_RAW_DATA_SQL } from './raw-loader';
 
 export const DEMO_PROJECT = 'coffee_shop';
 export const DEMO_DATABASE = 'demo';
@@ -1148,6 +1149,8 @@ export function demoProjectSpec(opts: DemoOptions): ProjectSpec {
 		packages: [],
 		outcomes,
 		startedAt: Date.UTC(2026, 2, 2, 6, 0, 0) + (opts.seed % 1000) * 86_400_000,
-		threads: 4
+		threads: 4,
+		extraFiles: { [LOAD_RAW_DATA_PATH]: LOAD_RAW_DATA_SQL },
+		onRunStart: [LOAD_RAW_DATA_HOOK]
 	};
 }

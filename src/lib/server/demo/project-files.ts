@@ -59,6 +59,7 @@ function dbtProjectYml(spec: ProjectSpec, pkg: string, isRoot: boolean): string 
 		'test-paths': ['tests'],
 		'macro-paths': ['macros']
 	});
+	if (isRoot && spec.onRunStart?.length) doc['on-run-start'] = spec.onRunStart;
 	if (isRoot) doc['clean-targets'] = ['target', 'dbt_packages'];
 	for (const resource of ['models', 'seeds', 'snapshots'] as const) {
 		const tree = folderTree(spec.folderConfigs, resource, pkg);
@@ -105,6 +106,7 @@ export function projectFiles(spec: ProjectSpec): Map<string, string> {
 		})
 	);
 	files.set('.gitignore', 'target/\ndbt_packages/\nlogs/\n*.duckdb\n*.duckdb.wal\n');
+	for (const [file, text] of Object.entries(spec.extraFiles ?? {})) files.set(file, text);
 
 	const testsByTarget = new Map<string, TestSpec[]>();
 	for (const n of spec.nodes) {

@@ -91,7 +91,8 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	await upsertWarehouse(h, DEMO_WORKSPACE, {
 		name: 'main',
 		defaultDatabase: project.meta.database,
-		settings: { type: 'duckdb', path: `${project.meta.database}.duckdb`, schema: project.meta.schema, threads: 4 }
+		// No path: an embedded DuckDB of the workspace's own, so Run builds the project for real.
+		settings: { type: 'duckdb', schema: project.meta.schema, threads: 4 }
 	});
 	const answer = await ingestUpload(h, {
 		workspace: DEMO_WORKSPACE,
@@ -99,6 +100,8 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		kind: 'deploy',
 		username: admin.username,
 		descriptor: DESCRIPTOR,
+		// Starting never waits for an engine to be installed: the first run pins (and provisions) it.
+		pin: 'at_first_run',
 		...(await uploadOf(project))
 	});
 	if (answer.warnings.length) throw new Error(`demo: the generated project deployed with warnings: ${answer.warnings.join('; ')}`);
@@ -109,6 +112,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		kind: 'deploy',
 		username: admin.username,
 		descriptor: ROASTERY_DESCRIPTOR,
+		pin: 'at_first_run',
 		manifest: { name: 'manifest.json', bytes: encode(roastery.manifest) },
 		catalog: { name: 'catalog.json', bytes: encode(roastery.catalog) },
 		runResults: { name: 'run_results.json', bytes: encode(roastery.runResults) },

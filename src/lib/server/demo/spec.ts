@@ -163,6 +163,10 @@ export interface ProjectSpec {
 	/** Build start, epoch milliseconds. */
 	startedAt: number;
 	threads: number;
+	/** Files beside the nodes' own (macros), by path relative to the project root. */
+	extraFiles?: Record<string, string>;
+	/** dbt_project.yml's `on-run-start` hooks. */
+	onRunStart?: string[];
 }
 
 export function isRelation(n: NodeSpec | SourceSpec): n is RelationSpec {

@@ -16,6 +16,8 @@ import { buildGraphContent, decodeUtf8, type UploadedFile } from './graph-conten
 import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
 import { mark, type IngestProfile } from './profile';
+import { IngestError } from './errors';
+import { adapterPackage, EngineSpecError } from '../dbt-engine-spec';
 
 export type { UploadedFile } from './graph-content';
 
@@ -34,6 +36,25 @@ export interface UploadRequest {
 	project?: UploadedFile;
 	/** Records where the ingest spends its time (the ingest benchmark). */
 	profile?: IngestProfile;
+	/**
+	 * A deploy carrying project files is pinned (engine resolved, packages installed) by a worker:
+	 * `before_live` (the default) keeps it pending until then, so a failed pin leaves the previous
+	 * version live; `after_live` makes it live at once and pins it in the background;
+	 * `at_first_run` queues nothing: the version's first run pins it.
+	 */
+	pin?: PinMode;
+	/** The deploy job of a pending version storing the graph it made itself (a source-only deploy), or a run refreshing its version's graph from the catalog it made. */
+	into?: { hash: bigint; jobId: string };
+	/** With `into`: store nothing when the new graph's digest equals this one (the graph is unchanged). */
+	unlessDigest?: string;
+}
+
+export const PIN_MODES = ['before_live', 'after_live', 'at_first_run'] as const;
+export type PinMode = (typeof PIN_MODES)[number];
+
+/** What a pin-after deploy's job publishes once the version goes live (asset usage waits for liveness). */
+export interface PendingPublish {
+	uses: [path: string, access: AssetUse['access']][];
 }
 
 export interface DeployAnswer {
@@ -57,6 +78,16 @@ export interface DeployAnswer {
 	/** The queued job inferring column lineage from the compiled SQL; null when none runs. */
 	lineage_job_id: string | null;
 	column_lineage: DeployColumnLineage;
+	/** Whether the version is live now; false while its deploy job pins it. */
+	live: boolean;
+	/** The deploy job pinning this version (its engine and packages); null when none was queued (its first run pins it). */
+	pin: { job_id: string; mode: PinMode } | null;
+	/** What the ingest said, line by line (the deploy job's log holds the same). */
+	log?: string[];
+	/** For the deploy job storing into a pending version: what it publishes once the version is live. */
+	pending_publish?: PendingPublish;
+	/** With `unlessDigest`: the graph was the same, nothing was stored. */
+	unchanged?: boolean;
 }
 
 export interface DeployColumnLineage {
@@ -146,6 +177,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 				'so every relation that names a database is stored under <database>.<schema>'
 		);
 	}
+	if (req.project && 'settings' in wh) checkAdapter(descriptor.engine.kind, wh.settings);
 	const built = await buildGraphContent({
 		manifest: req.manifest,
 		columnLineage: req.columnLineage,
@@ -167,7 +199,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	if (req.project) {
 		const s = await inspectProjectArchive(req.project.bytes, req.project.name);
 		log.push(`${req.project.name}: ${fmt(s.files)} project files (${fmt(s.unpackedBytes)} bytes unpacked)`);
-	} else if (req.kind === 'deploy') {
+	} else if (req.kind === 'deploy' && !req.into) {
 		log.push('no project files uploaded: this version can be browsed but not run');
 	}
 	log.push(...built.indexLog);
@@ -188,7 +220,33 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 
 	const { digest, nodeDigests } = digestGraph(content);
 	mark(p, 'digest');
-	const hash = req.kind === 'deploy' ? newScriptHash() : null;
+	if (req.into && req.unlessDigest === digest) {
+		return {
+			hash: hashToHex(req.into.hash),
+			job_id: req.into.jobId,
+			nodes: nodes.length,
+			edges: parsed.edges.length,
+			column_edges: columnEdges?.length ?? null,
+			typed_nodes: typedNodes,
+			dropped,
+			warnings,
+			warehouse: descriptor.warehouse,
+			default_database: wh.defaultDatabase,
+			has_project_files: true,
+			url: `/w/${req.workspace}/run/${req.into.jobId}`,
+			lineage_job_id: null,
+			column_lineage: { source: null, models: { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 } },
+			live: true,
+			pin: null,
+			log: [...log, 'the graph is unchanged: nothing stored'],
+			unchanged: true
+		};
+	}
+	const hash = req.into ? req.into.hash : req.kind === 'deploy' ? newScriptHash() : null;
+	const pinMode: PinMode | null = req.kind === 'deploy' && req.project && !req.into ? (req.pin ?? 'before_live') : null;
+	// Pinned by a deploy job now, or by the version's first run.
+	const pin: Exclude<PinMode, 'at_first_run'> | null = pinMode === 'at_first_run' ? null : pinMode;
+	const uses = hash !== null ? assetUses(parsed.nodes) : [];
 	const stats = {
 		nodes: nodes.length,
 		edges: parsed.edges.length,
@@ -196,34 +254,38 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		typed_nodes: typedNodes,
 		dropped,
 		dbt_version: parsed.dbtVersion,
-		has_project_files: !!req.project,
+		has_project_files: !!req.project || !!req.into,
 		column_lineage: lineage
 	};
 
-	const { jobId, lineageJobId } = await h.db.transaction(async (tx) => {
-		if (hash !== null) {
+	const { jobId, lineageJobId, pendingPublish } = await h.db.transaction(async (tx) => {
+		if (hash !== null && !req.into) {
 			await insertScriptVersion(tx, {
 				workspace: req.workspace,
 				hash,
 				path: req.path,
 				language: 'dbt',
 				content: req.descriptor ?? '',
-				createdBy: req.username
+				createdBy: req.username,
+				pending: pin === 'before_live'
 			});
 			if (req.project) await storeArchive(tx, req.workspace, hash, req.project.bytes);
 		}
-		const id = await insertJob(tx, {
-			workspace: req.workspace,
-			kind: req.kind,
-			scriptPath: req.path,
-			scriptHash: hash,
-			createdBy: req.username,
-			permissionedAs: `u/${req.username}`,
-			status: 'success',
-			args: {},
-			result: { ...stats, warnings },
-			logs: ''
-		});
+		const pendingPublish: PendingPublish | null = pin === 'before_live' || req.into ? { uses: uses.map((u) => [u.assetPath, u.access]) } : null;
+		const id = req.into
+			? req.into.jobId
+			: await insertJob(tx, {
+					workspace: req.workspace,
+					kind: req.kind,
+					scriptPath: req.path,
+					scriptHash: hash,
+					createdBy: req.username,
+					permissionedAs: `u/${req.username}`,
+					status: pin ? 'queued' : 'success',
+					args: pin ? { pin, adapter_type: parsed.adapterType ?? null } : {},
+					result: { ...stats, warnings, ...(pendingPublish ? { pending_publish: pendingPublish } : {}) },
+					logs: ''
+				});
 		const key: GraphKey = { workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID };
 		let lineageJobId: string | null = null;
 		if (plan) {
@@ -246,8 +308,9 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		}
 		mark(p, 'store: version, archive, job');
 		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats, lineageJobId }, { profile: p, nodeDigests });
-		if (hash !== null) {
-			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, assetUses(parsed.nodes));
+		if (pin === 'before_live') log.push(`this version goes live once deploy job ${id} has pinned its engine and packages`);
+		else if (hash !== null && !req.into) {
+			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, uses);
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
 		}
 		mark(p, 'publish asset usage');
@@ -256,12 +319,12 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		if (prunedTotal) log.push(`retention: removed ${pruned.runs} run snapshots, ${pruned.versions} old version graphs, ${pruned.previews} old previews`);
 		log.push(`stored graph ${digest.slice(0, 12)}`);
 		// The log is written last, inside the same transaction, so it describes what committed.
-		await appendJobLog(tx, id, log.join('\n') + '\n');
+		if (!req.into) await appendJobLog(tx, id, log.join('\n') + '\n');
 		mark(p, 'prune + job log');
-		return { jobId: id, lineageJobId };
+		return { jobId: id, lineageJobId, pendingPublish };
 	});
 	mark(p, 'commit');
-	if (lineageJobId) processWorker()?.kick();
+	if (lineageJobId || pin) processWorker()?.kick();
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, measured 4× slower on a
 	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
@@ -282,6 +345,97 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		has_project_files: !!req.project,
 		url: `/w/${req.workspace}/run/${jobId}`,
 		lineage_job_id: lineageJobId,
-		column_lineage: lineage
+		column_lineage: lineage,
+		live: pin !== 'before_live',
+		pin: pin ? { job_id: jobId, mode: pin } : null,
+		...(req.into ? { log, pending_publish: pendingPublish ?? undefined } : {})
 	};
+}
+
+export interface SourceDeployRequest {
+	workspace: string;
+	path: string;
+	username: string;
+	descriptor?: string;
+	project: UploadedFile;
+}
+
+export interface SourceDeployAnswer {
+	hash: string;
+	job_id: string;
+	live: false;
+	pin: { job_id: string; mode: 'before_live' };
+	has_project_files: true;
+	warehouse: string;
+	warnings: string[];
+	url: string;
+}
+
+/**
+ * A deploy of the project's source alone (no target/): the version waits, pending, while its
+ * deploy job installs the engine and packages and runs `dbt parse` (and `dbt compile` when the
+ * warehouse answers) to make the manifest itself; the graph is stored and the version goes live
+ * when that succeeds, so a team can deploy from a checkout with no dbt installed.
+ */
+export async function queueSourceDeploy(h: Database, req: SourceDeployRequest): Promise<SourceDeployAnswer> {
+	const descriptor = parseDescriptor(req.descriptor ?? '');
+	const warnings = [...descriptor.warnings];
+	const wh = await getWarehouse(h, req.workspace, descriptor.warehouse);
+	if (!wh) {
+		throw new IngestError(
+			'descriptor',
+			`names the warehouse "${descriptor.warehouse}", which is not configured in this workspace: a deploy without a manifest runs \`dbt parse\` against it, so a workspace admin adds it under Settings → Warehouses first (or deploy the target/ that dbt wrote)`,
+			'profile.warehouse'
+		);
+	}
+	checkAdapter(descriptor.engine.kind, wh.settings);
+	const s = await inspectProjectArchive(req.project.bytes, req.project.name);
+	const hash = newScriptHash();
+	const log = [
+		`${req.project.name}: ${fmt(s.files)} project files (${fmt(s.unpackedBytes)} bytes unpacked)`,
+		'no manifest uploaded: this deploy job makes it with `dbt parse`; the version goes live when it succeeds'
+	];
+	const jobId = await h.db.transaction(async (tx) => {
+		await insertScriptVersion(tx, { workspace: req.workspace, hash, path: req.path, language: 'dbt', content: req.descriptor ?? '', createdBy: req.username, pending: true });
+		await storeArchive(tx, req.workspace, hash, req.project.bytes);
+		return insertJob(tx, {
+			workspace: req.workspace,
+			kind: 'deploy',
+			scriptPath: req.path,
+			scriptHash: hash,
+			createdBy: req.username,
+			permissionedAs: `u/${req.username}`,
+			status: 'queued',
+			args: { pin: 'before_live', source_only: true, adapter_type: typeof wh.settings.type === 'string' ? wh.settings.type : null },
+			result: { has_project_files: true, warnings },
+			logs: log.join('\n') + '\n'
+		});
+	});
+	processWorker()?.kick();
+	return {
+		hash: hashToHex(hash),
+		job_id: jobId,
+		live: false,
+		pin: { job_id: jobId, mode: 'before_live' },
+		has_project_files: true,
+		warehouse: descriptor.warehouse,
+		warnings,
+		url: `/w/${req.workspace}/run/${jobId}`
+	};
+}
+
+/**
+ * A project the worker will provision an engine for must name an adapter it knows: refused at
+ * the request rather than after a queue. The operator's own dbt (DBT_BIN) may carry any adapter.
+ */
+export function checkAdapter(kind: 'dbt-core' | 'fusion', settings: Record<string, unknown>, env: NodeJS.ProcessEnv = process.env): void {
+	if (kind !== 'dbt-core' || env.DBT_BIN?.trim()) return;
+	const type = settings.type;
+	if (typeof type !== 'string' || type.trim() === '') return;
+	try {
+		adapterPackage(type);
+	} catch (e) {
+		if (e instanceof EngineSpecError) throw new IngestError('warehouse', e.message, 'type');
+		throw e;
+	}
 }

@@ -11,6 +11,7 @@ const DEFAULTS = {
 	testBehavior: 'build',
 	columnLineage: false,
 	retryFailedNodes: null,
+	engine: { kind: 'dbt-core', version: null, adapterVersion: null },
 	warnings: []
 };
 
@@ -37,7 +38,10 @@ describe('parseDescriptor: fields', () => {
 			'column_lineage: true',
 			'retry_failed_nodes:',
 			'  attempts: 3',
-			'  delay: 2.5'
+			'  delay: 2.5',
+			'engine:',
+			'  version: "1.12"',
+			'  adapter_version: "1.11.1"'
 		].join('\n');
 		expect(parseDescriptor(text)).toEqual({
 			warehouse: 'eu-west_2',
@@ -48,6 +52,7 @@ describe('parseDescriptor: fields', () => {
 			testBehavior: 'after_all',
 			columnLineage: true,
 			retryFailedNodes: { attempts: 3, delay: 2.5 },
+			engine: { kind: 'dbt-core', version: '==1.12.*', adapterVersion: '==1.11.1' },
 			warnings: []
 		});
 	});
@@ -216,3 +221,35 @@ function refusal(text: string): IngestError {
 	}
 	throw new Error(`accepted ${JSON.stringify(text.slice(0, 80))}`);
 }
+
+describe('parseDescriptor: engine', () => {
+	it('reads the engine a project asks for, as pip specifiers', () => {
+		expect(parseDescriptor('engine: {version: "1.12", adapter_version: "1.11"}').engine).toEqual({ kind: 'dbt-core', version: '==1.12.*', adapterVersion: '==1.11.*' });
+		expect(parseDescriptor('engine:\n  version: "==1.11.16"\n').engine).toEqual({ kind: 'dbt-core', version: '==1.11.16', adapterVersion: null });
+		expect(parseDescriptor('engine: {version: "~=1.12.0"}').engine.version).toBe('~=1.12.0');
+		expect(parseDescriptor('engine: {version: "1.12.*"}').engine.version).toBe('==1.12.*');
+		expect(parseDescriptor('engine: {kind: fusion}').engine).toEqual({ kind: 'fusion', version: null, adapterVersion: null });
+	});
+
+	it.each([
+		['engine: {version: 1.10}', 'engine.version', 'quotes'],
+		['engine: {version: ">=1.0"}', 'engine.version', 'exact version'],
+		['engine: {version: "latest"}', 'engine.version', 'exact version'],
+		['engine: {kind: spark}', 'engine.kind', '"dbt-core"'],
+		['engine: "1.12"', 'engine', 'mapping'],
+		['engine: {adapter_version: "1.x"}', 'engine.adapter_version', 'exact version']
+	])('%s is refused, naming %s', (text, field, words) => {
+		let err: Error | null = null;
+		try {
+			parseDescriptor(text);
+		} catch (e) {
+			err = e as Error;
+		}
+		expect(err?.message).toContain(`(${field})`);
+		expect(err?.message).toContain(words);
+	});
+
+	it('keeps an unknown engine key as a warning', () => {
+		expect(parseDescriptor('engine: {version: "1.12", python: "3.11"}').warnings).toEqual(['unknown setting `engine.python` was ignored']);
+	});
+});

@@ -3,6 +3,7 @@
 // or absent descriptor means "the whole project on the `main` warehouse".
 import { parseDocument } from 'yaml';
 import { argvWordProblem, nulIn } from '../dbt-argv';
+import { EngineSpecError, parseEngineRequest, type EngineRequest } from '../dbt-engine-spec';
 import { IngestError } from './errors';
 
 const FILE = 'descriptor';
@@ -30,11 +31,13 @@ export interface DbtDescriptor {
 	testBehavior: TestBehavior;
 	columnLineage: boolean;
 	retryFailedNodes: RetryPolicy | null;
+	/** The dbt engine the project runs on (`engine:`); absent: dbt-core's default series. */
+	engine: EngineRequest;
 	/** Keys this version does not know; kept as warnings rather than refused, so a newer descriptor still deploys. */
 	warnings: string[];
 }
 
-const KNOWN_KEYS = new Set(['profile', 'select', 'exclude', 'selector', 'vars', 'test_behavior', 'column_lineage', 'retry_failed_nodes']);
+const KNOWN_KEYS = new Set(['profile', 'select', 'exclude', 'selector', 'vars', 'test_behavior', 'column_lineage', 'retry_failed_nodes', 'engine']);
 
 // The warehouse name is the authority part of `dbt://<warehouse>/...`, so it follows the same
 // segment rule as path segments: a `/` or `:` in it would make the URI mean something else. It
@@ -131,6 +134,7 @@ export function parseDescriptor(text: string | null | undefined): DbtDescriptor 
 		testBehavior: 'build',
 		columnLineage: false,
 		retryFailedNodes: null,
+		engine: { kind: 'dbt-core', version: null, adapterVersion: null },
 		warnings: []
 	};
 	if (doc == null) return out;
@@ -173,6 +177,14 @@ export function parseDescriptor(text: string | null | undefined): DbtDescriptor 
 		out.columnLineage = doc.column_lineage;
 	}
 	if (doc.retry_failed_nodes != null) out.retryFailedNodes = retryPolicy(doc.retry_failed_nodes);
+	try {
+		const engine = parseEngineRequest(doc.engine);
+		out.engine = engine.request;
+		out.warnings.push(...engine.warnings);
+	} catch (e) {
+		if (e instanceof EngineSpecError) throw fieldError(e.field, e.message);
+		throw e;
+	}
 	return out;
 }
 

@@ -2,7 +2,7 @@
 // `manifest` (required), `catalog`, `column_lineage`, `node_columns`, `run_results`, `project`.
 import { badRequest } from '../http';
 import { requireScriptPath } from '../paths';
-import type { UploadedFile, UploadRequest } from './deploy';
+import { PIN_MODES, type PinMode, type SourceDeployRequest, type UploadedFile, type UploadRequest } from './deploy';
 
 const FILES = {
 	manifest: 'manifest.json',
@@ -31,7 +31,7 @@ export async function readUploadForm(
 	request: Request,
 	ctx: { workspace: string; username: string; kind: 'deploy' | 'preview' },
 	gatedPath: string
-): Promise<UploadRequest> {
+): Promise<UploadRequest | (SourceDeployRequest & { kind: 'deploy'; manifest?: undefined })> {
 	const type = request.headers.get('content-type') ?? '';
 	if (!type.startsWith('multipart/form-data')) {
 		throw badRequest('the request must be multipart/form-data with a `manifest` file and a `path` field');
@@ -48,12 +48,30 @@ export async function readUploadForm(
 	if (descriptor !== null && typeof descriptor !== 'string' && !(descriptor instanceof Blob)) {
 		throw badRequest('descriptor: must be YAML text');
 	}
+	const pinField = form.get('pin');
+	if (pinField !== null && (typeof pinField !== 'string' || !(PIN_MODES as readonly string[]).includes(pinField))) {
+		throw badRequest(`pin: must be ${PIN_MODES.join(' or ')}`);
+	}
+	const pin = (pinField ?? undefined) as PinMode | undefined;
+	const descriptorText = descriptor === null ? undefined : typeof descriptor === 'string' ? descriptor : await descriptor.text();
 	const manifest = await fileField(form, 'manifest');
-	if (!manifest) throw badRequest('manifest: the manifest.json file is required');
+	if (!manifest) {
+		const project = ctx.kind === 'deploy' ? await fileField(form, 'project') : undefined;
+		if (!project) {
+			throw badRequest(
+				ctx.kind === 'deploy'
+					? 'manifest: the manifest.json file is required, unless the deploy carries the project\'s source (`project`), which a worker then parses'
+					: 'manifest: the manifest.json file is required'
+			);
+		}
+		if (pin && pin !== 'before_live') throw badRequest(`pin: a deploy without a manifest has no graph until its job parses the project, so it goes live only after that (before_live), not ${pin}`);
+		return { workspace: ctx.workspace, username: ctx.username, kind: 'deploy', path, descriptor: descriptorText, project };
+	}
 	return {
 		...ctx,
 		path,
-		descriptor: descriptor === null ? undefined : typeof descriptor === 'string' ? descriptor : await descriptor.text(),
+		pin,
+		descriptor: descriptorText,
 		manifest,
 		catalog: await fileField(form, 'catalog'),
 		columnLineage: await fileField(form, 'column_lineage'),

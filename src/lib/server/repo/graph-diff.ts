@@ -217,7 +217,7 @@ export async function versionByHash(h: Database, ws: string, hash: bigint, tx?: 
 export async function latestDbtVersion(h: Database, ws: string, path: string, tx?: Tx): Promise<bigint | null> {
 	const [r] = await h.rows<{ hash: unknown }>(
 		sql`select hash::text as hash from script
-		     where workspace = ${ws} and path = ${path} and language = 'dbt' and not deleted and not archived
+		     where workspace = ${ws} and path = ${path} and language = 'dbt' and not deleted and not archived and not pending
 		     order by created_at desc, hash desc limit 1`,
 		tx
 	);
@@ -230,7 +230,7 @@ export async function dbtVersionsOf(h: Database, ws: string, path: string, limit
 		sql`select s.hash::text as hash, s.created_at, s.created_by,
 		           exists (select 1 from dbt_graph_snapshot g where g.workspace = s.workspace and g.script_path = s.path
 		                    and g.script_hash = s.hash and g.job_id = ${ZERO_UUID}::uuid) as has_graph
-		      from script s where s.workspace = ${ws} and s.path = ${path} and s.language = 'dbt' and not s.deleted
+		      from script s where s.workspace = ${ws} and s.path = ${path} and s.language = 'dbt' and not s.deleted and not s.pending
 		     order by s.created_at desc, s.hash desc limit ${limit}`,
 		tx
 	);
@@ -241,7 +241,7 @@ export async function dbtVersionsOf(h: Database, ws: string, path: string, limit
 export async function liveProducerVersions(h: Database, ws: string, tx?: Tx): Promise<{ path: string; hash: bigint }[]> {
 	const rows = await h.rows<{ path: string; hash: unknown }>(
 		sql`select distinct on (s.path) s.path, s.hash::text as hash from script s
-		     where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived
+		     where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and not s.pending
 		     order by s.path, s.created_at desc, s.hash desc`,
 		tx
 	);

@@ -30,7 +30,7 @@ export async function graphInputsStamp(h: Database, ws: string, folderPrefix: st
 	const [r] = await h.rows<{ scripts: string; graphs: string; usage: string; producers: string; own: boolean }>(
 		sql`select
 		      exists (select 1 from script s where s.workspace = ${ws} and starts_with(s.path, ${userPrefix})) as own,
-		      (select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.created_at)::text, E'\\n' order by s.hash), ''))
+		      (select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))
 		         from script s where s.workspace = ${ws}) as scripts,
 		      (select md5(coalesce(string_agg(row(g.id, g.script_path, g.script_hash, g.digest, g.ingested_at)::text, E'\\n' order by g.id), ''))
 		         from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid) as graphs,

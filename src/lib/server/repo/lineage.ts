@@ -115,7 +115,7 @@ export async function visibleUsage(h: Database, ws: string, folderPrefix: Folder
 		h,
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash, s.language from script s
-		       where s.workspace = ${ws} and not s.deleted and not s.archived and ${inScope(sql`s.path`, folderPrefix)}
+		       where s.workspace = ${ws} and not s.deleted and not s.archived and not s.pending and ${inScope(sql`s.path`, folderPrefix)}
 		         and ${pathAllowed(sql`s.path`, { readable: f.readable, scope: null })}
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
@@ -180,7 +180,7 @@ export async function hiddenDescriberCount(
 	const [r] = await h.rows<{ n: unknown }>(
 		sql`with live as (
 		      select distinct on (s.path) s.path, s.hash from script s
-		       where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived
+		       where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived and not s.pending
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
 		    select count(*) as n from live l
@@ -227,7 +227,7 @@ function chosenVersionsCte(ws: string, f: ScriptPathFilter, named: VersionRef | 
 	return sql`chosen(path, hash) as (
 		select path, hash from (
 		  select distinct on (s.path) s.path, s.hash from script s
-		   where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived
+		   where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived and not s.pending
 		     and ${pathAllowed(sql`s.path`, f)}
 		     and s.path is distinct from ${namedPath}
 		   order by s.path, s.created_at desc, s.hash desc
@@ -738,7 +738,7 @@ export async function readableProducerLineage(h: Database, ws: string, f: Script
 	const rows = await h.rows<Record<string, string | null>>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
-		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and ${pathAllowed(sql`s.path`, f)}
+		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and not s.pending and ${pathAllowed(sql`s.path`, f)}
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
 		    select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,

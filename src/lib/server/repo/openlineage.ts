@@ -18,7 +18,7 @@ export async function dbtVersionAt(h: Database, ws: string, path: string, ref: b
 			: sql`and s.hash = ${hashText(ref)}`;
 	const [r] = await h.rows<{ hash: unknown }>(
 		sql`select s.hash::text as hash from script s
-		     where s.workspace = ${ws} and s.path = ${path} and s.language = 'dbt' and not s.deleted ${which}`,
+		     where s.workspace = ${ws} and s.path = ${path} and s.language = 'dbt' and not s.deleted and not s.pending ${which}`,
 		tx
 	);
 	return r ? toBigInt(r.hash) : null;
@@ -110,7 +110,7 @@ export async function producerUsage(h: Database, ws: string, tx?: Tx): Promise<P
 	const rows = await h.rows<{ script_path: string; hash: unknown; asset_kind: string; asset_path: string; access: string }>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
-		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived
+		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and not s.pending
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
 		    select a.script_path, l.hash::text as hash, a.asset_kind, a.asset_path, a.access

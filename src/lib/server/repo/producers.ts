@@ -75,7 +75,7 @@ export async function relationColumnCandidates(h: Database, workspace: string, a
 		      from dbt_node n
 		      join lateral (
 		        select s.hash, s.created_at from script s
-		         where s.workspace = n.workspace and s.path = n.script_path and not s.deleted and not s.archived
+		         where s.workspace = n.workspace and s.path = n.script_path and not s.deleted and not s.archived and not s.pending
 		         order by s.created_at desc, s.hash desc limit 1
 		      ) v on v.hash = n.script_hash
 		     where n.workspace = ${workspace} and n.asset_path = any(${textArray(assetPaths)})
@@ -125,7 +125,7 @@ export async function lakeTableColumns(h: Database, workspace: string, assetPath
 		      from asset_usage u
 		      join lateral (
 		        select s.hash from script s
-		         where s.workspace = u.workspace and s.path = u.script_path and not s.deleted and not s.archived
+		         where s.workspace = u.workspace and s.path = u.script_path and not s.deleted and not s.archived and not s.pending
 		         order by s.created_at desc, s.hash desc limit 1
 		      ) v on true
 		      join producer_column_lineage p

@@ -44,7 +44,7 @@ interface ClaimRow {
  * two workers never take one job; a job canceled before it was claimed is no longer `queued` and
  * is never picked.
  */
-export async function claimNextJob(h: Database, workerId: string, kinds: readonly ('run' | 'lineage')[] = ['run', 'lineage']): Promise<ClaimedJob | null> {
+export async function claimNextJob(h: Database, workerId: string, kinds: readonly ('run' | 'deploy' | 'lineage')[] = ['run', 'deploy', 'lineage']): Promise<ClaimedJob | null> {
 	const [r] = await h.rows<ClaimRow>(
 		sql`update job set status = 'running', worker_id = ${workerId}, started_at = now(), heartbeat_at = now()
 		     where id = (with waiting as (select distinct workspace from job
@@ -152,18 +152,27 @@ export interface ReapedJob {
 export async function reapStaleJobs(h: Database, staleSeconds: number, message: string, progressMessage: string): Promise<ReapedJob[]> {
 	// One transaction: nobody reads a reaped job as failed while its progress still says running.
 	const reaped = await h.db.transaction(async (tx) => {
-		const rows = await h.rows<{ id: string; workspace: string; worker_id: string | null }>(
+		const rows = await h.rows<{ id: string; workspace: string; worker_id: string | null; kind: string }>(
 			sql`update job set status = 'failure', completed_at = now(),
 			                   logs = logs || ${`\n${message}\n`},
 			                   result = coalesce(result, '{}'::jsonb) || jsonb_build_object('error', ${message}::text)
 			     where id in (select id from job
-			                   where status = 'running' and kind in ('run', 'lineage')
+			                   where status = 'running' and kind in ('run', 'deploy', 'lineage')
 			                     and coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ${staleSeconds}::double precision)
 			                   for update skip locked)
-			 returning id::text as id, workspace, worker_id`,
+			 returning id::text as id, workspace, worker_id, kind`,
 			tx
 		);
 		for (const r of rows) await failRunningProgress(h, r.workspace, r.id, progressMessage, tx);
+		// A deploy whose worker died never pinned its version: a pending one goes with its job.
+		const deploys = rows.filter((r) => r.kind === 'deploy').map((r) => r.id);
+		if (deploys.length) {
+			await h.rows(
+				sql`delete from script s using job j
+				     where j.id = any(${sql.param(deploys)}::uuid[]) and s.workspace = j.workspace and s.hash = j.script_hash and s.pending`,
+				tx
+			);
+		}
 		return rows;
 	});
 	return reaped.map((r) => ({ id: r.id, workspace: r.workspace, workerId: r.worker_id }));
@@ -217,15 +226,22 @@ export async function settleProgress(
 
 /** The status of a job whose cancel was asked for, or null when there is nothing to cancel. */
 export async function requestCancel(h: Database, ws: string, jobId: string, by: string): Promise<JobStatus | null> {
-	const [r] = await h.rows<{ status: JobStatus }>(
-		sql`update job set cancel_requested = true,
-		                   status = case when status = 'queued' then 'canceled' else status end,
-		                   completed_at = case when status = 'queued' then now() else completed_at end,
-		                   logs = logs || ${`canceled by ${by}\n`}
-		     where workspace = ${ws} and id = ${jobId}::uuid and status in ('queued', 'running')
-		 returning status`
-	);
-	return r?.status ?? null;
+	return h.db.transaction(async (tx) => {
+		const [r] = await h.rows<{ status: JobStatus; kind: string; script_hash: string | null }>(
+			sql`update job set cancel_requested = true,
+			                   status = case when status = 'queued' then 'canceled' else status end,
+			                   completed_at = case when status = 'queued' then now() else completed_at end,
+			                   logs = logs || ${`canceled by ${by}\n`}
+			     where workspace = ${ws} and id = ${jobId}::uuid and status in ('queued', 'running')
+			 returning status, kind, script_hash::text as script_hash`,
+			tx
+		);
+		// A deploy canceled before a worker took it never pins its version: a pending one goes too.
+		if (r?.status === 'canceled' && r.kind === 'deploy' && r.script_hash !== null) {
+			await h.rows(sql`delete from script where workspace = ${ws} and hash = ${r.script_hash}::bigint and pending`, tx);
+		}
+		return r?.status ?? null;
+	});
 }
 
 /** The project archive of a version, or null when it was deployed from artifacts alone. */

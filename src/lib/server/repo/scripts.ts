@@ -18,13 +18,42 @@ export interface ScriptVersion {
 	createdAt: Date;
 	deleted: boolean;
 	archived: boolean;
+	pending: boolean;
+	/** The engine this version is pinned to (an EngineLock), null until pinned. */
+	lock: unknown;
 }
 
 export async function insertScriptVersion(
 	tx: Tx,
-	v: { workspace: string; hash: bigint; path: string; language: 'dbt' | 'sql'; content: string; createdBy: string }
+	v: { workspace: string; hash: bigint; path: string; language: 'dbt' | 'sql'; content: string; createdBy: string; pending?: boolean }
 ): Promise<void> {
 	await tx.insert(script).values(v);
+}
+
+/** Writes a version's engine lock; `onlyIfUnpinned` leaves an existing lock as it is. Returns whether it wrote. */
+export async function setVersionLock(tx: Tx, workspace: string, hash: bigint, lock: object, onlyIfUnpinned = false): Promise<boolean> {
+	const where = and(eq(script.workspace, workspace), eq(script.hash, hash), onlyIfUnpinned ? sql`${script.lock} is null` : undefined);
+	const r = await tx.update(script).set({ lock }).where(where).returning({ hash: script.hash });
+	return r.length > 0;
+}
+
+/** A pinned deploy goes live: its lock written and the pending flag cleared. */
+export async function makeVersionLive(tx: Tx, workspace: string, hash: bigint, lock: object | null): Promise<boolean> {
+	const r = await tx
+		.update(script)
+		.set(lock ? { pending: false, lock } : { pending: false })
+		.where(and(eq(script.workspace, workspace), eq(script.hash, hash), eq(script.pending, true), eq(script.deleted, false)))
+		.returning({ hash: script.hash });
+	return r.length > 0;
+}
+
+/** A pending deploy that failed to pin leaves nothing behind: the version, its archive and graphs go (cascade). */
+export async function dropPendingVersion(tx: Tx, workspace: string, hash: bigint): Promise<boolean> {
+	const r = await tx
+		.delete(script)
+		.where(and(eq(script.workspace, workspace), eq(script.hash, hash), eq(script.pending, true)))
+		.returning({ hash: script.hash });
+	return r.length > 0;
 }
 
 export async function storeArchive(tx: Tx, workspace: string, hash: bigint, data: Uint8Array): Promise<void> {
@@ -45,7 +74,7 @@ export async function newestVersion(tx: Tx, workspace: string, path: string): Pr
 	const r = await tx
 		.select()
 		.from(script)
-		.where(and(eq(script.workspace, workspace), eq(script.path, path), eq(script.deleted, false), eq(script.archived, false)))
+		.where(and(eq(script.workspace, workspace), eq(script.path, path), eq(script.deleted, false), eq(script.archived, false), eq(script.pending, false)))
 		.orderBy(desc(script.createdAt), desc(script.hash))
 		.limit(1);
 	return r[0] ?? null;
@@ -108,4 +137,42 @@ export async function assetUsageOf(tx: Tx, workspace: string, path: string) {
 		.from(assetUsage)
 		.where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)))
 		.orderBy(assetUsage.assetKind, assetUsage.assetPath);
+}
+
+export interface VersionDetail {
+	path: string;
+	hash: bigint;
+	language: string;
+	createdBy: string;
+	createdAt: Date;
+	pending: boolean;
+	lock: unknown;
+	hasProjectFiles: boolean;
+	/** The newest deploy job of the version (the one that pinned it, or is pinning it). */
+	deployJob: { id: string; status: string } | null;
+}
+
+/** A version as its API answer shows it (deleted ones are gone). */
+export async function versionDetail(h: Database, workspace: string, hash: bigint): Promise<VersionDetail | null> {
+	const [r] = await h.rows<{ path: string; language: string; created_by: string; created_at: unknown; pending: boolean; lock: unknown; archive: boolean; job_id: string | null; job_status: string | null }>(
+		sql`select s.path, s.language, s.created_by, s.created_at, s.pending, s.lock,
+		           exists (select 1 from script_archive a where a.workspace = s.workspace and a.hash = s.hash) as archive,
+		           j.id::text as job_id, j.status as job_status
+		      from script s
+		      left join lateral (select id, status from job where workspace = s.workspace and script_hash = s.hash and kind = 'deploy'
+		                          order by created_at desc limit 1) j on true
+		     where s.workspace = ${workspace} and s.hash = ${hash.toString()}::bigint and not s.deleted`
+	);
+	if (!r) return null;
+	return {
+		path: r.path,
+		hash,
+		language: r.language,
+		createdBy: r.created_by,
+		createdAt: new Date(r.created_at as string),
+		pending: r.pending,
+		lock: r.lock,
+		hasProjectFiles: r.archive,
+		deployJob: r.job_id ? { id: r.job_id, status: r.job_status! } : null
+	};
 }

@@ -1,10 +1,28 @@
 // The runner's settings, from the environment of the process that runs jobs (the in-process
 // worker of `npm start` or `npm run worker`). Read once per worker; tests pass their own.
 import { openLineagePushFromEnv, type OpenLineagePush } from '../openlineage-push';
+import path from 'node:path';
+import { EngineCache, engineSettingsFromEnv } from './engine/provision';
+import { warehousesRoot } from './embedded-warehouse';
 
 export interface RunnerConfig {
-	/** The dbt executable (DBT_BIN), looked up on PATH when it is a bare name. */
-	dbtBin: string;
+	/**
+	 * The operator's own dbt (DBT_BIN), looked up on PATH when it is a bare name; null: engines are
+	 * provisioned per project (the descriptor's `engine:`, pinned at deploy) in `engines`.
+	 */
+	dbtBin: string | null;
+	/** The dbt Fusion binary (TRIBUTARY_FUSION_BIN) for projects whose engine is `kind: fusion`. */
+	fusionBin?: string | null;
+	/** Where provisioned engines live; absent: from the environment when first needed. */
+	engines?: EngineCache;
+	/** Installed dbt packages cached per (workspace, package-lock digest); absent: no cache. */
+	packageCacheDir?: string | null;
+	/** Embedded DuckDB warehouses' folders; absent: TRIBUTARY_DATA_DIR/warehouses. */
+	warehouseDir?: string;
+	/** `dbt docs generate` after a build that built every relation (TRIBUTARY_CATALOG_PASS=0: never). */
+	catalogPass?: boolean;
+	/** The catalog pass's own deadline (TRIBUTARY_CATALOG_TIMEOUT_S), within half of the job's time left. */
+	catalogTimeoutS?: number;
 	/** Between SIGTERM and SIGKILL when a job is stopped. */
 	killGraceMs: number;
 	/** How often the JSON log is checked for new lines. */
@@ -42,7 +60,13 @@ export function runnerConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Runne
 		throw new Error(`TRIBUTARY_SANDBOX must be "bwrap" (the default) or "off", got "${env.TRIBUTARY_SANDBOX}"`);
 	}
 	return {
-		dbtBin: env.DBT_BIN?.trim() || 'dbt',
+		dbtBin: env.DBT_BIN?.trim() || null,
+		fusionBin: env.TRIBUTARY_FUSION_BIN?.trim() || null,
+		engines: new EngineCache(engineSettingsFromEnv(env)),
+		packageCacheDir: path.resolve(env.TRIBUTARY_DATA_DIR || './data', 'packages'),
+		warehouseDir: warehousesRoot(env),
+		catalogPass: env.TRIBUTARY_CATALOG_PASS !== '0',
+		catalogTimeoutS: int(env.TRIBUTARY_CATALOG_TIMEOUT_S, 600, 1),
 		killGraceMs: int(env.TRIBUTARY_KILL_GRACE_MS, 10_000, 0),
 		logPollMs: int(env.TRIBUTARY_LOG_POLL_MS, 200, 10),
 		defaultTimeoutS: int(env.TRIBUTARY_JOB_TIMEOUT_S, 6 * 3600, 1),

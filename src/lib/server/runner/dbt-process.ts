@@ -15,6 +15,16 @@ export interface EngineInfo {
 	writesIndex: boolean | null;
 	/** Only dbt-core 1.x writes node events to its JSON log file while it runs. */
 	emitsNodeEvents: boolean;
+	/** The first adapter plugin `dbt --version` lists (`duckdb`), and its version. */
+	adapter?: string | null;
+	adapterVersion?: string | null;
+}
+
+/** The `Plugins:` section of `dbt --version`: `  - duckdb: 1.11.1 - Up to date!`. */
+function pluginOf(out: string): { adapter: string | null; adapterVersion: string | null } {
+	const section = /Plugins:\s*\n((?:\s+-\s+.*\n?)+)/i.exec(out)?.[1] ?? '';
+	const m = /-\s+([A-Za-z0-9_-]+):\s+v?([0-9][^\s]*)/.exec(section);
+	return m ? { adapter: m[1], adapterVersion: m[2] } : { adapter: null, adapterVersion: null };
 }
 
 /** Reads `dbt --version` output. */
@@ -23,7 +33,7 @@ export function parseEngineVersion(out: string): EngineInfo {
 	if (core) {
 		const v = core[1];
 		const one = /^1\./.test(v);
-		return { name: 'dbt-core', version: v, writesIndex: !one, emitsNodeEvents: one };
+		return { name: 'dbt-core', version: v, writesIndex: !one, emitsNodeEvents: one, ...pluginOf(out) };
 	}
 	const fusion = /dbt[- ]fusion[^\d\n]*v?([0-9][^\s]*)/i.exec(out);
 	if (fusion) return { name: 'dbt-fusion', version: fusion[1], writesIndex: true, emitsNodeEvents: false };
@@ -161,6 +171,8 @@ export interface SandboxSpec {
 	cwd: string;
 	/** The warehouse's runs reach the network; otherwise none at all, loopback included. */
 	network: boolean;
+	/** Host folders bound writable besides the job directory (an embedded warehouse's). */
+	writable?: string[];
 	/** The descriptor bubblewrap reads the system-call filter from (see seccomp.ts). */
 	seccompFd: number;
 }
@@ -189,6 +201,7 @@ export function bwrapArgv(s: SandboxSpec, bin: string, argv: string[], systemDir
 	// After the tmpfs, so that an installation or job directory under /tmp is bound on top of it.
 	for (const p of [...s.installs, ...s.readOnly]) args.push('--ro-bind-try', p, p);
 	// The sandbox's own root (where bwrap made the mount points) is read-only too: /tmp and the job directory are the only writable places.
+	for (const p of s.writable ?? []) args.push('--bind', p, p);
 	args.push('--bind', s.jobRoot, s.jobRoot, '--remount-ro', '/', '--chdir', s.cwd);
 	return [...args, '--', bin, ...argv];
 }
@@ -222,14 +235,14 @@ export interface SandboxedCommand {
 /** Wraps a command in the sandbox (see bwrapArgv). Throws SandboxUnavailable when bubblewrap is missing or the architecture has no filter. */
 export async function sandboxed(
 	cmd: { bin: string; argv: string[] },
-	opts: { bwrapPath: string | null; dbtBin: string; pathVar: string; jobRoot: string; cwd: string; network: boolean; readOnly: string[] }
+	opts: { bwrapPath: string | null; dbtBin: string; pathVar: string; jobRoot: string; cwd: string; network: boolean; readOnly: string[]; writable?: string[] }
 ): Promise<SandboxedCommand> {
 	const filter = seccompFilter();
 	const bwrap = await resolveBwrap(opts.bwrapPath, opts.pathVar);
 	const dbt = await resolveProgram(opts.dbtBin, opts.pathVar);
 	const installs = dbt ? await installationOf(dbt, opts.pathVar) : [];
 	const program = (await resolveProgram(cmd.bin, opts.pathVar)) ?? cmd.bin;
-	const spec: SandboxSpec = { bwrap, installs, readOnly: opts.readOnly, jobRoot: opts.jobRoot, cwd: opts.cwd, network: opts.network, seccompFd: 3 };
+	const spec: SandboxSpec = { bwrap, installs, readOnly: opts.readOnly, jobRoot: opts.jobRoot, cwd: opts.cwd, network: opts.network, writable: opts.writable, seccompFd: 3 };
 	return { bin: bwrap, argv: bwrapArgv(spec, program, cmd.argv, await systemDirsOfHost()), extraFds: [filter] };
 }
 

@@ -9,12 +9,22 @@ import { ApiError, badRequest, notFound } from '../http';
 import { getJobView, insertJob, type JobView } from '../repo/jobs';
 import { requestCancel } from '../repo/queue';
 import { hasArchive, newestVersion } from '../repo/scripts';
+import { parseDescriptor } from '../ingest/descriptor';
 import { parseRunArgs } from './run-args';
 import { processWorker } from './worker';
 
 export const ARTIFACTS_ONLY =
 	'this version was deployed from artifacts alone (no project files), so it can be browsed but not run: ' +
 	'deploy it again with its project files (`npx tributary deploy` packs them unless --no-project is given)';
+
+/** The engine kind a version's descriptor asks for (a descriptor that no longer parses fails its run with the reason). */
+function engineKindOf(descriptor: string): 'dbt-core' | 'fusion' {
+	try {
+		return parseDescriptor(descriptor).engine.kind;
+	} catch {
+		return 'dbt-core';
+	}
+}
 
 /** Queues a run of the newest version of `path` for the caller. */
 export async function queueRun(h: Database, p: Principal, path: string, body: Record<string, unknown>): Promise<QueuedJob> {
@@ -23,6 +33,9 @@ export async function queueRun(h: Database, p: Principal, path: string, body: Re
 	if (!version) throw notFound(`no deployed version at ${path}`);
 	if (version.language !== 'dbt') throw badRequest(`${path} is a ${version.language} script; only dbt projects run as jobs`);
 	if (!(await hasArchive(h.db, p.workspace, version.hash))) throw badRequest(ARTIFACTS_ONLY);
+	// The worker in this process cannot start dbt at all (no Python, no Fusion binary): say so now.
+	const problem = await processWorker()?.engineProblem(engineKindOf(version.content));
+	if (problem) throw new ApiError(503, problem);
 	if (args.command === 'retry') {
 		const old = await getJobView(h, p.workspace, args.retry_job!);
 		if (!old || old.kind !== 'run' || old.scriptPath !== path) throw badRequest(`retry_job ${args.retry_job} is not a run of ${path}`);

@@ -16,10 +16,12 @@ import { ApiError } from '../http';
 import { parseDescriptor, type DbtDescriptor } from '../ingest/descriptor';
 import { IngestError } from '../ingest/errors';
 import { buildGraphContent, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
-import { digestGraph, pruneGraphs, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
+import { digestGraph, pruneGraphs, readMarker, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
+import { ingestUpload } from '../ingest/deploy';
 import { getJob, upsertProgress } from '../repo/jobs';
 import { nodeAssetPaths, readArchive, settleProgress, type ClaimedJob } from '../repo/queue';
-import { getVersion } from '../repo/scripts';
+import { getVersion, setVersionLock, type ScriptVersion } from '../repo/scripts';
+import { lockOf, describeLock, type EngineLock } from '../dbt-engine-spec';
 import { getWarehouseWithSecrets } from '../repo/warehouses';
 import { SecretUnreadable } from '../secret-box';
 import { runProcess, type ProcessOutcome } from './child-process';
@@ -41,7 +43,10 @@ import {
 } from './run-args';
 import { failureSummary, isRetryable, mergeNodes, parseRunResults, runResultOf, settlementPlan, type ParsedRunResults } from './run-results';
 import { storeOwnGraph } from './run-graph';
+import { engineForJob, EngineRefused, type JobEngine } from './engine/for-job';
+import { declaresPackages, PACKAGE_LOCK, readPackageLock, restorePackages, savePackages } from './engine/packages';
 import { createJobDirs, jobDirs, removeJobDirs, unpackProject, type JobDirs } from './workdir';
+import { warehousesRoot, withEmbeddedPath } from './embedded-warehouse';
 
 export const UNREPORTED_MESSAGE = 'the run ended before this model finished';
 
@@ -60,6 +65,9 @@ export class JobStop extends Error {
 
 /** A failure the job's owner can act on, found before or between dbt invocations. */
 export class JobFailure extends Error {}
+
+/** This worker cannot run dbt at all (no Python to provision an engine with): the fix is the operator's. */
+export class EngineMissingFailure extends JobFailure {}
 
 export interface ExecContext {
 	h: Database;
@@ -82,7 +90,7 @@ export interface JobEnd {
 	result: unknown;
 }
 
-interface Prepared {
+export interface Prepared {
 	ctx: ExecContext;
 	command: DbtCommand;
 	/** The arguments that decide the invocation (a retry: the ones restored from the run it resumes). */
@@ -97,9 +105,15 @@ interface Prepared {
 	env: Record<string, string>;
 	/** The warehouse's runs reach the network (its `network` setting). */
 	network: boolean;
+	/** Host folders the run may write besides its own directory (an embedded warehouse's). */
+	writable: string[];
 	common: string[];
 	warehouse: WarehouseTarget;
 	engine: EngineInfo;
+	/** The dbt this job starts, and its hold on a provisioned engine. */
+	dbt: JobEngine;
+	/** The version's lock when it was pinned before this run; null: this run pins it. */
+	lock: EngineLock | null;
 	mask: (s: string) => string;
 	/** The run being resumed (command retry). */
 	resumed: { id: string; nodes: RunNodeResult[]; command: string; engineVersion: string } | null;
@@ -112,7 +126,8 @@ interface Prepared {
 }
 
 /** A worker that is shutting down allows what its stop grants (its process is about to exit). */
-const graceOf = (ctx: ExecContext): number => (ctx.signal.reason === ('worker-stopped' satisfies StopReason) ? (ctx.stopGraceMs?.() ?? 0) : ctx.config.killGraceMs);
+const graceOf = (ctx: Pick<ExecContext, 'signal' | 'config' | 'stopGraceMs'>): number =>
+	ctx.signal.reason === ('worker-stopped' satisfies StopReason) ? (ctx.stopGraceMs?.() ?? 0) : ctx.config.killGraceMs;
 
 const secs = (ms: number) => `${Math.max(0, Math.round(ms / 1000))} s`;
 
@@ -127,7 +142,7 @@ function deadlineStop(ctx: ExecContext, during: string): JobStop {
 	return new JobStop('failure', `the job ran out of time: its ${t ?? ctx.config.defaultTimeoutS} s deadline passed during ${during}`);
 }
 
-function checkpoint(ctx: ExecContext, during: string): void {
+export function checkpoint(ctx: ExecContext, during: string): void {
 	if (ctx.signal.aborted) throw stopOf(ctx, during);
 	if (Date.now() >= ctx.deadline) throw deadlineStop(ctx, during);
 }
@@ -216,21 +231,65 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 		);
 	}
 
+	const setup = await setupProject(ctx, { version, descriptor, warehouseRequired: true, adapterType: null });
+	const invocationArgs: Record<string, unknown> = resumed ? { ...args, command: 'retry', retry_job: resumed.id, resumed_command: args.command } : { ...submitted };
+	return {
+		...setup,
+		ctx,
+		command: submitted.command,
+		args,
+		invocationArgs,
+		descriptor,
+		selection,
+		vars: resolved.vars,
+		digest,
+		resumed,
+		snapshot: false,
+		graphKey: versionKey(job.workspace, job.scriptPath!, job.scriptHash),
+		nodes: resumed ? [...resumed.nodes] : []
+	};
+}
+
+/** What a job needs to invoke dbt on a version's project: its files unpacked, a profile, a sandbox, an engine. */
+export type ProjectSetup = Pick<Prepared, 'dirs' | 'env' | 'network' | 'writable' | 'common' | 'warehouse' | 'engine' | 'dbt' | 'lock' | 'mask'> & {
+	/** The warehouse's `type`, null when it is not configured. */
+	warehouseType: string | null;
+};
+
+/**
+ * Unpacks the version's project files into a fresh job directory, renders the profile of its
+ * warehouse, and starts its engine's `dbt --version` in the sandbox. A deploy being pinned may
+ * have no warehouse configured yet (`warehouseRequired` false): its adapter then comes from the
+ * manifest it uploaded (`adapterType`), and no profile is written.
+ */
+export async function setupProject(
+	ctx: ExecContext,
+	opts: {
+		version: ScriptVersion;
+		descriptor: DbtDescriptor;
+		warehouseRequired: boolean;
+		adapterType: string | null;
+		/** False for a pin that only installs packages: the warehouse's `folders` rule governs what connects to it. */
+		usesWarehouse?: boolean;
+	}
+): Promise<ProjectSetup> {
+	const { h, job, log } = ctx;
+	const { version, descriptor } = opts;
 	const wh = await getWarehouseWithSecrets(h, job.workspace, descriptor.warehouse).catch((e) => {
 		if (e instanceof SecretUnreadable) throw new JobFailure(e.message);
 		throw e;
 	});
-	if (!wh) {
+	if (!wh && opts.warehouseRequired) {
 		throw new JobFailure(`the warehouse "${descriptor.warehouse}" this project builds into is not configured in this workspace: a workspace admin adds it under Settings → Warehouses`);
 	}
-	const allowed = warehouseFolders(wh.settings);
-	if (!mayRunAgainstWarehouse(allowed, job.scriptPath)) {
+	const allowed = wh ? warehouseFolders(wh.settings) : null;
+	if (wh && opts.usesWarehouse !== false && !mayRunAgainstWarehouse(allowed, job.scriptPath!)) {
 		throw new JobFailure(
 			`the warehouse "${wh.name}" may be used only by projects in ${allowed!.length ? allowed!.map((f) => `"${f}"`).join(', ') : 'no folder'}, and ${job.scriptPath} is not among them: a workspace admin lists its folder in the warehouse's settings.folders. dbt was not started.`
 		);
 	}
-	const network = warehouseNetwork(wh.settings);
-	const archive = await readArchive(h, job.workspace, job.scriptHash);
+	const network = wh ? warehouseNetwork(wh.settings) : false;
+	const archive = await readArchive(h, job.workspace, version.hash);
 	if (!archive) {
 		throw new JobFailure('this version was deployed from artifacts alone (no project files), so it can be browsed but not run: deploy it with its project files');
 	}
@@ -249,51 +308,81 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 	} catch (e) {
 		throw new JobFailure(`dbt_project.yml is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
 	}
-	const profile = renderProfile(wh, profileName);
+	const embedded = wh ? await withEmbeddedPath(ctx.config.warehouseDir ?? warehousesRoot(), job.workspace, wh) : { settings: {}, writable: [], file: null };
+	if (embedded.file) log.say(`warehouse "${wh!.name}" is embedded: DuckDB file ${embedded.file}`);
+	const profile = wh ? renderProfile({ ...wh, settings: embedded.settings }, profileName) : { yaml: '', env: {}, secrets: [], refusedEnv: [] };
 	const mask = makeMasker(profile.secrets);
 	log.setMask(mask);
-	await writeFile(path.join(dirs.profiles, 'profiles.yml'), profile.yaml, { mode: 0o600 });
+	if (wh) await writeFile(path.join(dirs.profiles, 'profiles.yml'), profile.yaml, { mode: 0o600 });
 	if (profile.refusedEnv.length) log.say(`warehouse env entries ignored (reserved names): ${profile.refusedEnv.join(', ')}`);
-	log.say(`project files: ${unpacked.files} (${unpacked.bytes.toLocaleString('en-US')} bytes); profile "${profileName}", target ${descriptor.warehouse}`);
+	log.say(`project files: ${unpacked.files} (${unpacked.bytes.toLocaleString('en-US')} bytes); profile "${profileName}", target ${descriptor.warehouse}${wh ? '' : ' (not configured here: no profile)'}`);
 
 	const env = childEnv({ home: dirs.root, warehouseEnv: profile.env });
 	if (ctx.config.sandbox === 'bwrap') {
-		log.say(`sandbox: bubblewrap, uid 65534, no new namespaces, system calls filtered, only the job directory writable, ${network ? 'with the network' : 'no network'} (warehouse "${wh.name}")`);
+		log.say(`sandbox: bubblewrap, uid 65534, no new namespaces, system calls filtered, only the job directory${embedded.file ? " and the warehouse's folder" : ''} writable, ${network ? 'with the network' : 'no network'}${wh ? ` (warehouse "${wh.name}")` : ''}`);
 	}
-	const versionCmd = await wrapCommand(ctx, dirs, env, network, ['--version']);
+	const lock = lockOf(version.lock);
+	let dbt: JobEngine;
+	try {
+		dbt = await engineForJob(ctx.config, {
+			jobId: job.id,
+			request: descriptor.engine,
+			adapterType: wh && typeof wh.settings.type === 'string' ? wh.settings.type : opts.adapterType,
+			lock,
+			log: (l) => log.say(l),
+			signal: ctx.signal,
+			deadline: ctx.deadline
+		});
+	} catch (e) {
+		if (e instanceof EngineRefused) throw new (e.unavailable ? EngineMissingFailure : JobFailure)(`${e.message.replace(/\.$/, '')}. dbt was not started.`);
+		throw e;
+	}
+	try {
+		const engine = await detectEngineIn(ctx, dbt.dbtBin, dirs, env, network, embedded.writable);
+		checkpoint(ctx, 'preparation');
+		log.say(`engine: ${engine.name} ${engine.version}${engine.emitsNodeEvents ? '' : ' (no live node events: progress settles when the run ends)'}`);
+		if (lock && dbt.source === 'dbt_bin' && lock.engine_version !== engine.version) {
+			log.say(`note: this version is pinned to ${describeLock(lock)}, and DBT_BIN runs ${engine.name} ${engine.version}: the operator's engine is used`);
+		}
+		return {
+			dirs,
+			env,
+			network,
+			writable: embedded.writable,
+			common: ['--project-dir', dirs.project, '--profiles-dir', dirs.profiles],
+			warehouse: { name: wh?.name ?? descriptor.warehouse, defaultDatabase: wh?.defaultDatabase ?? null },
+			warehouseType: wh && typeof wh.settings.type === 'string' ? wh.settings.type : opts.adapterType,
+			engine,
+			dbt,
+			lock,
+			mask
+		};
+	} catch (e) {
+		await dbt.release();
+		throw e;
+	}
+}
+
+/** `dbt --version` of the engine, inside the sandbox as every invocation is. */
+export async function detectEngineIn(
+	ctx: Pick<ExecContext, 'config' | 'deadline' | 'signal' | 'stopGraceMs'>,
+	dbtBin: string,
+	dirs: JobDirs,
+	env: Record<string, string>,
+	network: boolean,
+	writable: string[]
+): Promise<EngineInfo> {
+	const versionCmd = await wrapCommand(ctx, dbtBin, dirs, env, network, ['--version'], writable);
 	const engine = await detectEngine(versionCmd, dirs.project, env, { deadline: ctx.deadline, signal: ctx.signal, killGraceMs: () => graceOf(ctx) });
 	if (engine.sandboxError) throw new JobFailure(sandboxFailure(engine.sandboxError).message);
-	if (engine.error) throw new JobFailure(`could not start dbt (DBT_BIN=${ctx.config.dbtBin}): ${engine.error}`);
-	checkpoint(ctx, 'preparation');
-	log.say(`engine: ${engine.name} ${engine.version}${engine.emitsNodeEvents ? '' : ' (no live node events: progress settles when the run ends)'}`);
-
-	const invocationArgs: Record<string, unknown> = resumed ? { ...args, command: 'retry', retry_job: resumed.id, resumed_command: args.command } : { ...submitted };
-	return {
-		ctx,
-		command: submitted.command,
-		args,
-		invocationArgs,
-		descriptor,
-		selection,
-		vars: resolved.vars,
-		digest,
-		dirs,
-		env,
-		network,
-		common: ['--project-dir', dirs.project, '--profiles-dir', dirs.profiles],
-		warehouse: { name: wh.name, defaultDatabase: wh.defaultDatabase },
-		engine,
-		mask,
-		resumed,
-		snapshot: false,
-		graphKey: versionKey(job.workspace, job.scriptPath, job.scriptHash),
-		nodes: resumed ? [...resumed.nodes] : []
-	};
+	if (engine.error) throw new JobFailure(`could not start dbt (${dbtBin}): ${engine.error}`);
+	return engine;
 }
+
 
 // ─── Invocations ─────────────────────────────────────────────────────────────────────────
 
-interface Invocation {
+export interface Invocation {
 	label: string;
 	argv: string[];
 	/** Follow this invocation's JSON log and write progress rows. */
@@ -303,6 +392,8 @@ interface Invocation {
 	captureStdout?: number;
 	/** Stream console output into the job log (default yes). */
 	console?: boolean;
+	/** Overrides the warehouse's network setting for this invocation (`dbt deps` fetches packages). */
+	network?: boolean;
 }
 
 interface Invoked {
@@ -315,24 +406,27 @@ interface Invoked {
  * dbt's argv as it is started: under the shell's limits, inside the sandbox unless the operator
  * turned it off. A sandbox that cannot be built fails the job; dbt never runs bare instead.
  */
-async function wrapCommand(
-	ctx: ExecContext,
+export async function wrapCommand(
+	ctx: Pick<ExecContext, 'config'>,
+	dbtBin: string,
 	dirs: JobDirs,
 	env: Record<string, string>,
 	network: boolean,
-	argv: string[]
+	argv: string[],
+	writable: string[] = []
 ): Promise<{ bin: string; argv: string[]; supervised?: boolean; extraFds?: Uint8Array[] }> {
-	const spec = withLimits(ctx.config.dbtBin, argv, { memoryMb: ctx.config.memoryMb });
+	const spec = withLimits(dbtBin, argv, { memoryMb: ctx.config.memoryMb });
 	if (ctx.config.sandbox === 'off') return spec;
 	try {
 		const wrapped = await sandboxed(spec, {
 			bwrapPath: ctx.config.bwrapPath,
-			dbtBin: ctx.config.dbtBin,
+			dbtBin,
 			pathVar: env.PATH,
 			jobRoot: dirs.root,
 			cwd: dirs.project,
 			network,
-			readOnly: ctx.config.sandboxReadOnly
+			readOnly: ctx.config.sandboxReadOnly,
+			writable
 		});
 		return { ...wrapped, supervised: true };
 	} catch (e) {
@@ -341,13 +435,13 @@ async function wrapCommand(
 	}
 }
 
-async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
+export async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	const { ctx } = p;
 	checkpoint(ctx, inv.label);
 	const logDir = path.join(p.dirs.logs, inv.label.replace(/[^a-z0-9]+/gi, '-'));
 	await mkdir(logDir, { recursive: true });
 	const argv = [...inv.argv, '--log-path', logDir, '--log-format-file', 'json'];
-	const spec = await wrapCommand(ctx, p.dirs, p.env, p.network, argv);
+	const spec = await wrapCommand(ctx, p.dbt.dbtBin, p.dirs, p.env, inv.network ?? p.network, argv, p.writable);
 	const shown = inv.argv.map((a) => (a.startsWith(p.dirs.root) ? `<job>${a.slice(p.dirs.root.length)}` : /[\s"'{}]/.test(a) ? JSON.stringify(a) : a));
 	ctx.log.say(`$ dbt ${shown.join(' ')}`);
 
@@ -386,7 +480,7 @@ async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 	const skipped = follower?.stats().skippedLines ?? 0;
 	if (skipped) ctx.log.say(`live progress skipped ${skipped} over-long line${skipped === 1 ? '' : 's'} of dbt's JSON log`);
 	if (outcome.escalated) ctx.log.say(`dbt did not stop within ${secs(graceOf(ctx))} of SIGTERM; its process group was killed`);
-	if (outcome.end === 'spawn_error') throw new JobFailure(`could not start dbt (DBT_BIN=${ctx.config.dbtBin}): ${outcome.spawnError}`);
+	if (outcome.end === 'spawn_error') throw new JobFailure(`could not start dbt (${p.dbt.dbtBin}): ${outcome.spawnError}`);
 	const sandboxError = sandboxStartError(outcome);
 	if (sandboxError) throw new JobFailure(sandboxFailure(sandboxError).message);
 	if (outcome.end === 'aborted') throw stopOf(ctx, `dbt ${inv.label}`);
@@ -403,13 +497,13 @@ const memoryCrashes = new WeakMap<ProcessOutcome, number>();
 const CRASH = new Set(['SIGSEGV', 'SIGABRT', 'SIGBUS', 'SIGTRAP', 'SIGKILL']);
 const crashed = (o: ProcessOutcome) => (o.signal !== null && CRASH.has(o.signal)) || [133, 134, 135, 137, 139].includes(o.exitCode ?? -1);
 
-const exitText = (o: ProcessOutcome) => {
+export const exitText = (o: ProcessOutcome) => {
 	const how = o.exitCode !== null ? `exit code ${o.exitCode}` : `signal ${o.signal}`;
 	const cap = memoryCrashes.get(o);
 	return cap ? `${how}: it crashed, as a process does on running out of memory under the ${cap} MB cap of TRIBUTARY_DBT_MEMORY_MB` : how;
 };
 
-function stderrTail(o: ProcessOutcome, mask: (s: string) => string, lines = 20): string {
+export function stderrTail(o: ProcessOutcome, mask: (s: string) => string, lines = 20): string {
 	const tail = o.stderrTail.filter((l) => l.trim() !== '').slice(-lines);
 	return tail.length ? `\n${tail.map(mask).join('\n')}` : '';
 }
@@ -444,7 +538,7 @@ async function indexFiles(target: string): Promise<{ columnLineage?: UploadedFil
 	return {};
 }
 
-async function graphFrom(p: Prepared, manifestPath: string, index: { columnLineage?: UploadedFile; nodeColumns?: UploadedFile }): Promise<BuiltGraph> {
+export async function graphFrom(p: Prepared, manifestPath: string, index: { columnLineage?: UploadedFile; nodeColumns?: UploadedFile }): Promise<BuiltGraph> {
 	const manifest = await fileIfExists(manifestPath, 'manifest.json');
 	if (!manifest) throw new JobFailure(`dbt wrote no manifest.json (${path.basename(path.dirname(manifestPath))})`);
 	try {
@@ -495,7 +589,7 @@ async function parsePhase(p: Prepared): Promise<BuiltGraph> {
 	return built;
 }
 
-const varsArgv = (p: Prepared): string[] => (Object.keys(p.vars).length ? ['--vars', JSON.stringify(p.vars)] : []);
+export const varsArgv = (p: Prepared): string[] => (Object.keys(p.vars).length ? ['--vars', JSON.stringify(p.vars)] : []);
 
 /**
  * The column-lineage pass: its own compile into its own target dir, within half of what is left
@@ -563,14 +657,56 @@ async function graphPhases(p: Prepared, withLineage: boolean): Promise<void> {
 }
 
 /**
- * `dbt deps` when the project declares packages and its files do not carry them (the CLI packs
- * the project without dbt_packages/): dbt cannot parse a project whose packages are missing.
+ * The project's packages before dbt parses it. A version pinned with packages restores the tree
+ * cached under its package-lock digest, or runs `dbt deps` from its pinned package-lock.yml and
+ * fails closed when what deps resolved differs from the pin. An unpinned version runs deps as
+ * its files say (the CLI packs a project without dbt_packages/) and its lock records the result.
  */
-async function depsPhase(p: Prepared): Promise<void> {
-	const declares = ['packages.yml', 'dependencies.yml'].some((f) => existsSync(path.join(p.dirs.project, f)));
-	if (!declares || existsSync(path.join(p.dirs.project, 'dbt_packages'))) return;
-	const { outcome } = await invoke(p, { label: 'deps', argv: ['deps', ...p.common] });
+export async function depsPhase(p: Prepared): Promise<{ packageLock: string | null; packageLockText: string | null }> {
+	const { log } = p.ctx;
+	const pinned = p.lock?.package_lock_digest ?? null;
+	if (!(await declaresPackages(p.dirs.project))) return { packageLock: null, packageLockText: null };
+	if (existsSync(path.join(p.dirs.project, 'dbt_packages')) && !pinned) return { packageLock: (await readPackageLock(p.dirs.project))?.digest ?? null, packageLockText: null };
+	const cacheRoot = p.ctx.config.packageCacheDir ?? null;
+	if (pinned && cacheRoot && (await restorePackages(cacheRoot, p.ctx.job.workspace, pinned, p.dirs.project))) {
+		log.say(`packages: the installed tree of package-lock ${pinned.slice(0, 12)} restored from the cache; dbt deps skipped`);
+		return { packageLock: pinned, packageLockText: null };
+	}
+	const pinnedText = p.lock?.package_lock_yml ?? null;
+	if (pinned && pinnedText) await writeFile(path.join(p.dirs.project, PACKAGE_LOCK), pinnedText);
+	const { outcome } = await invoke(p, { label: 'deps', argv: ['deps', ...p.common], network: true });
 	if (outcome.exitCode !== 0) throw new JobFailure(`dbt deps failed (${exitText(outcome)}), so the project's packages are missing and nothing was built${stderrTail(outcome, p.mask)}`);
+	const lock = await readPackageLock(p.dirs.project);
+	if (pinned && lock?.digest !== pinned) {
+		throw new JobFailure(
+			`dbt deps installed packages whose package-lock.yml (digest ${lock?.digest ?? 'none: deps wrote no package-lock.yml'}) differs from the one this version was pinned with (digest ${pinned}): the run stops rather than build with other packages. Redeploy to pin the packages anew.`
+		);
+	}
+	if (lock && cacheRoot) await savePackages(cacheRoot, p.ctx.job.workspace, lock, p.dirs.project).catch((e) => log.say(`packages could not be cached: ${(e as Error).message}`));
+	return { packageLock: lock?.digest ?? null, packageLockText: lock?.text ?? null };
+}
+
+/** A version deployed before pinning existed (or with pinning after it went live) is pinned by its first run. */
+async function pinOnFirstRun(p: Prepared, packages: { packageLock: string | null; packageLockText: string | null }): Promise<void> {
+	const { h, job, log } = p.ctx;
+	if (p.lock || job.scriptHash === null) return;
+	const lock = lockFromRun(p, packages);
+	const wrote = await setVersionLock(h.db, job.workspace, job.scriptHash, lock, true);
+	if (wrote) log.say(`pinned this version to ${describeLock(lock)}: its later runs use exactly this engine`);
+}
+
+export function lockFromRun(p: Pick<Prepared, 'dbt' | 'engine'>, packages: { packageLock: string | null; packageLockText: string | null }): EngineLock & { package_lock_yml?: string } {
+	const e = p.dbt.provisioned;
+	return {
+		engine: p.engine.name === 'dbt-fusion' ? 'dbt-fusion' : p.engine.name === 'dbt-core' ? 'dbt-core' : 'dbt',
+		engine_version: e?.coreVersion ?? p.engine.version,
+		adapter: e?.adapterType ?? p.engine.adapter ?? null,
+		adapter_version: e?.adapterVersion ?? p.engine.adapterVersion ?? null,
+		python_version: e?.python.version ?? null,
+		package_lock_digest: packages.packageLock,
+		source: p.dbt.source,
+		...(packages.packageLockText ? { package_lock_yml: packages.packageLockText } : {})
+	};
 }
 
 // ─── Commands ────────────────────────────────────────────────────────────────────────────
@@ -676,12 +812,14 @@ async function writeResumedState(p: Prepared): Promise<void> {
 			batch_results: null
 		})),
 		elapsed_time: 0,
+		// dbt retry turns each of these back into a command-line option: an absent value must be
+		// absent (a null selector would become `--no-selector`, which dbt does not have).
 		args: {
 			which: r.command,
 			select: p.selection.select,
 			exclude: p.selection.exclude,
-			selector: p.selection.selector,
-			vars: p.vars
+			...(p.selection.selector ? { selector: p.selection.selector } : {}),
+			...(Object.keys(p.vars).length ? { vars: p.vars } : {})
 		}
 	};
 	await mkdir(p.dirs.target, { recursive: true });
@@ -763,7 +901,93 @@ async function runBuild(p: Prepared): Promise<JobEnd> {
 		phase = await buildPhase(p, 'test');
 		phase = await retryFailedNodes(p, phase, budget);
 	}
-	return settle(p, phase);
+	const end = await settle(p, phase);
+	const catalog = await catalogPass(p, phase);
+	if (catalog) (end.result as Record<string, unknown>).catalog_pass = catalog;
+	return end;
+}
+
+/** What the catalog pass did, in the run's result. */
+export interface CatalogPassResult {
+	/** `refreshed`: the version's graph was stored anew; `unchanged`; `failed`: no catalog (the log says why). */
+	outcome: 'refreshed' | 'unchanged' | 'failed' | 'skipped';
+	seconds: number;
+	typed_nodes?: number;
+	lineage_job_id?: string | null;
+	reason?: string;
+}
+
+/**
+ * After a build or run whose models, seeds and snapshots all built (failed tests allowed), a
+ * bounded `dbt docs generate` reads what the warehouse really holds, and the version's graph is
+ * refreshed from its catalog (typed columns, and column lineage inferred again from the compiled
+ * SQL), unless the version's column lineage is the engine's own index. Whatever goes wrong costs
+ * only the refresh, with a line in the log.
+ */
+async function catalogPass(p: Prepared, phase: PhaseOutcome): Promise<CatalogPassResult | null> {
+	const { ctx } = p;
+	const { h, job, log } = ctx;
+	const started = Date.now();
+	const skipped = (reason: string): CatalogPassResult => {
+		log.say(`catalog pass skipped: ${reason}`);
+		return { outcome: 'skipped', seconds: 0, reason };
+	};
+	const command = p.resumed ? p.args.command : p.command;
+	if (command !== 'build' && command !== 'run') return null;
+	if (ctx.config.catalogPass === false) return null;
+	if (!phase.wrote) return null;
+	const broken = p.nodes.filter((n) => /^(model|seed|snapshot)\./.test(n.unique_id) && n.status === 'error');
+	if (broken.length) return skipped(`${broken.length} of the project's relations did not build, so the warehouse does not hold the project`);
+	if (job.scriptHash === null || !job.scriptPath) return null;
+	if (p.snapshot) return skipped("this run's model set is its own, not its version's");
+	const marker = await readMarker(h.db, versionKey(job.workspace, job.scriptPath, job.scriptHash));
+	if (!marker) return null;
+	const lineageSource = (marker.stats.column_lineage as { source?: string } | undefined)?.source;
+	if (lineageSource === 'engine') return skipped("this version's column lineage is the engine's own index, which a catalog would not improve");
+	const budgetMs = Math.min((ctx.config.catalogTimeoutS ?? 600) * 1000, Math.floor((ctx.deadline - Date.now()) / 2));
+	if (budgetMs < 5_000) return skipped('too little of the job\'s time is left');
+	const { outcome, timedOut } = await invoke(p, {
+		label: 'docs generate',
+		argv: ['docs', 'generate', ...p.common, '--target-path', p.dirs.catalogTarget, ...varsArgv(p)],
+		deadline: Date.now() + budgetMs,
+		console: false
+	});
+	const seconds = (Date.now() - started) / 1000;
+	const failed = (reason: string): CatalogPassResult => {
+		log.say(`No catalog: ${reason}. The run's outcome is unaffected; the version keeps the graph it had.`);
+		return { outcome: 'failed', seconds, reason };
+	};
+	if (timedOut) return failed(`dbt docs generate did not finish within ${secs(budgetMs)}`);
+	if (outcome.exitCode !== 0) return failed(`dbt docs generate failed (${exitText(outcome)})${stderrTail(outcome, p.mask, 8)}`);
+	const catalog = await fileIfExists(path.join(p.dirs.catalogTarget, 'catalog.json'), 'catalog.json');
+	const manifest = await fileIfExists(path.join(p.dirs.catalogTarget, 'manifest.json'), 'manifest.json');
+	if (!catalog || !manifest) return failed(`dbt docs generate wrote no ${catalog ? 'manifest.json' : 'catalog.json'}`);
+	try {
+		const version = await getVersion(h.db, job.workspace, job.scriptHash);
+		const answer = await ingestUpload(h, {
+			workspace: job.workspace,
+			path: job.scriptPath,
+			kind: 'deploy',
+			username: job.createdBy,
+			descriptor: version?.content ?? '',
+			manifest,
+			catalog,
+			into: { hash: job.scriptHash, jobId: job.id },
+			unlessDigest: marker.digest
+		});
+		const total = (Date.now() - started) / 1000;
+		if (answer.unchanged) {
+			log.say(`catalog pass: the warehouse holds what the version's graph says; nothing stored (${total.toFixed(1)} s)`);
+			return { outcome: 'unchanged', seconds: total, typed_nodes: answer.typed_nodes };
+		}
+		log.say(
+			`catalog pass: refreshed the version's graph from what the warehouse holds: ${answer.typed_nodes} relations with typed columns` +
+				`${answer.lineage_job_id ? `; column lineage is inferred again by lineage job ${answer.lineage_job_id}` : ''} (${total.toFixed(1)} s)`
+		);
+		return { outcome: 'refreshed', seconds: total, typed_nodes: answer.typed_nodes, lineage_job_id: answer.lineage_job_id };
+	} catch (e) {
+		return failed(`the catalog could not be stored: ${p.mask((e as Error).message)}`);
+	}
 }
 
 async function settle(p: Prepared, phase: PhaseOutcome): Promise<JobEnd> {
@@ -804,7 +1028,7 @@ export async function executeJob(ctx: ExecContext): Promise<JobEnd> {
 	let prepared: Prepared | null = null;
 	try {
 		prepared = await prepare(ctx);
-		await depsPhase(prepared);
+		await pinOnFirstRun(prepared, await depsPhase(prepared));
 		switch (prepared.command) {
 			case 'parse':
 				return await runParse(prepared);
@@ -825,6 +1049,7 @@ export async function executeJob(ctx: ExecContext): Promise<JobEnd> {
 			: { command, error: masked, invocation_args: prepared?.invocationArgs ?? ctx.job.args };
 		return { status: failure?.status ?? 'failure', result };
 	} finally {
+		await prepared?.dbt.release().catch(() => {});
 		await pruneAfterRun(ctx).catch(() => {});
 		// Whatever got as far as creating the directory leaves nothing behind.
 		await removeJobDirs(jobDirs(ctx.job.id));

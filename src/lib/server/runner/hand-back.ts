@@ -21,12 +21,15 @@ const AGAIN = 'the job is back in the queue and runs again from the start on the
  * changed nothing: re-queued. A run is re-queued while no dbt command it started builds: none
  * started yet (it was preparing), or only commands that read (deps, parse, compile and the
  * column-lineage pass, show). A building command (build, run, test, seed, snapshot, retry) may
- * have written relations or stored test failures: not re-queued. Any other kind of job is not
- * re-queued (nothing here knows whether repeating it is safe).
+ * have written relations or stored test failures: not re-queued. A deploy job (pinning a version)
+ * is re-queued. Any other kind of job is not re-queued (nothing here knows whether repeating it
+ * is safe).
  */
 export function handBackRule(kind: string, commands: readonly string[], why?: string): HandBackRule {
 	const stopped = `the worker running this ${kind === 'lineage' ? 'lineage job' : 'job'} stopped${why ? ` (${why})` : ''}`;
 	if (kind === 'lineage') return { requeue: true, line: `${stopped}; ${AGAIN} (the graph keeps the column lineage it had until then)` };
+	// A deploy job only reads until it makes its version live in its last transaction: pinning again is safe.
+	if (kind === 'deploy') return { requeue: true, line: `${stopped}; ${AGAIN} (the version stays pending until it is pinned)` };
 	if (kind !== 'run') return { requeue: false, line: `${stopped}: not re-queued` };
 	const building = commands.filter((c) => BUILDING_COMMANDS.has(c as never));
 	if (building.length) {

@@ -113,6 +113,8 @@ export function childEnv(opts: { home: string; warehouseEnv: Record<string, stri
 		LC_ALL: 'C.UTF-8',
 		TZ: 'UTC',
 		DBT_SEND_ANONYMOUS_USAGE_STATS: 'false',
+		// Each check for a newer dbt waits on a connection a sandbox without network never gets.
+		DBT_VERSION_CHECK: 'false',
 		DO_NOT_TRACK: '1',
 		DBT_USE_COLORS: 'false',
 		PYTHONUNBUFFERED: '1'

@@ -26,6 +26,8 @@ export interface JobDirs {
 	parseTarget: string;
 	/** `--target-path` of the column-lineage pass. */
 	lineageTarget: string;
+	/** `--target-path` of the catalog pass (`dbt docs generate` after a build). */
+	catalogTarget: string;
 	/** Written while a child runs (outside the project, beside the job dir). */
 	pidFile: string;
 }
@@ -40,6 +42,7 @@ export function jobDirs(jobId: string): JobDirs {
 		target: path.join(root, 'target'),
 		parseTarget: path.join(root, 'target-parse'),
 		lineageTarget: path.join(root, 'target-lineage'),
+		catalogTarget: path.join(root, 'target-catalog'),
 		pidFile: `${root}.pgid`
 	};
 }

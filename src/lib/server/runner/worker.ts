@@ -15,6 +15,9 @@ import { executeJob, UNREPORTED_MESSAGE, type ExecContext, type StopReason } fro
 import { handBack } from './hand-back';
 import { JobLog } from './job-log';
 import { executeLineageJob } from './lineage-job';
+import { executeDeployJob } from './deploy-job';
+import { enginesOf, FUSION_MISSING } from './engine/for-job';
+import { EngineUnavailable, findPython } from './engine/provision';
 import { jobDirs } from './workdir';
 
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
@@ -104,6 +107,23 @@ export class Worker {
 		return this;
 	}
 
+	/**
+	 * Why this worker cannot run a project on the engine kind it asks for, in one sentence with the
+	 * fix (no Python to provision dbt-core with, no Fusion binary); null when it can. The run route
+	 * asks before queueing, so the refusal is the answer rather than a failed job.
+	 */
+	async engineProblem(kind: 'dbt-core' | 'fusion'): Promise<string | null> {
+		if (this.config.dbtBin) return null;
+		if (kind === 'fusion') return this.config.fusionBin ? null : FUSION_MISSING;
+		try {
+			await findPython(enginesOf(this.config).settings);
+			return null;
+		} catch (e) {
+			if (e instanceof EngineUnavailable) return e.message;
+			throw e;
+		}
+	}
+
 	/** Look for work now rather than at the next poll (the run route calls it after queueing). */
 	kick(): void {
 		this.wake?.();
@@ -169,15 +189,16 @@ export class Worker {
 	}
 
 	/** The kinds of job this worker has a free slot for. */
-	private freeKinds(): ('run' | 'lineage')[] {
+	private freeKinds(): ('run' | 'deploy' | 'lineage')[] {
 		let runs = 0;
 		let lineage = 0;
 		for (const r of this.running.values()) {
 			if (r.job.kind === 'lineage') lineage++;
 			else runs++;
 		}
-		const out: ('run' | 'lineage')[] = [];
-		if (runs < this.slots) out.push('run');
+		const out: ('run' | 'deploy' | 'lineage')[] = [];
+		// A deploy job runs dbt (deps, parse) like a run, so it takes a run slot.
+		if (runs < this.slots) out.push('run', 'deploy');
 		if (lineage < this.lineageSlots) out.push('lineage');
 		return out;
 	}
@@ -237,7 +258,9 @@ export class Worker {
 			const end =
 				job.kind === 'lineage'
 					? await executeLineageJob({ h, job, workerId: this.id, signal: abort.signal, deadline, log })
-					: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
+					: job.kind === 'deploy'
+						? await executeDeployJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) })
+						: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
 			clearInterval(beat);
 			let unwritten = '';
 			const stoppedByUs = abort.signal.reason === ('worker-stopped' satisfies StopReason);

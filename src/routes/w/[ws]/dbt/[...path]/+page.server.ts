@@ -12,7 +12,12 @@ import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
 import { folderOf, parseScriptPath } from '$lib/server/paths';
 import { getJobPayload, listJobs } from '$lib/server/repo/jobs';
 import { hexToHash } from '$lib/types/script-hash';
+import { readVersion } from '$lib/server/api/scripts/version';
+import { describeLock } from '$lib/server/dbt-engine-spec';
+import { processWorker } from '$lib/server/runner/worker';
 import type { PageServerLoad } from './$types';
+
+const engineKindOf = (v: { lock: { engine: string } | null }): 'dbt-core' | 'fusion' => (v.lock?.engine === 'dbt-fusion' ? 'fusion' : 'dbt-core');
 
 export interface VersionRow {
 	hash: string;
@@ -24,6 +29,8 @@ export interface VersionRow {
 	columnEdges: number | null;
 	dbtVersion: string | null;
 	hasProjectFiles: boolean;
+	/** False while its deploy job pins it. */
+	live: boolean;
 }
 
 export const load: PageServerLoad = async (event) => {
@@ -36,7 +43,8 @@ export const load: PageServerLoad = async (event) => {
 	const deploys = await listJobs(h, p.workspace, { scriptPath: path, kind: 'deploy', limit: 30 }, access);
 	const versions: VersionRow[] = [];
 	for (const d of deploys) {
-		if (d.scriptHash === null) continue;
+		// A deploy that failed to pin left no version behind.
+		if (d.scriptHash === null || d.status === 'failure' || d.status === 'canceled') continue;
 		const payload = await getJobPayload(h, p.workspace, d.id, 0);
 		const r = (payload?.result ?? {}) as Record<string, unknown>;
 		const num = (v: unknown) => (typeof v === 'number' ? v : null);
@@ -49,12 +57,16 @@ export const load: PageServerLoad = async (event) => {
 			edges: num(r.edges),
 			columnEdges: num(r.column_edges),
 			dbtVersion: typeof r.dbt_version === 'string' ? r.dbt_version : null,
-			hasProjectFiles: r.has_project_files === true
+			hasProjectFiles: r.has_project_files === true,
+			live: d.status === 'success'
 		});
 	}
 	if (versions.length === 0) error(404, 'no deployed version of this project');
 	const asked = event.url.searchParams.get('v');
-	const version = versions.find((v) => v.hash === asked) ?? versions[0];
+	const version = versions.find((v) => v.hash === asked) ?? versions.find((v) => v.live) ?? versions[0];
+	const detail = await readVersion(h, p, hexToHash(version.hash)!).catch(() => null);
+	// Said beside the Run button before anyone presses it: this worker cannot start dbt at all.
+	const runProblem = detail && mayRun(p, path) ? await processWorker()?.engineProblem(engineKindOf(detail)) : null;
 	let graph;
 	try {
 		// GET assets/graph's gate. The canvas needs the shape only; the details pane reads a
@@ -72,6 +84,9 @@ export const load: PageServerLoad = async (event) => {
 		version,
 		runs,
 		mayRun: mayRun(p, path),
+		lockLine: detail?.lock ? describeLock(detail.lock) : null,
+		pinJob: detail && !detail.live ? detail.deploy_job : null,
+		runProblem: runProblem ?? null,
 		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) })
 	};
 };

@@ -3,7 +3,7 @@
 import { requireScriptWrite, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { ingestUpload } from '$lib/server/ingest/deploy';
+import { ingestUpload, queueSourceDeploy } from '$lib/server/ingest/deploy';
 import { readUploadForm } from '$lib/server/ingest/upload-form';
 import { requireScriptPath } from '$lib/server/paths';
 import { gateUpload, readUploadHead } from '$lib/server/upload-head';
@@ -19,5 +19,6 @@ export const POST: RequestHandler = handleApi(async (event) => {
 		requireScriptWrite(p, path);
 	});
 	const upload = await readUploadForm(head.request, { workspace: p.workspace, username: p.username, kind }, path);
+	if (!upload.manifest) return jsonSafe(await queueSourceDeploy(await getDatabase(), upload), { status: 202 });
 	return jsonSafe(await ingestUpload(await getDatabase(), upload), { status: 201 });
 });

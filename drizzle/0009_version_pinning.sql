@@ -1,0 +1,2 @@
+ALTER TABLE "script" ADD COLUMN "pending" boolean DEFAULT false NOT NULL;--> statement-breakpoint
+ALTER TABLE "script" ADD COLUMN "lock" jsonb;
