@@ -174,7 +174,7 @@ export function requireAdmin(p: Principal): void {
 }
 
 /** What the admin API and the settings page manage; each is also a token scope domain. */
-export type AdminResource = 'users' | 'groups' | 'folders' | 'warehouses';
+export type AdminResource = 'users' | 'groups' | 'folders' | 'warehouses' | 'openlineage';
 
 /** Reading or changing members, groups, folder grants or warehouses: a workspace admin, with `<resource>:<action>` when the caller is a token. */
 export function adminAllows(p: Principal, resource: AdminResource, action: 'read' | 'write'): boolean {
@@ -774,6 +774,39 @@ export function producerAuthoredShown(p: Principal | null, scriptPath: string): 
 /** Whether a producer appears at all in an export: the caller may see its path's shape. */
 export function producerShown(p: Principal | null, scriptPath: string): boolean {
 	return p !== null && canReadPath(p, scriptPath);
+}
+
+// ─── OpenLineage in ────────────────────────────────────────────────────────────────────────
+
+/**
+ * The OpenLineage receiver's caller: a member of the workspace (workspacePrincipal's refusals:
+ * a stranger learns nothing) whose token allows `lineage:write`. Where each event may land is
+ * decided per event (requireLineageWrite).
+ */
+export async function openLineageSender(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	const p = await workspacePrincipal(event, ws);
+	requireScope(p, 'lineage', 'write');
+	return p;
+}
+
+/**
+ * An event writes the job at `path` in `folder`: a writer of the folder (or an admin), whose
+ * token's `lineage:write` covers the path. A member who cannot even read the folder is not told
+ * its name (only the namespace it sent); one who reads it is told it needs write access.
+ */
+export function requireLineageWrite(p: Principal, namespace: string, folder: string, path: string): void {
+	if (!canWriteFolder(p, folder)) {
+		if (!canReadFolder(p, folder)) throw forbidden(`you may not send OpenLineage events for the namespace ${JSON.stringify(namespace)}`);
+		throw forbidden(`the namespace ${JSON.stringify(namespace)} writes into the folder ${folder}, which you may read but not write`);
+	}
+	requireScope(p, 'lineage', 'write', path);
+}
+
+/** The refusal of an event whose job namespace maps to no folder (and the workspace sets no default). */
+export function unmappedNamespace(namespace: string): ApiError {
+	return forbidden(
+		`the OpenLineage namespace ${JSON.stringify(namespace)} is not mapped to a folder: a workspace admin maps it (POST /api/w/{ws}/openlineage/namespaces {"namespace", "folder"}), or sets a default folder (namespace "*")`
+	);
 }
 
 // ─── Canvas layout ─────────────────────────────────────────────────────────────────────────

@@ -6,6 +6,7 @@ import { keepNearest, reachComponent, type Ranked } from '../lineage/column-walk
 import {
 	ASSET_KINDS,
 	isAssetKind,
+	isProducerLanguage,
 	type AssetGraph,
 	type AssetKind,
 	type ColumnLineageAnswer,
@@ -243,14 +244,14 @@ async function buildUnpinned(
 		runnables.set(u.scriptPath, { path: u.scriptPath, language: u.language, script_hash: hashToHex(u.scriptHash) });
 	}
 	if (named) runnables.set(named.path, { path: named.path, language: 'dbt', script_hash: hashToHex(named.hash) });
-	const producers = [...runnables.values()].filter((r) => r.language === 'sql' && mayReadPath(p, r.path, 'scripts'));
+	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts'));
 	const lineage = groupProducerLineage(
 		await producerLineage(h, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
 	);
 	const namedUsage = named ? usageOfGraph(graphs[0]) : [];
 	for (const r of runnables.values()) {
 		if (r.language === 'dbt') r.dbt = { model_count: modelCount(named && r.path === named.path ? namedUsage : usage, r.path) };
-		if (r.language === 'sql' && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
+		if (isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
 	}
 	const graph = assembleAssetGraph({
 		usage: named ? [...usage.filter((u) => u.scriptPath !== named.path), ...namedUsage] : usage,
