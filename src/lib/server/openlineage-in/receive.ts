@@ -15,6 +15,7 @@ import {
 	type JobLineage,
 	type ResolvedAsset
 } from '../../lineage/openlineage-in';
+import { jobNamespace } from '../../lineage/openlineage';
 import { isJobId } from '../../types/jobs';
 import { hashToHex } from '../../types/script-hash';
 import { requireLineageWrite, unmappedNamespace, type Principal } from '../access';
@@ -71,6 +72,9 @@ export function runJobId(ws: string, runId: string): string {
 	const x = h.subarray(0, 16).toString('hex');
 	return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
+
+const ownJobNamespace = jobNamespace;
+const OWN_JOB_WARNING = "the job namespace is Tributary's own (its export): the event is kept, and its job, already drawn, is not drawn a second time";
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
 
@@ -247,6 +251,8 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 			body: ev.body
 		});
 		if (!stored) return { status: 'duplicate', warnings: [] };
+		// Tributary's own export sent back: its jobs are the dbt models and producers already drawn.
+		if (job.namespace === ownJobNamespace(ws)) return { status: 'stored', warnings: [OWN_JOB_WARNING] };
 		let state = await lockJob(h, tx, ws, job.namespace, job.name);
 		if (!state) {
 			const path = await freePath(h, tx, ws, folder, job);
