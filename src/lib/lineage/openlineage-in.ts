@@ -166,6 +166,27 @@ export interface JobUse {
 	access: 'r' | 'w';
 }
 
+/** A job version's script content: its identity and what that version reads and writes. */
+export interface OpenLineageJobContent {
+	namespace: string;
+	name: string;
+	uses: { kind: ResolvedKind; path: string; access: 'r' | 'w' }[];
+}
+
+/** A version's content, or null when it is not one (a version stored before it named its uses reads as none). */
+export function parseJobContent(text: string): OpenLineageJobContent | null {
+	try {
+		const v = JSON.parse(text);
+		if (!isObject(v) || typeof v.namespace !== 'string' || typeof v.name !== 'string') return null;
+		const uses = Array.isArray(v.uses)
+			? v.uses.filter((u: unknown): u is OpenLineageJobContent['uses'][number] => isObject(u) && typeof u.kind === 'string' && typeof u.path === 'string' && (u.access === 'r' || u.access === 'w'))
+			: [];
+		return { namespace: v.namespace, name: v.name, uses };
+	} catch {
+		return null;
+	}
+}
+
 export interface JobLineage {
 	uses: JobUse[];
 	rows: JobLineageRow[];

@@ -542,7 +542,13 @@ export async function jobAccess(
 
 	const job = await getJobView(h, ws, id);
 	if (!job) throw new JobNotFoundError();
-	const linkValid = share !== null && (await isJobWithin(h, ws, job.id, share.jobId));
+	let linkValid = share !== null && (await isJobWithin(h, ws, job.id, share.jobId));
+	// An OpenLineage run nests under whatever parent its events name, in any folder: a link to the
+	// parent reaches only the child runs in the parent's own folder.
+	if (linkValid && share !== null && share.jobId !== job.id && job.kind === 'openlineage') {
+		const shared = await getJobView(h, ws, share.jobId);
+		linkValid = shared !== null && sameFolder(shared.scriptPath, job.scriptPath);
+	}
 	const decision = jobReadDecision(principal, job, linkValid);
 	if (!decision.allowed) throw new ApiError(decision.status, decision.message);
 	if (principal && !jobScopeAllows(principal, job.scriptPath)) {
@@ -554,6 +560,13 @@ export async function jobAccess(
 		via: decision.via,
 		canReadScript: principal !== null && job.scriptPath !== null && mayReadPath(principal, job.scriptPath, 'scripts')
 	};
+}
+
+function sameFolder(a: string | null, b: string | null): boolean {
+	const pa = a === null ? null : parseScriptPath(a);
+	const pb = b === null ? null : parseScriptPath(b);
+	if (!pa || !pb || pa.kind !== pb.kind) return false;
+	return pa.kind === 'folder' ? pa.folder === (pb as { folder: string }).folder : pa.owner === (pb as { owner: string }).owner;
 }
 
 /**

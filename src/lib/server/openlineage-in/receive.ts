@@ -13,20 +13,24 @@ import {
 	schemaFieldsOf,
 	type DatasetResolver,
 	type JobLineage,
+	type OpenLineageJobContent,
 	type ResolvedAsset
 } from '../../lineage/openlineage-in';
 import { jobNamespace } from '../../lineage/openlineage';
 import { isJobId } from '../../types/jobs';
 import { hashToHex } from '../../types/script-hash';
-import { requireLineageWrite, unmappedNamespace, type Principal } from '../access';
+import { canReadPath, canWritePath, requireLineageWrite, requireScope, unmappedNamespace, type Principal } from '../access';
+import { forbidden } from '../api-error';
 import type { Database, Tx } from '../db';
 import { openLineageLimits } from '../limits';
 import { folderOf } from '../paths';
 import { RETENTION } from '../repo/graph';
 import { upsertProgress, type ProgressUpdate } from '../repo/jobs';
 import {
+	dbtNodeOwners,
 	ingestContext,
 	insertEvent,
+	openLineageRunRow,
 	insertJobRow,
 	lockJob,
 	mergeJobFacets,
@@ -43,6 +47,7 @@ import {
 } from '../repo/openlineage-in';
 import { insertProducerLineage } from '../repo/producers';
 import { insertScriptVersion, newScriptHash, publishAssetUsage } from '../repo/scripts';
+import { dbtOlJobOf, type DbtOlJob } from './dbt-ol';
 import type { ReceivedDataset, ReceivedEvent } from './event';
 
 export interface ReceiveAnswer {
@@ -195,7 +200,10 @@ async function freePath(h: Database, tx: Tx, ws: string, folder: string, job: { 
 
 async function storeVersion(h: Database, tx: Tx, ws: string, path: string, job: { namespace: string; name: string }, by: string, l: JobLineage | null): Promise<bigint> {
 	const hash = newScriptHash();
-	await insertScriptVersion(tx, { workspace: ws, hash, path, language: OPENLINEAGE_LANGUAGE, content: JSON.stringify({ namespace: job.namespace, name: job.name }), createdBy: by });
+	// The version keeps its own reads and writes: asset_usage holds only the newest version's,
+	// and an older run's page draws what that run reported.
+	const content: OpenLineageJobContent = { namespace: job.namespace, name: job.name, uses: (l?.uses ?? []).map((u) => ({ kind: u.assetKind, path: u.assetPath, access: u.access })) };
+	await insertScriptVersion(tx, { workspace: ws, hash, path, language: OPENLINEAGE_LANGUAGE, content: JSON.stringify(content), createdBy: by });
 	if (l) {
 		await insertProducerLineage(
 			tx,
@@ -226,6 +234,14 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 	const ws = p.workspace;
 	if (ev.kind === 'dataset') return receiveDatasetEvent(h, p, ev);
 	const job = ev.job!;
+	if (ev.kind === 'run') {
+		const dbtOl = dbtOlJobOf(job.facets, ev.runFacets);
+		if (dbtOl?.kind === 'invocation') return receiveDbtInvocation(h, p, ev);
+		if (dbtOl?.kind === 'node') {
+			const attached = await receiveDbtNode(h, p, ev, dbtOl);
+			if (attached) return attached;
+		}
+	}
 	const ctx = await ingestContext(h, ws, job.namespace, job.name);
 	const folder = ctx.job ? folderOf(ctx.job.scriptPath) : ctx.mappedFolder;
 	if (folder === null) throw unmappedNamespace(job.namespace);
@@ -325,4 +341,76 @@ async function receiveDatasetEvent(h: Database, p: Principal, ev: ReceivedEvent)
 	});
 	await maybePrune(h, ws);
 	return answer;
+}
+
+// ─── dbt-ol ────────────────────────────────────────────────────────────────────────────────
+
+/** The sender records a run of the project at `path`: write access to it, and lineage:write over it. */
+function requireProjectRunWrite(p: Principal, path: string): void {
+	if (!canWritePath(p, path)) throw forbidden(`this dbt run belongs to ${path}: recording its runs needs write access to it`);
+	requireScope(p, 'lineage', 'write', path);
+}
+
+function runRowOf(ws: string, runId: string, at: { scriptPath: string; scriptHash: bigint | null }, job: { namespace: string; name: string }, s: RunState) {
+	return {
+		id: runJobId(ws, runId),
+		workspace: ws,
+		scriptPath: at.scriptPath,
+		scriptHash: at.scriptHash,
+		createdBy: s.createdBy,
+		parentJob: s.parentRunId ? runJobId(ws, s.parentRunId) : null,
+		status: s.status,
+		args: { openlineage: { namespace: job.namespace, name: job.name, run_id: runId, dbt: true } },
+		result: runResult(runId, s),
+		createdAt: s.createdAt,
+		startedAt: s.startedAt,
+		completedAt: s.completedAt
+	};
+}
+
+/**
+ * A dbt-ol node event: attached to the one deployed project holding that node (at the relation
+ * its output names, when it names one), its run the invocation's (its parent). Null when no
+ * readable project holds it, or several do: it is then an ordinary job.
+ */
+async function receiveDbtNode(h: Database, p: Principal, ev: ReceivedEvent, dbt: Extract<DbtOlJob, { kind: 'node' }>): Promise<ReceiveAnswer | null> {
+	const ws = p.workspace;
+	const resolver: DatasetResolver = { workspace: ws, warehouses: await warehouseNamings(h, ws) };
+	const output = ev.outputs[0] ? resolveDataset(ev.outputs[0], resolver) : null;
+	const owners = await dbtNodeOwners(h, ws, dbt.uniqueId, output?.kind === 'dbt' ? output.path : null);
+	if (owners.length !== 1 || !canReadPath(p, owners[0].scriptPath)) return null;
+	const project = owners[0];
+	requireProjectRunWrite(p, project.scriptPath);
+	const runId = dbt.parentRunId ?? ev.runId!;
+	const id = runJobId(ws, runId);
+	return h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
+		const job = ev.job!;
+		const stored = await insertEvent(h, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		if (!stored) return { status: 'duplicate', warnings: [] };
+		const node = runStateOf(await runEventSummaries(h, tx, ws, ev.runId!));
+		const invocationEvents = runId === ev.runId ? [] : await runEventSummaries(h, tx, ws, runId);
+		// Until the invocation's own events come, the run is running since its first node's.
+		const run = invocationEvents.length ? runStateOf(invocationEvents) : { ...node, status: runId === ev.runId ? node.status : ('running' as const), completedAt: runId === ev.runId ? node.completedAt : null, parentRunId: null, parentJob: null };
+		const parentJob = isObject(ev.runFacets.parent) && isObject(ev.runFacets.parent.job) ? (ev.runFacets.parent.job as { namespace: string; name: string }) : job;
+		await upsertRun(h, tx, runRowOf(ws, runId, { scriptPath: project.scriptPath, scriptHash: project.hash }, parentJob, run));
+		await upsertProgress(h, ws, id, [{ assetKind: 'dbt', assetPath: project.assetPath, status: PROGRESS_OF[node.status], error: node.status === 'failure' ? (node.error?.message ?? 'failed') : null }], tx);
+		return { status: 'stored', job: project.scriptPath, run: `/w/${ws}/run/${id}`, warnings: [] };
+	});
+}
+
+/** The dbt-ol invocation's own event: the run's state, once a node event attached it to its project. */
+async function receiveDbtInvocation(h: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	const ws = p.workspace;
+	const id = runJobId(ws, ev.runId!);
+	const attached = await h.db.transaction((tx) => openLineageRunRow(h, tx, ws, id));
+	if (attached) requireProjectRunWrite(p, attached.scriptPath);
+	return h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
+		const job = ev.job!;
+		const stored = await insertEvent(h, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		if (!stored) return { status: 'duplicate', warnings: [] };
+		const row = await openLineageRunRow(h, tx, ws, id);
+		if (!row) return { status: 'stored', warnings: ["a dbt-ol invocation: its run joins its project when its models' events arrive"] };
+		await upsertRun(h, tx, runRowOf(ws, ev.runId!, row, job, runStateOf(await runEventSummaries(h, tx, ws, ev.runId!))));
+		return { status: 'stored', job: row.scriptPath, run: `/w/${ws}/run/${id}`, warnings: [] };
+	});
 }

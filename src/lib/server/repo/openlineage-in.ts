@@ -316,3 +316,57 @@ export async function pruneEvents(h: Database, ws: string, before: Date, tx?: Tx
 	);
 	return toNumber(r?.n);
 }
+
+/** The newest run of each of these OpenLineage job paths (runs the caller may read: the caller filters the paths). */
+export async function latestOpenLineageRuns(h: Database, ws: string, paths: readonly string[], tx?: Tx): Promise<{ id: string; scriptPath: string; status: string; createdAt: Date }[]> {
+	if (paths.length === 0) return [];
+	const rows = await h.rows<{ id: string; script_path: string; status: string; created_at: unknown }>(
+		sql`select distinct on (script_path) id::text as id, script_path, status, created_at from job
+		     where workspace = ${ws} and kind = 'openlineage' and script_path = any(${sql.param([...paths])}::text[])
+		     order by script_path, created_at desc, id desc`,
+		tx
+	);
+	return rows.map((r) => ({ id: r.id, scriptPath: r.script_path, status: r.status, createdAt: new Date(r.created_at as string) }));
+}
+
+/**
+ * The live dbt versions holding the node `uniqueId` (a dbt-ol model event's `dbt_node` facet)
+ * at `assetPath`: which deployed project a dbt run made elsewhere belongs to.
+ */
+export async function dbtNodeOwners(h: Database, ws: string, uniqueId: string, assetPath: string | null, tx?: Tx): Promise<{ scriptPath: string; hash: bigint; assetPath: string }[]> {
+	const rows = await h.rows<{ script_path: string; hash: string; asset_path: string }>(
+		sql`with live as materialized (
+		      select distinct on (s.path) s.path, s.hash from script s
+		       where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived
+		       order by s.path, s.created_at desc, s.hash desc
+		    )
+		    select l.path as script_path, l.hash::text as hash, n.asset_path from live l
+		      join dbt_node n on n.workspace = ${ws} and n.script_path = l.path and n.script_hash = l.hash
+		       and n.job_id = '00000000-0000-0000-0000-000000000000'::uuid and n.unique_id = ${uniqueId}
+		     where n.asset_path is not null and (${assetPath}::text is null or n.asset_path = ${assetPath}::text)
+		     order by l.path`,
+		tx
+	);
+	return rows.map((r) => ({ scriptPath: r.script_path, hash: toBigInt(r.hash), assetPath: r.asset_path }));
+}
+
+/** The script path and version of an OpenLineage run's job row, or null. */
+export async function openLineageRunRow(h: Database, tx: Tx, ws: string, id: string): Promise<{ scriptPath: string; scriptHash: bigint | null } | null> {
+	const [r] = await h.rows<{ script_path: string; hash: string | null }>(
+		sql`select script_path, script_hash::text as hash from job where workspace = ${ws} and id = ${id}::uuid and kind = 'openlineage'`,
+		tx
+	);
+	return r ? { scriptPath: r.script_path, scriptHash: r.hash === null ? null : toBigInt(r.hash) } : null;
+}
+
+/** The events of a run and of the runs nested under it (their parent facet names it), as sent, in event-time order. */
+export async function runAndChildEventBodies(h: Database, ws: string, runId: string, tx?: Tx): Promise<unknown[]> {
+	const rows = await h.rows<{ body: unknown }>(
+		sql`select body from openlineage_event
+		     where workspace = ${ws}
+		       and (run_id = ${runId}::uuid or (run_id is not null and lower(body->'run'->'facets'->'parent'->'run'->>'runId') = ${runId}))
+		     order by event_time, id`,
+		tx
+	);
+	return rows.map((r) => (typeof r.body === 'string' ? JSON.parse(r.body) : r.body));
+}
