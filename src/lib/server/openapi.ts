@@ -376,6 +376,14 @@ export const operations: Op[] = [
 		},
 		errors: [400, 401, 403, 404, 413, 415, 429, 503]
 	},
+	{
+		method: 'post', path: '/api/w/{ws}/api/v1/lineage',
+		summary: 'The OpenLineage receiver again (as openlineage/api/v1/lineage): where the Python client posts when its url is .../api/w/{ws}/openlineage without a trailing slash (it joins the endpoint with urljoin)',
+		gate: 'as openlineage/api/v1/lineage',
+		body: { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json' },
+		ok: { status: 201, description: 'as openlineage/api/v1/lineage' },
+		errors: [400, 401, 403, 404, 413, 415, 429, 503]
+	},
 	{ method: 'get', path: '/api/w/{ws}/openlineage/namespaces', summary: 'Which folder each OpenLineage job namespace writes into (* is the workspace default)', gate: 'workspace admin (a token also needs openlineage:read)', ok: { status: 200, description: 'the mappings', schema: { type: 'array', items: obj({ namespace: str, folder: str }) } }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/openlineage/namespaces', summary: 'Map an OpenLineage job namespace onto a folder (folder null removes the mapping; namespace * sets the workspace default)', gate: 'workspace admin (a token also needs openlineage:write)',
