@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
-import { pruneEvents } from '../../src/lib/server/repo/openlineage-in';
+import { pruneEvents, pruneJobVersions, pruneRunProgress } from '../../src/lib/server/repo/openlineage-in';
 import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
@@ -236,12 +236,27 @@ describeFixtures('OpenLineage in: runs', () => {
 			expect(bob.body.error).toContain(`belongs to ${JAFFLE}`);
 		});
 
-		it('retention drops events received before the cut, keeping the newer ones', async () => {
+		it("retention drops events and runs' progress older than the cut, keeping the newer ones, and a job's oldest versions", async () => {
 			await h.rows(sql`update openlineage_event set received_at = now() - interval '40 days' where run_id = ${dagRun}::uuid`);
+			await h.rows(sql`update dbt_run_progress set updated_at = now() - interval '40 days' where job_id = ${taskId}::uuid`);
 			const before = await storedCounts(h);
-			const removed = await pruneEvents(h, WS, new Date(Date.now() - 30 * 86_400_000));
-			expect(removed).toBe(1);
-			expect((await storedCounts(h)).events).toBe(before.events - 1);
+			const cut = new Date(Date.now() - 30 * 86_400_000);
+			expect(await pruneEvents(h, WS, cut)).toBe(1);
+			expect(await pruneRunProgress(h, WS, cut)).toBe(1);
+			const after = await storedCounts(h);
+			expect(after.events).toBe(before.events - 1);
+			expect(after.progress).toBe(before.progress - 1);
+			// Three more versions of one job (its reads change each time), two kept.
+			for (const [i, name] of ['a', 'b', 'c'].entries()) {
+				const r = await send(alice, runEvent({ type: 'COMPLETE', time: `2026-12-04T0${i}:00:00Z`, job: { namespace: 'airflow://prod', name: 'versioned' }, inputs: [{ namespace: 's3://lake', name }] }));
+				expect(r.status).toBe(201);
+			}
+			const path = 'f/etl/prod/versioned';
+			expect(await h.db.transaction((tx) => pruneJobVersions(h, tx, WS, path, 2))).toBe(1);
+			const [n] = await h.rows<{ n: number }>(sql`select count(*)::int as n from script where path = ${path}`);
+			expect(Number(n.n)).toBe(2);
+			const g = await w.c.alice.get(`/api/w/${WS}/assets/graph?folder=etl`);
+			expect(g.body.edges.filter((e: any) => e.runnable_path === path).map((e: any) => e.asset_path)).toEqual(['s3://lake/c']);
 		});
 	});
 });

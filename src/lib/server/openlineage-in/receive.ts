@@ -36,6 +36,8 @@ import {
 	mergeJobFacets,
 	pathTaken,
 	pruneEvents,
+	pruneJobVersions,
+	pruneRunProgress,
 	runEventSummaries,
 	setJobLineage,
 	upsertExternalDatasets,
@@ -185,7 +187,9 @@ async function maybePrune(h: Database, ws: string): Promise<void> {
 	const now = Date.now();
 	if (now - (lastPrune.get(ws) ?? 0) < PRUNE_EVERY_MS) return;
 	lastPrune.set(ws, now);
-	await pruneEvents(h, ws, new Date(now - RETENTION.runDays * 86_400_000));
+	const cutoff = new Date(now - RETENTION.runDays * 86_400_000);
+	await pruneEvents(h, ws, cutoff);
+	await pruneRunProgress(h, ws, cutoff);
 }
 
 /** The path a new job takes: its slug, or the slug with a few digits of its identity when that is taken. */
@@ -214,6 +218,7 @@ async function storeVersion(h: Database, tx: Tx, ws: string, path: string, job: 
 		);
 	}
 	await publishAssetUsage(h, tx, ws, path, hash, l?.uses ?? []);
+	await pruneJobVersions(h, tx, ws, path, RETENTION.versionsPerPath);
 	return hash;
 }
 
@@ -246,7 +251,7 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 	const folder = ctx.job ? folderOf(ctx.job.scriptPath) : ctx.mappedFolder;
 	if (folder === null) throw unmappedNamespace(job.namespace);
 	requireLineageWrite(p, job.namespace, folder, ctx.job?.scriptPath ?? jobScriptPath(folder, job));
-	const resolver: DatasetResolver = { workspace: ws, warehouses: await warehouseNamings(h, ws) };
+	const resolver: DatasetResolver = { workspace: ws, warehouses: ctx.warehouses };
 	const cache = new Map<string, ResolvedAsset>();
 	const at = (d: { namespace: string; name: string }) => {
 		const k = `${d.namespace}\u0000${d.name}`;
@@ -332,7 +337,7 @@ async function receiveDatasetEvent(h: Database, p: Principal, ev: ReceivedEvent)
 	const ctx = await ingestContext(h, ws, d.namespace, null);
 	if (ctx.mappedFolder === null) throw unmappedNamespace(d.namespace);
 	requireLineageWrite(p, d.namespace, ctx.mappedFolder, jobScriptPath(ctx.mappedFolder, d));
-	const resolver: DatasetResolver = { workspace: ws, warehouses: await warehouseNamings(h, ws) };
+	const resolver: DatasetResolver = { workspace: ws, warehouses: ctx.warehouses };
 	const answer = await h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
 		const stored = await insertEvent(h, tx, ws, { key: ev.key, eventType: null, runId: null, jobNamespace: null, jobName: null, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };

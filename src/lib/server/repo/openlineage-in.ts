@@ -48,14 +48,18 @@ export interface IngestContext {
 	/** The folder the namespace maps to (or the workspace default), null when neither. */
 	mappedFolder: string | null;
 	job: StoredJob | null;
+	/** Every warehouse of the workspace, as dataset matching reads them. */
+	warehouses: WarehouseNaming[];
 }
 
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
 
-/** The namespace's folder and the job's stored state, read together. */
+/** The namespace's folder, the job's stored state and the warehouses, read together (one round trip per event). */
 export async function ingestContext(h: Database, ws: string, namespace: string, name: string | null, tx?: Tx): Promise<IngestContext> {
-	const [r] = await h.rows<{ folder: string | null; job: string | null }>(
-		sql`select (select m.folder from openlineage_namespace m
+	const [r] = await h.rows<{ folder: string | null; job: string | null; warehouses: string | null }>(
+		sql`select (select coalesce(json_agg(json_build_array(w.name, w.default_database, w.settings->>'openlineage_namespace') order by w.name), '[]')::text
+		              from warehouse w where w.workspace = ${ws}) as warehouses,
+		           (select m.folder from openlineage_namespace m
 		             where m.workspace = ${ws} and m.namespace in (${namespace}, ${DEFAULT_NAMESPACE_KEY})
 		             order by m.namespace = ${DEFAULT_NAMESPACE_KEY} limit 1) as folder,
 		           (select json_build_object('p', j.script_path, 't', j.lineage_event_time, 'c', j.lineage_from_complete, 'd', j.lineage_digest,
@@ -66,7 +70,9 @@ export async function ingestContext(h: Database, ws: string, namespace: string, 
 		tx
 	);
 	const j = r?.job ? (JSON.parse(r.job) as { p: string; t: string | null; c: boolean; d: string | null; f: string | null; h: string | null }) : null;
+	const warehouses = JSON.parse(r?.warehouses ?? '[]') as [string, string | null, string | null][];
 	return {
+		warehouses: warehouses.map(([name, db, ns]) => ({ name, defaultDatabase: db, openlineageNamespace: ns && ns.trim() !== '' ? ns : null })),
 		mappedFolder: r?.folder ?? null,
 		job: j && {
 			scriptPath: j.p,
@@ -81,17 +87,15 @@ export async function ingestContext(h: Database, ws: string, namespace: string, 
 
 /** The job's row locked for this transaction (events of one job apply one at a time). */
 export async function lockJob(h: Database, tx: Tx, ws: string, namespace: string, name: string): Promise<StoredJob | null> {
-	const [r] = await h.rows<{ script_path: string; t: unknown; c: boolean; d: string | null; f: unknown }>(
-		sql`select script_path, lineage_event_time as t, lineage_from_complete as c, lineage_digest as d, facets_event_time as f
-		      from openlineage_job where workspace = ${ws} and namespace = ${namespace} and name = ${name} for update`,
+	const [r] = await h.rows<{ script_path: string; t: unknown; c: boolean; d: string | null; f: unknown; hash: string | null }>(
+		sql`select j.script_path, j.lineage_event_time as t, j.lineage_from_complete as c, j.lineage_digest as d, j.facets_event_time as f,
+		           (select s.hash::text from script s where s.workspace = j.workspace and s.path = j.script_path and not s.deleted and not s.archived
+		             order by s.created_at desc, s.hash desc limit 1) as hash
+		      from openlineage_job j where j.workspace = ${ws} and j.namespace = ${namespace} and j.name = ${name} for update of j`,
 		tx
 	);
 	if (!r) return null;
-	const [v] = await h.rows<{ hash: string }>(
-		sql`select hash::text as hash from script where workspace = ${ws} and path = ${r.script_path} and not deleted and not archived
-		     order by created_at desc, hash desc limit 1`,
-		tx
-	);
+	const v = r.hash === null ? null : { hash: r.hash };
 	return {
 		scriptPath: r.script_path,
 		lineageEventTime: date(r.t),
@@ -369,4 +373,32 @@ export async function runAndChildEventBodies(h: Database, ws: string, runId: str
 		tx
 	);
 	return rows.map((r) => (typeof r.body === 'string' ? JSON.parse(r.body) : r.body));
+}
+
+/** Progress rows of the workspace's OpenLineage runs last written before `before` (a run snapshot's retention). */
+export async function pruneRunProgress(h: Database, ws: string, before: Date, tx?: Tx): Promise<number> {
+	const [r] = await h.rows<{ n: unknown }>(
+		sql`with d as (delete from dbt_run_progress p where p.workspace = ${ws} and p.updated_at < ${before.toISOString()}::timestamptz
+		                and exists (select 1 from job j where j.id = p.job_id and j.kind = 'openlineage') returning 1)
+		    select count(*)::int as n from d`,
+		tx
+	);
+	return toNumber(r?.n);
+}
+
+/**
+ * Versions of one job's path beyond the newest `keep` (a path's versions, as for deploys): their
+ * lineage rows go with them (foreign key). The runs that named one keep their row; their page
+ * then draws the job without the lineage it had.
+ */
+export async function pruneJobVersions(h: Database, tx: Tx, ws: string, path: string, keep: number): Promise<number> {
+	const [r] = await h.rows<{ n: unknown }>(
+		sql`with d as (delete from script where workspace = ${ws} and path = ${path} and language = 'openlineage'
+		                and hash not in (select hash from script where workspace = ${ws} and path = ${path}
+		                                  order by created_at desc, hash desc limit ${keep})
+		               returning 1)
+		    select count(*)::int as n from d`,
+		tx
+	);
+	return toNumber(r?.n);
 }
