@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
 import { SenderRate, setSenderRate } from '../../src/lib/server/openlineage-in/rate';
 import type { ApiClient } from '../support/api';
+import { pageEventOf, pageOutcome } from '../support/pages';
+import * as settings from '../../src/routes/w/[ws]/settings/+page.server';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
 import { buildOlWorld, columnLineage, LINEAGE_URL, runEvent, send, storedCounts, WS, type OlWorld } from '../support/openlineage-in-world';
@@ -71,6 +73,19 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				);
 				expect(run).toEqual({ status: 'success', kind: 'openlineage', script_path: 'f/etl/prod/daily_load_orders' });
 				expect(r.body.run).toMatch(new RegExp(`^/w/${WS}/run/[0-9a-f-]{36}$`));
+			});
+
+			it('the settings page maps a namespace under the same gate and input rules', async () => {
+				const act = async (who: ApiClient, form: Record<string, string>) =>
+					pageOutcome(settings.actions.saveNamespace((await pageEventOf(who, `/w/${WS}/settings?/saveNamespace`, { ws: WS }, form)) as never));
+				const refused = await act(w.c.alice, { namespace: 'page://ns', folder: 'etl' });
+				expect(refused.status).toBe(403);
+				const ok = await act(w.c.root, { namespace: 'page://ns', folder: 'etl' });
+				expect(ok.data.done).toBe('page://ns writes into f/etl.');
+				const page = await pageOutcome(settings.load((await pageEventOf(w.c.root, `/w/${WS}/settings`, { ws: WS })) as never));
+				expect(page.data.admin.namespaces).toContainEqual({ namespace: 'page://ns', folder: 'etl' });
+				expect((await act(w.c.root, { namespace: 'page://ns', folder: '' })).data.done).toContain('Removed');
+				expect((await act(w.c.root, { namespace: 'page://ns', folder: 'nope' })).status).toBe(400);
 			});
 
 			it('the workspace default folder takes namespaces nobody mapped', async () => {
