@@ -135,7 +135,12 @@ export async function run(): Promise<BenchResult> {
 			const cpu0 = cpuSeconds(app.pid);
 			const t0 = performance.now();
 			const until = t0 + WINDOW_S * 1000;
-			const [busy, ...sent] = await Promise.all([reader(c, graphUrl, lineageUrl, { until }), ...tokens.map((t, i) => sender(app.url, t, i, rels, until))]);
+			// BENCH_OL_READER=0: senders alone (what one event costs the server, without the reads).
+			const readerOn = process.env.BENCH_OL_READER !== '0';
+			const [busy, ...sent] = await Promise.all([
+				readerOn ? reader(c, graphUrl, lineageUrl, { until }) : Promise.resolve({ graph: [NaN], lineage: [NaN] }),
+				...tokens.map((t, i) => sender(app.url, t, i, rels, until))
+			]);
 			const elapsed = (performance.now() - t0) / 1000;
 			const appCpu = cpuSeconds(app.pid) - cpu0;
 			let pgCpu = 0;
