@@ -20,6 +20,7 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	polling: () => import('./polling'),
 	canvas: () => import('./canvas'),
 	openlineage: () => import('./openlineage'),
+	'openlineage-ingest': () => import('./openlineage-ingest'),
 	infer: () => import('./infer'),
 	'infer-bounds': () => import('./infer-bounds'),
 	diff: () => import('./diff'),

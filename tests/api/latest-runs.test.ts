@@ -117,7 +117,7 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		['a member without a grant on the folder', principal('olga', { readFolders: new Set(['sec']) })],
 		['a token reaching another folder only', principal('rita', { readFolders: new Set(['secret']), scopes: ['jobs:read:f/sec/*'], via: 'token' })]
 	])('%s gets no run', async (_name, p) => {
-		expect(await latestRuns(h, p, graph())).toEqual({ runs: [], statuses: {}, tests: {} });
+		expect(await latestRuns(h, p, graph())).toEqual({ runs: [], statuses: {}, tests: {}, jobs: {} });
 	});
 
 	it('a token without jobs:read gets nothing at all', async () => {

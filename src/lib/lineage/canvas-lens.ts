@@ -40,7 +40,9 @@ const ENTRIES: Record<Exclude<Lens, 'none'>, LensEntry[]> = {
 		{ key: 'seed', label: 'seed' },
 		{ key: 'snapshot', label: 'snapshot' },
 		{ key: 'lake', label: 'lake table' },
+		{ key: 'dataset', label: 'OpenLineage dataset' },
 		{ key: 'script', label: 'producer script' },
+		{ key: 'job', label: 'OpenLineage job' },
 		{ key: 'other', label: 'other' }
 	],
 	materialization: [
@@ -86,8 +88,9 @@ export function lensKey(lens: Lens, n: LensNode, run?: RunState, test?: TestStat
 		case 'none':
 			return null;
 		case 'type':
-			if (n.type === 'runnable') return 'script';
+			if (n.type === 'runnable') return n.kind === 'openlineage' ? 'job' : 'script';
 			if (n.kind === 'ducklake') return 'lake';
+			if (n.kind === 'openlineage') return 'dataset';
 			return n.resourceType && KNOWN_TYPES.has(n.resourceType) ? n.resourceType : 'other';
 		case 'materialization': {
 			if (n.type === 'runnable' || n.kind !== 'dbt' || n.resourceType === 'source' || n.resourceType === 'seed') return 'none';

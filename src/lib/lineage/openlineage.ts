@@ -7,6 +7,7 @@
 //   job namespace      `tributary://<workspace>`
 //   job name           `<script path>/<unique_id>` for a dbt node, the script path for a producer
 import type { ColumnLineageFacet, InputField, OlDataset, OlJob, OlRun, RunEvent, RunEventType, SchemaFacet, Transformation } from '../types/openlineage';
+import { externalDatasetOf, OPENLINEAGE_ASSET_KIND } from './openlineage-in';
 import { sqlColumnUses, type SqlColumnUses } from './sql-clauses';
 
 export const OPENLINEAGE_SCHEMA_URL = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent';
@@ -51,6 +52,11 @@ function cachedDatasetId(kind: string, assetPath: string, naming: DatasetNaming)
 
 /** An asset (`dbt` + `main/analytics/orders`) as an OpenLineage dataset identity. */
 export function datasetId(kind: string, assetPath: string, naming: DatasetNaming): { namespace: string; name: string } {
+	// A dataset another tool reported keeps the identity it was reported under.
+	if (kind === OPENLINEAGE_ASSET_KIND) {
+		const id = externalDatasetOf(assetPath);
+		if (id) return id;
+	}
 	const [root, ...rest] = assetPath.split('/');
 	let name = rest.join('.');
 	if (kind === 'dbt' && rest.length === 2 && !rest[0].includes('.')) {

@@ -20,7 +20,8 @@ const GATES = [
 	'columnLineageAccess',
 	'runPageAccess',
 	'layoutAccess',
-	'diffRefAccess'
+	'diffRefAccess',
+	'openLineageSender'
 ] as const;
 
 /** Routes with nothing to gate, and why. Each must exist and must indeed call no gate. */

@@ -174,7 +174,7 @@ export function requireAdmin(p: Principal): void {
 }
 
 /** What the admin API and the settings page manage; each is also a token scope domain. */
-export type AdminResource = 'users' | 'groups' | 'folders' | 'warehouses';
+export type AdminResource = 'users' | 'groups' | 'folders' | 'warehouses' | 'openlineage';
 
 /** Reading or changing members, groups, folder grants or warehouses: a workspace admin, with `<resource>:<action>` when the caller is a token. */
 export function adminAllows(p: Principal, resource: AdminResource, action: 'read' | 'write'): boolean {
@@ -542,7 +542,13 @@ export async function jobAccess(
 
 	const job = await getJobView(h, ws, id);
 	if (!job) throw new JobNotFoundError();
-	const linkValid = share !== null && (await isJobWithin(h, ws, job.id, share.jobId));
+	let linkValid = share !== null && (await isJobWithin(h, ws, job.id, share.jobId));
+	// An OpenLineage run nests under whatever parent its events name, in any folder: a link to the
+	// parent reaches only the child runs in the parent's own folder.
+	if (linkValid && share !== null && share.jobId !== job.id && job.kind === 'openlineage') {
+		const shared = await getJobView(h, ws, share.jobId);
+		linkValid = shared !== null && sameFolder(shared.scriptPath, job.scriptPath);
+	}
 	const decision = jobReadDecision(principal, job, linkValid);
 	if (!decision.allowed) throw new ApiError(decision.status, decision.message);
 	if (principal && !jobScopeAllows(principal, job.scriptPath)) {
@@ -554,6 +560,13 @@ export async function jobAccess(
 		via: decision.via,
 		canReadScript: principal !== null && job.scriptPath !== null && mayReadPath(principal, job.scriptPath, 'scripts')
 	};
+}
+
+function sameFolder(a: string | null, b: string | null): boolean {
+	const pa = a === null ? null : parseScriptPath(a);
+	const pb = b === null ? null : parseScriptPath(b);
+	if (!pa || !pb || pa.kind !== pb.kind) return false;
+	return pa.kind === 'folder' ? pa.folder === (pb as { folder: string }).folder : pa.owner === (pb as { owner: string }).owner;
 }
 
 /**
@@ -776,6 +789,39 @@ export function producerAuthoredShown(p: Principal | null, scriptPath: string): 
 /** Whether a producer appears at all in an export: the caller may see its path's shape. */
 export function producerShown(p: Principal | null, scriptPath: string): boolean {
 	return p !== null && canReadPath(p, scriptPath);
+}
+
+// ─── OpenLineage in ────────────────────────────────────────────────────────────────────────
+
+/**
+ * The OpenLineage receiver's caller: a member of the workspace (workspacePrincipal's refusals:
+ * a stranger learns nothing) whose token allows `lineage:write`. Where each event may land is
+ * decided per event (requireLineageWrite).
+ */
+export async function openLineageSender(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	const p = await workspacePrincipal(event, ws);
+	requireScope(p, 'lineage', 'write');
+	return p;
+}
+
+/**
+ * An event writes the job at `path` in `folder`: a writer of the folder (or an admin), whose
+ * token's `lineage:write` covers the path. A member who cannot even read the folder is not told
+ * its name (only the namespace it sent); one who reads it is told it needs write access.
+ */
+export function requireLineageWrite(p: Principal, namespace: string, folder: string, path: string): void {
+	if (!canWriteFolder(p, folder)) {
+		if (!canReadFolder(p, folder)) throw forbidden(`you may not send OpenLineage events for the namespace ${JSON.stringify(namespace)}`);
+		throw forbidden(`the namespace ${JSON.stringify(namespace)} writes into the folder ${folder}, which you may read but not write`);
+	}
+	requireScope(p, 'lineage', 'write', path);
+}
+
+/** The refusal of an event whose job namespace maps to no folder (and the workspace sets no default). */
+export function unmappedNamespace(namespace: string): ApiError {
+	return forbidden(
+		`the OpenLineage namespace ${JSON.stringify(namespace)} is not mapped to a folder: a workspace admin maps it (POST /api/w/{ws}/openlineage/namespaces {"namespace", "folder"}), or sets a default folder (namespace "*")`
+	);
 }
 
 // ─── Canvas layout ─────────────────────────────────────────────────────────────────────────

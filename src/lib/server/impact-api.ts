@@ -1,6 +1,8 @@
 // The column impact read (issue 16, item 7) between the routes and the repo: query parsing (400s
 // naming the parameter), the gates — exactly column lineage's, since an impact list is column
 // lineage walked one way — and the walk across dbt's lineage and the producers' lineage.
+import { externalDatasetOf } from '../lineage/openlineage-in';
+import { MAX_NAME_BYTES, MAX_NAMESPACE_BYTES } from './openlineage-in/event';
 import { assetColumns, columnId } from '../lineage/column-trace';
 import {
 	bridgeRelationless,
@@ -49,7 +51,7 @@ import type { GraphKey } from './repo/graph';
 // ─── Query parsing ─────────────────────────────────────────────────────────────────────────
 
 export interface ImpactQuery {
-	kind: 'dbt' | 'ducklake';
+	kind: 'dbt' | 'ducklake' | 'openlineage';
 	assetPath: string;
 	column: string;
 	direction: ImpactDirection;
@@ -60,6 +62,8 @@ export interface ImpactQuery {
 
 const MAX_PATH = 255;
 const MAX_COLUMN = 255;
+// Namespace and name as the receiver bounds them (bytes), and the `/` between.
+const MAX_OPENLINEAGE_PATH = MAX_NAMESPACE_BYTES + 1 + MAX_NAME_BYTES;
 // A lake table's path: what a producer's annotation names, `<catalog>/<table>` or with a schema.
 const LAKE_PATH = /^[A-Za-z0-9_$]+(?:\/[A-Za-z0-9_$]+(?:[.-][A-Za-z0-9_$]+)*){1,2}$/;
 // Column names are the engine's, so almost anything: but not a control character, and not empty.
@@ -77,13 +81,21 @@ function once(q: URLSearchParams, name: string, what: string): string | undefine
  * (default json), and `dbt_script_hash=` as on column lineage.
  */
 export function parseImpactQuery(q: URLSearchParams): ImpactQuery {
-	const what = 'one relation, dbt://<warehouse>/<schema>/<name> or ducklake://<path>';
+	const what = 'one relation, dbt://<warehouse>/<schema>/<name>, ducklake://<path> or openlineage://<namespace>/<name>';
 	const raw = once(q, 'asset_path', what);
 	if (raw === undefined || raw === '') throw badRequest(`asset_path is required: ${what}`);
-	if (raw.length > MAX_PATH + 'ducklake://'.length) throw badRequest(`asset_path is ${raw.length} characters; at most ${MAX_PATH}: ${what}`);
 	let kind: ImpactQuery['kind'] = 'dbt';
 	let assetPath: string;
-	if (raw.startsWith('ducklake://')) {
+	if (raw.startsWith('openlineage://')) {
+		// A dataset an OpenLineage job reported: its identity as the receiver wrote it.
+		kind = 'openlineage';
+		assetPath = raw.slice('openlineage://'.length);
+		if (assetPath.length > MAX_OPENLINEAGE_PATH || CONTROL.test(assetPath) || !externalDatasetOf(assetPath)) {
+			throw badRequest(`asset_path: an OpenLineage dataset is openlineage://<namespace>/<name>, at most ${MAX_OPENLINEAGE_PATH} characters`);
+		}
+	} else if (raw.length > MAX_PATH + 'ducklake://'.length) {
+		throw badRequest(`asset_path is ${raw.length} characters; at most ${MAX_PATH}: ${what}`);
+	} else if (raw.startsWith('ducklake://')) {
 		kind = 'ducklake';
 		assetPath = raw.slice('ducklake://'.length);
 		if (!LAKE_PATH.test(assetPath)) throw badRequest('asset_path: a lake table is ducklake://<catalog>/<table> (letters, digits, _ and $, joined by . or -)');
@@ -268,10 +280,10 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 	// The producers' rows and the start column's dbt lineage do not depend on each other.
 	const [rows] = await Promise.all([readableProducerLineage(h, p.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
-	if (q.kind === 'ducklake') {
+	if (q.kind !== 'dbt') {
 		const pg = buildImpactGraph([], producers).graph;
-		if (assetColumns(pg, 'ducklake', q.assetPath).length === 0) return noImpact();
-		if (!pg.nodes.has(columnId('ducklake', q.assetPath, q.column))) throw unknownColumn(q);
+		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return noImpact();
+		if (!pg.nodes.has(columnId(q.kind, q.assetPath, q.column))) throw unknownColumn(q);
 	}
 	return answer(h, q, reader, producers, assetPathGate(p), (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named), opts);
 }

@@ -160,13 +160,13 @@ export function jobSummaryOf(r: JobListRow | JobView): JobSummary {
 // anything else, `vars` and the values of `{{ placeholders }}` first of all, is withheld from a
 // viewer who may not read the project. A result's `invocation_args` are filtered the same way
 // (a retry's also name the command it resumed).
-const SHAPE_ARGS = new Set(['command', 'select', 'exclude', 'selector', 'model', 'limit', 'retry_job']);
+const SHAPE_ARGS = new Set(['command', 'select', 'exclude', 'selector', 'model', 'limit', 'retry_job', 'openlineage']);
 const SHAPE_INVOCATION_ARGS = new Set([...SHAPE_ARGS, 'resumed_command']);
 
 // Keys that carry the project's code, file layout or configured values wherever they appear in
 // a result (run_results entries carry `compiled_code`; its `args` block carries `vars`), and
 // dbt's messages, which quote SQL and file paths (`message` on each node).
-const AUTHORED_KEYS = new Set(['raw_code', 'compiled_code', 'raw_sql', 'compiled_sql', 'original_file_path', 'vars', 'descriptor', 'message']);
+const AUTHORED_KEYS = new Set(['raw_code', 'compiled_code', 'raw_sql', 'compiled_sql', 'original_file_path', 'vars', 'descriptor', 'message', 'stack_trace']);
 
 function withoutAuthored(v: unknown, depth = 0): unknown {
 	// Results are JSON we wrote; the bound only guards the recursion against a hostile import.

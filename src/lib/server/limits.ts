@@ -218,3 +218,26 @@ export function layoutTimeout(budgetMs: number = LAYOUT_LIMITS.timeMs): LimitErr
  * thousands; the lens shows the asked relations' own, and says when it was cut.
  */
 export const SCAN_EDGE_LIMIT = 2000;
+
+// ---------------------------------------------------------------------------------------------
+// OpenLineage in
+
+/**
+ * The receiver's bounds: the body (compressed, and again decompressed) before it is parsed; the
+ * column edges one event may store (more are cut, with a warning on the job); the events a token
+ * may send per second, sustained (`rate`) and at once (`burst`).
+ */
+export function openLineageLimits() {
+	const rate = envNumber('TRIBUTARY_OPENLINEAGE_RATE', 1000);
+	return {
+		bytes: envNumber('TRIBUTARY_OPENLINEAGE_MAX_BYTES', 5 * 1024 * 1024),
+		edges: envNumber('TRIBUTARY_OPENLINEAGE_MAX_EDGES', 10_000),
+		rate,
+		burst: envNumber('TRIBUTARY_OPENLINEAGE_BURST', rate)
+	};
+}
+
+export function openLineageTooLarge(what: string, bytes: number | null, limit: number): LimitError {
+	const found = bytes === null ? 'more than that' : `${fmt(bytes)} bytes`;
+	return new LimitError('TRIBUTARY_OPENLINEAGE_MAX_BYTES', `${what}: ${found} is over the limit of ${fmt(limit)} bytes (TRIBUTARY_OPENLINEAGE_MAX_BYTES)`);
+}

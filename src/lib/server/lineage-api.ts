@@ -6,6 +6,7 @@ import { keepNearest, reachComponent, type Ranked } from '../lineage/column-walk
 import {
 	ASSET_KINDS,
 	isAssetKind,
+	isProducerLanguage,
 	type AssetGraph,
 	type AssetKind,
 	type ColumnLineageAnswer,
@@ -57,6 +58,8 @@ import {
 	type VersionRef
 } from './repo/lineage';
 import { graphInputsStamp } from './repo/graph-read';
+import { getVersion } from './repo/scripts';
+import { OPENLINEAGE_LANGUAGE, parseJobContent } from '../lineage/openlineage-in';
 import { SCAN_EDGE_LIMIT } from './limits';
 import { buildCanvasPayload } from './pages/canvas';
 import type { Direction } from '../lineage/canvas-sizes';
@@ -243,14 +246,14 @@ async function buildUnpinned(
 		runnables.set(u.scriptPath, { path: u.scriptPath, language: u.language, script_hash: hashToHex(u.scriptHash) });
 	}
 	if (named) runnables.set(named.path, { path: named.path, language: 'dbt', script_hash: hashToHex(named.hash) });
-	const producers = [...runnables.values()].filter((r) => r.language === 'sql' && mayReadPath(p, r.path, 'scripts'));
+	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts'));
 	const lineage = groupProducerLineage(
 		await producerLineage(h, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
 	);
 	const namedUsage = named ? usageOfGraph(graphs[0]) : [];
 	for (const r of runnables.values()) {
 		if (r.language === 'dbt') r.dbt = { model_count: modelCount(named && r.path === named.path ? namedUsage : usage, r.path) };
-		if (r.language === 'sql' && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
+		if (isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
 	}
 	const graph = assembleAssetGraph({
 		usage: named ? [...usage.filter((u) => u.scriptPath !== named.path), ...namedUsage] : usage,
@@ -355,7 +358,38 @@ async function jobPlan(h: Database, gate: PinnedAccess, q: GraphQuery, opts: Gra
 	if (gate.kind === 'no_job') return unpinnedPlan(h, gate.principal, unpinned, opts);
 	const pinned = await pinnedGraphOf(h, gate.access.job);
 	if (pinned) return pinnedPlan(h, gate.access, pinned, q, opts);
+	if (gate.access.job.kind === 'openlineage' && gate.access.job.scriptHash !== null) return openLineageRunPlan(h, gate.access, q, opts);
 	return gate.access.principal ? unpinnedPlan(h, gate.access.principal, unpinned, opts) : EMPTY_PLAN;
+}
+
+/**
+ * An OpenLineage run's graph: its job at the version the run reported (what it read and wrote
+ * then, and for a reader of the job its column lineage), nothing else of the workspace, so a
+ * share link shows that one job. A version never changes: the key is the version and redaction.
+ */
+function openLineageRunPlan(h: Database, a: JobAccess, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
+	const job = a.job;
+	const hash = job.scriptHash!;
+	const path = job.scriptPath!;
+	const fields = opts.fields ?? 'full';
+	return {
+		key: digestKey(['openlineage-run', job.workspace, path, hash.toString(), a.canReadScript, assetScopeKey(a.principal), kindsKey(q.assetKinds), fields]),
+		build: async () => {
+			const version = await getVersion(h.db, job.workspace, hash);
+			const content = version ? parseJobContent(version.content) : null;
+			const runnable: GraphRunnable = { path, language: OPENLINEAGE_LANGUAGE, script_hash: hashToHex(hash) };
+			if (a.canReadScript) runnable.column_lineage = groupProducerLineage(await producerLineage(h, job.workspace, [{ path, hash }])).get(path) ?? [];
+			return assembleAssetGraph({
+				usage: (content?.uses ?? []).map((u) => ({ scriptPath: path, assetKind: u.kind, assetPath: u.path, access: u.access })),
+				runnables: [runnable],
+				graphs: [],
+				assetKinds: q.assetKinds,
+				assetAllowed: assetPathGate(a.principal),
+				hidden: 0
+			});
+		},
+		stillValid: async () => true
+	};
 }
 
 // ─── Cached answers ────────────────────────────────────────────────────────────────────────

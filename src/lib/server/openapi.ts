@@ -93,7 +93,7 @@ const schemas: Record<string, Schema> = {
 				type: 'array',
 				items: obj(
 					{
-						kind: { enum: ['dbt', 'ducklake'] },
+						kind: { enum: ['dbt', 'ducklake', 'openlineage'] },
 						asset_path: str,
 						column: str,
 						depth: { type: 'integer', description: 'edges from the asked column along the shortest path (1: a direct child or parent)' },
@@ -272,7 +272,7 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/assets/graph', summary: 'The asset graph of a folder: relations, producers, usage and ref() edges', gate: 'assets:read; dbt provenance only for scripts the caller can see; authored fields only with scripts:read on the path',
-		query: { folder: { description: 'folder name (default: every path the caller can read)' }, asset_kinds: { description: 'comma-separated: dbt, ducklake (unknown kinds are a 400)' }, dbt_script_hash: { description: 'pin one dbt version (16 hex digits)' }, fields: { description: 'full (default) or shape: shape leaves out SQL, descriptions, columns, typed columns, freshness and test args (tags and file path stay, under the same gate); never read from the database' } },
+		query: { folder: { description: 'folder name (default: every path the caller can read)' }, asset_kinds: { description: 'comma-separated: dbt, ducklake, openlineage (unknown kinds are a 400)' }, dbt_script_hash: { description: 'pin one dbt version (16 hex digits)' }, fields: { description: 'full (default) or shape: shape leaves out SQL, descriptions, columns, typed columns, freshness and test args (tags and file path stay, under the same gate); never read from the database' } },
 		ok: { status: 200, description: 'the asset graph, with an ETag: If-None-Match with it answers 304 (no body) while nothing the caller may see changed', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
 	},
 	{
@@ -287,7 +287,7 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/dbt_graph/{id}', summary: "The graph as this job saw it: its own snapshot, else its version's graph, else the current one", gate: 'job read access (creator, share link, path) + assets:read; authored fields only to readers of the project',
-		query: { view_token: { description: 'share link token (or header X-View-Token)' }, folder: { description: 'limit to a folder' }, asset_kinds: { description: 'comma-separated: dbt, ducklake' }, fields: { description: 'full (default) or shape, as for assets/graph' } },
+		query: { view_token: { description: 'share link token (or header X-View-Token)' }, folder: { description: 'limit to a folder' }, asset_kinds: { description: 'comma-separated: dbt, ducklake, openlineage' }, fields: { description: 'full (default) or shape, as for assets/graph' } },
 		ok: { status: 200, description: 'the pinned asset graph, with an ETag (If-None-Match answers 304)', schema: ref('AssetGraph') }, errors: [400, 401, 403, 404]
 	},
 	{
@@ -311,7 +311,7 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/list', summary: 'Jobs the caller may read, newest first (filtered in SQL before the limit)', gate: 'member + jobs:read',
-		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded | lineage' }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
+		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded | lineage | openlineage' }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
 		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
 	},
 	{
@@ -409,6 +409,31 @@ export const operations: Op[] = [
 			view_token: { description: 'share link token, for a job ref' }
 		},
 		ok: { status: 200, description: 'the diff (from equal to to: an empty diff)', schema: ref('GraphDiff') }, errors: [400, 401, 403, 404, 410]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/openlineage/api/v1/lineage',
+		summary: "Receive one OpenLineage event (RunEvent, DatasetEvent or JobEvent, spec 2-0-2) as an OpenLineage client's HTTP transport sends it (url https://<host>/api/w/{ws}/openlineage, api key a Tributary token): the job becomes a producer in the folder its namespace maps to, its datasets assets, its run a job of kind openlineage. Idempotent (the same event again answers status duplicate) and order-free",
+		gate: "member + lineage:write (its paths must cover the job's producer path) + write access to the folder the job's namespace maps to (its own folder once it exists); an unmapped namespace is a 403 naming it",
+		body: { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json', description: 'Content-Type application/json; Content-Encoding gzip accepted. At most TRIBUTARY_OPENLINEAGE_MAX_BYTES (5 MB) as sent and decompressed; validated against the official schemas (400 naming the JSON path); facets the schemas do not know are kept' },
+		ok: {
+			status: 201,
+			description: 'stored (or a duplicate of a stored event)',
+			schema: obj({ status: { enum: ['stored', 'duplicate'] }, job: { ...str, description: 'the producer path the job is drawn as' }, run: { ...str, description: "the run's page, /w/{ws}/run/{id}" }, version: { ...str, description: "the job's version (16 hex digits)" }, warnings: strs }, ['status', 'warnings'])
+		},
+		errors: [400, 401, 403, 404, 413, 415, 429, 503]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/api/v1/lineage',
+		summary: 'The OpenLineage receiver again (as openlineage/api/v1/lineage): where the Python client posts when its url is .../api/w/{ws}/openlineage without a trailing slash (it joins the endpoint with urljoin)',
+		gate: 'as openlineage/api/v1/lineage',
+		body: { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json' },
+		ok: { status: 201, description: 'as openlineage/api/v1/lineage' },
+		errors: [400, 401, 403, 404, 413, 415, 429, 503]
+	},
+	{ method: 'get', path: '/api/w/{ws}/openlineage/namespaces', summary: 'Which folder each OpenLineage job namespace writes into (* is the workspace default)', gate: 'workspace admin (a token also needs openlineage:read)', ok: { status: 200, description: 'the mappings', schema: { type: 'array', items: obj({ namespace: str, folder: str }) } }, errors: [401, 403, 404] },
+	{
+		method: 'post', path: '/api/w/{ws}/openlineage/namespaces', summary: 'Map an OpenLineage job namespace onto a folder (folder null removes the mapping; namespace * sets the workspace default)', gate: 'workspace admin (a token also needs openlineage:write)',
+		body: obj({ namespace: str, folder: { type: ['string', 'null'] } }, ['namespace', 'folder']), ok: { status: 201, description: 'mapped (200 when replaced or removed)' }, errors: [400, 401, 403, 404]
 	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];

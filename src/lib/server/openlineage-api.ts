@@ -31,6 +31,7 @@ import {
 import type { Database } from './db';
 import { ApiError, badRequest } from './http';
 import { RETENTION } from './repo/graph';
+import { receivedRunEvents } from './openlineage-in/run-events';
 import type { GraphKey } from './repo/graph';
 import { getJobPayloadWithoutLog, progressOf, type JobView } from './repo/jobs';
 import { pinnedGraphOf, producerLineage } from './repo/lineage';
@@ -335,7 +336,9 @@ export async function exportVersion(h: Database, p: Principal, path: string, ref
 }
 
 /** `jobs/openlineage/{id}`: a run's events for a caller jobAccess admitted; what its author wrote only for one who may read the project. */
-export async function exportRun(h: Database, a: JobAccess): Promise<AsyncIterable<RunEvent>> {
+export async function exportRun(h: Database, a: JobAccess): Promise<AsyncIterable<RunEvent> | Iterable<RunEvent>> {
+	// A run another tool reported: its events as received (what the caller may see of them).
+	if (a.job.kind === 'openlineage') return (await receivedRunEvents(h, a)) as RunEvent[];
 	const payload = await getJobPayloadWithoutLog(h, a.job.workspace, a.job.id);
 	const view = {
 		authored: a.canReadScript,

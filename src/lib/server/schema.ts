@@ -526,3 +526,91 @@ export const inferCache = pgTable(
 	},
 	(t) => [primaryKey({ columns: [t.workspace, t.cacheKey] }), index('infer_cache_used_idx').on(t.workspace, t.usedAt)]
 );
+
+// ─── OpenLineage in ───────────────────────────────────────────────────────────────────────
+// Events sent by other tools' OpenLineage clients. A job becomes a producer script (language
+// `openlineage`) in the folder its namespace maps to, so every lineage read sees it through
+// asset_usage and producer_column_lineage; a run is a `job` row of kind `openlineage`.
+
+/** Which folder an OpenLineage job namespace writes into; namespace `*` is the workspace default. */
+export const openlineageNamespace = pgTable(
+	'openlineage_namespace',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		namespace: text('namespace').notNull(),
+		folder: text('folder').notNull(),
+		createdBy: text('created_by').notNull(),
+		createdAt: createdAt()
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.namespace] })]
+);
+
+/** One OpenLineage job (namespace, name): the producer script it is drawn as, and whose event set its lineage. */
+export const openlineageJob = pgTable(
+	'openlineage_job',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		namespace: text('namespace').notNull(),
+		name: text('name').notNull(),
+		scriptPath: text('script_path').notNull(),
+		// The event whose datasets are the job's lineage now: the newest COMPLETE, or before any
+		// COMPLETE the newest event naming datasets. A later one of the same standing replaces it.
+		lineageEventTime: ts('lineage_event_time'),
+		lineageFromComplete: boolean('lineage_from_complete').notNull().default(false),
+		lineageDigest: text('lineage_digest'),
+		// The job facets of its newest event (sql, jobType, documentation, ...): authored.
+		facets: jsonb('facets').notNull().default({}),
+		facetsEventTime: ts('facets_event_time'),
+		// What was cut or could not be placed, for the job's page (column edges over the cap, ...).
+		warnings: jsonb('warnings').notNull().default([]),
+		createdBy: text('created_by').notNull(),
+		createdAt: createdAt(),
+		updatedAt: ts('updated_at').notNull().defaultNow()
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.namespace, t.name] }), uniqueIndex('openlineage_job_path_uq').on(t.workspace, t.scriptPath)]
+);
+
+/** Every accepted event as it was sent (idempotent by its canonical digest), kept for the run's page and retention. */
+export const openlineageEvent = pgTable(
+	'openlineage_event',
+	{
+		id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+		workspace: text('workspace').notNull(),
+		eventKey: text('event_key').notNull(),
+		eventType: text('event_type'),
+		runId: uuid('run_id'),
+		jobNamespace: text('job_namespace'),
+		jobName: text('job_name'),
+		eventTime: ts('event_time').notNull(),
+		receivedAt: ts('received_at').notNull().defaultNow(),
+		sentBy: text('sent_by').notNull(),
+		body: jsonb('body').notNull()
+	},
+	(t) => [
+		uniqueIndex('openlineage_event_key_uq').on(t.workspace, t.eventKey),
+		index('openlineage_event_run_idx').on(t.workspace, t.runId),
+		index('openlineage_event_received_idx').on(t.workspace, t.receivedAt)
+	]
+);
+
+/** A dataset no known relation matched (`openlineage://<namespace>/<name>`): its identity and last schema. */
+export const openlineageDataset = pgTable(
+	'openlineage_dataset',
+	{
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		assetPath: text('asset_path').notNull(),
+		namespace: text('namespace').notNull(),
+		name: text('name').notNull(),
+		// The schema facet's fields of the newest event that carried one ([{name, type}]).
+		fields: jsonb('fields'),
+		fieldsEventTime: ts('fields_event_time'),
+		updatedAt: ts('updated_at').notNull().defaultNow()
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.assetPath] })]
+);

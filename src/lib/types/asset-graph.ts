@@ -2,7 +2,7 @@
 // server (which builds them from plain rows, never Drizzle objects) and the browser.
 import type { JobStatus } from './jobs';
 
-export const ASSET_KINDS = ['dbt', 'ducklake'] as const;
+export const ASSET_KINDS = ['dbt', 'ducklake', 'openlineage'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
 
 export function isAssetKind(s: string): s is AssetKind {
@@ -10,6 +10,17 @@ export function isAssetKind(s: string): s is AssetKind {
 }
 
 export type UsageAccess = 'r' | 'w' | 'rw';
+
+/**
+ * The languages of producers: scripts whose lineage is stored per output column
+ * (producer_column_lineage) and drawn as runnable nodes. `openlineage`: a job another tool
+ * reported over OpenLineage.
+ */
+export const PRODUCER_LANGUAGES = ['sql', 'openlineage'] as const;
+
+export function isProducerLanguage(language: string): boolean {
+	return (PRODUCER_LANGUAGES as readonly string[]).includes(language);
+}
 
 /**
  * A dbt test folded onto the relation it tests. `column` and `args` are authored (a column

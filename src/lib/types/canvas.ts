@@ -11,6 +11,8 @@ export interface LatestRuns {
 	statuses: Record<string, RunState>;
 	/** The worst result of each relation's tests in those runs, by canvas node id. */
 	tests: Record<string, TestState>;
+	/** Each OpenLineage job's last run, by its canvas node id: the card is coloured by it. */
+	jobs: Record<string, RunState>;
 }
 
 /**

@@ -1,7 +1,7 @@
 // Wire types of the jobs/* read API (DESIGN.md §6). Shared by the routes and the pages; the
 // server maps its rows onto these, so no database row shape ever reaches a client.
 
-export const JOB_KINDS = ['run', 'deploy', 'preview', 'recorded', 'lineage'] as const;
+export const JOB_KINDS = ['run', 'deploy', 'preview', 'recorded', 'lineage', 'openlineage'] as const;
 export type JobKind = (typeof JOB_KINDS)[number];
 
 export const JOB_STATUSES = ['queued', 'running', 'success', 'failure', 'canceled'] as const;

@@ -132,6 +132,10 @@ export function parseWarehouseInput(body: Body): WarehouseInput {
 			throw badRequest('settings.folders must be a list of folder names (or u/<user>) whose projects may run against this warehouse, or null for every folder');
 		}
 	}
+	const olNamespace = settings.openlineage_namespace;
+	if (olNamespace !== undefined && olNamespace !== null && (typeof olNamespace !== 'string' || olNamespace.trim() === '' || olNamespace.length > 256)) {
+		throw badRequest('settings.openlineage_namespace must be the OpenLineage namespace of this warehouse\'s datasets (e.g. postgres://db.example:5432, snowflake://acme-xy123, bigquery), at most 256 characters');
+	}
 	let secrets: Record<string, string> | undefined;
 	if (rawSecrets !== undefined && rawSecrets !== null) {
 		if (!isPlainObject(rawSecrets)) throw badRequest('settings.secrets must be an object of strings');

@@ -2,13 +2,15 @@
 // this caller may list (GET jobs/list's rule, applied in SQL), their progress and results
 // reduced to a status per relation of the canvas on screen, and its tests' worst result. Statuses only: no row counts, no
 // dbt messages, and nothing about a relation the canvas does not show.
-import { jobListAccess, scopeAllows, type Principal } from '$lib/server/access';
+import { jobListAccess, jobScopeAllows, scopeAllows, type Principal } from '$lib/server/access';
+import { latestOpenLineageRuns } from '$lib/server/repo/openlineage-in';
+import { OPENLINEAGE_LANGUAGE } from '$lib/lineage/openlineage-in';
 import type { Database } from '$lib/server/db';
 import { progressItemOf } from '$lib/server/jobs-api';
 import { getJobPayloadWithoutLog, listJobs, progressOf } from '$lib/server/repo/jobs';
 import { pinnedGraphOf, testOwnersOf } from '$lib/server/repo/lineage';
-import { testStatusesByOwner, type TestState } from '$lib/lineage/canvas-lens';
-import { assetNodeId } from '$lib/lineage/canvas-model';
+import { testStatusesByOwner, type RunState, type TestState } from '$lib/lineage/canvas-lens';
+import { assetNodeId, scriptNodeId } from '$lib/lineage/canvas-model';
 import { runStatuses } from '$lib/state/run-live.svelte';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { LatestRuns } from '$lib/types/canvas';
@@ -37,6 +39,9 @@ export async function testStatusesOfRun(
 	return Object.fromEntries(testStatusesByOwner(results, owners, relations));
 }
 
+/** An OpenLineage run's status as a card shows it. */
+const JOB_RUN_STATE: Record<string, RunState> = { running: 'running', success: 'passed', failure: 'failed', canceled: 'skipped' };
+
 export async function latestRuns(h: Database, p: Principal, graph: AssetGraph): Promise<LatestRuns | null> {
 	if (!scopeAllows(p, 'jobs', 'read')) return null;
 	const projects = graph.runnables
@@ -44,11 +49,19 @@ export async function latestRuns(h: Database, p: Principal, graph: AssetGraph): 
 		.map((r) => r.path)
 		.sort()
 		.slice(0, MAX_PROJECTS);
-	if (!projects.length) return null;
+	// The runnables drawn are paths the caller reads: a job's runs are readable unless the token's jobs:read narrows them.
+	const jobs = graph.runnables.filter((r) => r.language === OPENLINEAGE_LANGUAGE && jobScopeAllows(p, r.path)).map((r) => r.path);
+	if (!projects.length && !jobs.length) return null;
 	const onCanvas = new Set(graph.assets.map((a) => assetNodeId(a.kind, a.path)));
 	const byUniqueId = new Map<string, string>();
 	for (const a of graph.assets) if (a.dbt?.unique_id) byUniqueId.set(a.dbt.unique_id, assetNodeId(a.kind, a.path));
-	const out: LatestRuns = { runs: [], statuses: {}, tests: {} };
+	const out: LatestRuns = { runs: [], statuses: {}, tests: {}, jobs: {} };
+	for (const run of await latestOpenLineageRuns(h, p.workspace, jobs)) {
+		const state = JOB_RUN_STATE[run.status] ?? 'running';
+		out.jobs[scriptNodeId(run.scriptPath)] = state;
+		out.statuses[scriptNodeId(run.scriptPath)] = state;
+		out.runs.push({ id: run.id, scriptPath: run.scriptPath, status: run.status, createdAt: run.createdAt.toISOString() });
+	}
 	const access = jobListAccess(p);
 	for (const scriptPath of projects) {
 		const jobs = await listJobs(h, p.workspace, { scriptPath, limit: LOOK_BACK }, access);

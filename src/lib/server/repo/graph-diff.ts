@@ -4,6 +4,7 @@
 // diff names (versions, jobs, markers). Cost follows the changed nodes: the full joins run over
 // one index range per graph and return only differences. (No result column may be named `t`:
 // jsonRows aggregates the rows as `t`.)
+import { PRODUCER_LANGUAGES } from '../../types/asset-graph';
 import { sql } from 'drizzle-orm';
 import type { ColumnEdgeLike } from '../../lineage/components';
 import type { DiffNode } from '../../lineage/graph-diff';
@@ -241,7 +242,7 @@ export async function dbtVersionsOf(h: Database, ws: string, path: string, limit
 export async function liveProducerVersions(h: Database, ws: string, tx?: Tx): Promise<{ path: string; hash: bigint }[]> {
 	const rows = await h.rows<{ path: string; hash: unknown }>(
 		sql`select distinct on (s.path) s.path, s.hash::text as hash from script s
-		     where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and not s.pending
+		     where s.workspace = ${ws} and s.language = any(${sql.param([...PRODUCER_LANGUAGES])}::text[]) and not s.deleted and not s.archived and not s.pending
 		     order by s.path, s.created_at desc, s.hash desc`,
 		tx
 	);

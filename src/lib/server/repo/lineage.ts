@@ -4,6 +4,7 @@
 // Hash comparisons branch on NULL explicitly (`script_hash = $h` or `script_hash IS NULL`):
 // a preview's NULL hash is never `=` anything, and `IS NOT DISTINCT FROM` would stop Postgres
 // from using the indexes whose prefix the hash is.
+import { PRODUCER_LANGUAGES } from '../../types/asset-graph';
 import { sql, type SQL } from 'drizzle-orm';
 import type { GraphNodeInput } from '../../lineage/asset-graph';
 import type { Database, Tx } from '../db';
@@ -738,7 +739,7 @@ export async function readableProducerLineage(h: Database, ws: string, f: Script
 	const rows = await h.rows<Record<string, string | null>>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
-		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and not s.pending and ${pathAllowed(sql`s.path`, f)}
+		       where s.workspace = ${ws} and s.language = any(${sql.param([...PRODUCER_LANGUAGES])}::text[]) and not s.deleted and not s.archived and not s.pending and ${pathAllowed(sql`s.path`, f)}
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
 		    select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,

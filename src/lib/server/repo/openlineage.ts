@@ -1,6 +1,7 @@
 // Every SQL statement of the OpenLineage export: which version a ref names, the graph marker's
 // time, a batch of nodes' incoming column edges (every kind, scan included), the producers
 // around a project's relations and the warehouses' default databases.
+import { PRODUCER_LANGUAGES } from '../../types/asset-graph';
 import { sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db';
 import { toBigInt } from '../db';
@@ -110,7 +111,7 @@ export async function producerUsage(h: Database, ws: string, tx?: Tx): Promise<P
 	const rows = await h.rows<{ script_path: string; hash: unknown; asset_kind: string; asset_path: string; access: string }>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
-		       where s.workspace = ${ws} and s.language = 'sql' and not s.deleted and not s.archived and not s.pending
+		       where s.workspace = ${ws} and s.language = any(${sql.param([...PRODUCER_LANGUAGES])}::text[]) and not s.deleted and not s.archived and not s.pending
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
 		    select a.script_path, l.hash::text as hash, a.asset_kind, a.asset_path, a.access

@@ -25,7 +25,7 @@ export interface ScriptVersion {
 
 export async function insertScriptVersion(
 	tx: Tx,
-	v: { workspace: string; hash: bigint; path: string; language: 'dbt' | 'sql'; content: string; createdBy: string; pending?: boolean }
+	v: { workspace: string; hash: bigint; path: string; language: 'dbt' | 'sql' | 'openlineage'; content: string; createdBy: string; pending?: boolean }
 ): Promise<void> {
 	await tx.insert(script).values(v);
 }
@@ -90,7 +90,7 @@ export async function getVersion(tx: Tx, workspace: string, hash: bigint): Promi
 }
 
 export interface AssetUse {
-	assetKind: 'dbt' | 'ducklake';
+	assetKind: 'dbt' | 'ducklake' | 'openlineage';
 	assetPath: string;
 	access: 'r' | 'w' | 'rw';
 }

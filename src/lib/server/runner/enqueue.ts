@@ -73,6 +73,8 @@ export async function jobToCancel(h: Database, ws: string, rawId: string): Promi
 }
 
 export async function cancelRun(h: Database, p: Principal, job: JobView): Promise<CancelAnswer> {
+	// Nothing here runs it: its state is what its events say.
+	if (job.kind === 'openlineage') throw new ApiError(409, 'an OpenLineage run is ended by the tool that sends its events (an ABORT or FAIL event), not from here');
 	const status = await requestCancel(h, job.workspace, job.id, p.username);
 	if (status === null) throw new ApiError(409, `the job has already ended (${(await getJobView(h, job.workspace, job.id))?.status ?? job.status})`);
 	return { job_id: job.id, status: status === 'canceled' ? 'canceled' : 'running', cancel_requested: true };

@@ -37,10 +37,11 @@ export interface RenderedProfile {
  * profile target). A secret keyed like a profile field (`password`) becomes that field, written
  * as `{{ env_var('DBT_ENV_SECRET_PASSWORD') }}`; one keyed like a variable (`DBT_PASSWORD`) is
  * passed as that variable for the settings or the project to reference. A settings key `env` is
- * not part of the target: it holds plain variables the project's `env_var()` calls read.
+ * not part of the target: it holds plain variables the project's `env_var()` calls read; nor are
+ * Tributary's own keys (`network`, `folders`, `openlineage_namespace`).
  */
 export function renderProfile(wh: WarehouseWithSecrets, profileName: string): RenderedProfile {
-	const { env: rawEnv, network: _network, folders: _folders, ...target } = wh.settings;
+	const { env: rawEnv, network: _network, folders: _folders, openlineage_namespace: _olNamespace, ...target } = wh.settings;
 	const env: Record<string, string> = {};
 	const refusedEnv: string[] = [];
 	if (rawEnv && typeof rawEnv === 'object' && !Array.isArray(rawEnv)) {

@@ -17,6 +17,8 @@ import { listFolders, replaceFolder } from '$lib/server/repo/folders';
 import { listGroups, replaceGroup } from '$lib/server/repo/groups';
 import { deleteToken, getToken, listTokensOf } from '$lib/server/repo/tokens';
 import { listWarehouses, upsertWarehouse } from '$lib/server/repo/warehouses';
+import { deleteNamespace, listNamespaces, setNamespace } from '$lib/server/repo/openlineage-in';
+import { parseNamespaceInput } from '$lib/server/openlineage-in/namespaces';
 import { listMembers } from '$lib/server/repo/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
@@ -30,13 +32,14 @@ export const load: PageServerLoad = async (event) => {
 	if (!p.isAdmin) return { tokens, admin: null };
 	const when = <T>(resource: AdminResource, read: () => Promise<T>): Promise<T | null> =>
 		adminAllows(p, resource, 'read') ? read() : Promise.resolve(null);
-	const [members, groups, folders, warehouses] = await Promise.all([
+	const [members, groups, folders, warehouses, namespaces] = await Promise.all([
 		when('users', () => listMembers(h, p.workspace)),
 		when('groups', () => listGroups(h, p.workspace)),
 		when('folders', () => listFolders(h, p.workspace)),
-		when('warehouses', () => listWarehouses(h, p.workspace))
+		when('warehouses', () => listWarehouses(h, p.workspace)),
+		when('openlineage', () => listNamespaces(h, p.workspace))
 	]);
-	return { tokens, admin: { members, groups, folders, warehouses } };
+	return { tokens, admin: { members, groups, folders, warehouses, namespaces } };
 };
 
 /** A list field: names separated by commas or whitespace. */
@@ -104,6 +107,18 @@ export const actions: Actions = {
 			const input = parseWarehouseInput({ name: String(form.get('name') ?? ''), ...(db ? { default_database: db } : {}), settings });
 			await upsertWarehouse(await getDatabase(), p.workspace, input);
 			return `Saved warehouse ${input.name}.`;
+		}),
+	saveNamespace: (event) =>
+		adminAction(event, 'namespaces', 'openlineage', async (p, form) => {
+			const h = await getDatabase();
+			const folder = String(form.get('folder') ?? '').trim();
+			const input = await parseNamespaceInput(h, p.workspace, { namespace: String(form.get('namespace') ?? ''), folder: folder === '' ? null : folder });
+			if (input.folder === null) {
+				await deleteNamespace(h, p.workspace, input.namespace);
+				return `Removed the mapping of ${input.namespace}.`;
+			}
+			await setNamespace(h, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
+			return `${input.namespace} writes into f/${input.folder}.`;
 		}),
 	mintToken: async (event) => {
 		const p = await pagePrincipal(event, event.params.ws);

@@ -13,6 +13,8 @@ import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
 	const p = await pagePrincipal(event, event.params.ws);
+	// Re-run by the page while an OpenLineage job's run goes (its card's colour).
+	event.depends('tributary:pipeline-runs');
 	const t0 = performance.now();
 	let graph;
 	try {
