@@ -57,6 +57,8 @@ export interface Rel {
 	fromFunction?: boolean;
 	/** What every column of that function derives from (its arguments' columns, as mod). */
 	functionEdges?: Edge[];
+	/** Relations whose unlisted columns pass through a `*` that could not be listed (one or more). */
+	starFrom?: string[];
 	scans: ScanSet;
 }
 
@@ -108,7 +110,7 @@ function queryOf(v: Ast): Ast | null {
 
 const identName = (v: Ast): string | null => (isObj(v) && typeof v.name === 'string' ? v.name : typeof v === 'string' ? v : null);
 
-function mergeEdges(...lists: Edge[][]): Edge[] {
+export function mergeEdges(...lists: Edge[][]): Edge[] {
 	const out = new Map<string, Edge>();
 	for (const list of lists)
 		for (const e of list) {
@@ -399,6 +401,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 	let seenOpenStar = false;
 	let fromFunction = false;
 	let functionEdges: Edge[] | undefined;
+	const starFrom = new Set<string>();
 	const items: Ast[] = sel.expressions ?? [];
 	for (const written of items) {
 		const item = unwrap(written);
@@ -413,6 +416,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 				fromFunction = !seenOpenStar && expanded.fromFunction;
 				functionEdges = fromFunction ? expanded.functionEdges : undefined;
 				if (expanded.open || expanded.fromFunction) seenOpenStar = true;
+				for (const n of expanded.starFrom) starFrom.add(n);
 			}
 			columns.push(...expanded.columns);
 			continue;
@@ -444,7 +448,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		if (r.problem && !ctx.filterNotes.includes(r.problem)) ctx.filterNotes.push(r.problem);
 		addScans(scans, r.edges);
 	}
-	return { label: 'select', node: null, complete, ordered, columns, scans, unknown, open, fromFunction, functionEdges };
+	return { label: 'select', node: null, complete, ordered, columns, scans, unknown, open, fromFunction, functionEdges, starFrom: starFrom.size ? [...starFrom] : undefined };
 }
 
 function entryMatches(e: Entry, qualifier: string[]): boolean {
@@ -460,12 +464,12 @@ function expandStar(
 	scope: Scope,
 	ctx: QueryContext,
 	scans: ScanSet
-): { columns: Col[]; complete: boolean; ordered: boolean; why?: string; open?: string; fromFunction: boolean; functionEdges?: Edge[] } {
+): { columns: Col[]; complete: boolean; ordered: boolean; why?: string; open?: string; fromFunction: boolean; functionEdges?: Edge[]; starFrom: string[] } {
 	let entries = scope.entries;
 	const qualifier = star.table ? [identName(star.table)!].filter(Boolean) : null;
 	if (qualifier) {
 		const hit = scope.entries.find((e) => entryMatches(e, qualifier));
-		if (!hit) return { columns: [], complete: false, ordered: true, fromFunction: false, why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
+		if (!hit) return { columns: [], complete: false, ordered: true, fromFunction: false, starFrom: [], why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
 		entries = [hit];
 	}
 	const except = new Set(((star.except ?? []) as Ast[]).map((x) => lower(identName(x) ?? identName(x?.column?.name) ?? '')));
@@ -485,8 +489,10 @@ function expandStar(
 	let complete = true;
 	let why: string | undefined;
 	const open = new Set<string>();
+	const starFrom = new Set<string>();
 	for (const e of entries) {
 		if (e.rel.open) open.add(e.rel.open);
+		if (!e.rel.complete) for (const n of e.rel.starFrom ?? (e.rel.open ? [e.rel.open] : [])) starFrom.add(n);
 		if (e.rel.fromFunction) open.add('');
 		if (e.rel.columns === null || !e.rel.complete) {
 			complete = false;
@@ -521,7 +527,16 @@ function expandStar(
 	// Through `*`, an unlisted column of ONE open input is still that input's column.
 	const only = open.size === 1 && entries.length === 1 ? [...open][0] : undefined;
 	const ordered = entries.every((e) => e.rel.ordered);
-	return { columns: out, complete, ordered, why, open: only || undefined, fromFunction: only === '', functionEdges: only === '' ? entries[0].rel.functionEdges : undefined };
+	return {
+		columns: out,
+		complete,
+		ordered,
+		why,
+		open: only || undefined,
+		fromFunction: only === '',
+		functionEdges: only === '' ? entries[0].rel.functionEdges : undefined,
+		starFrom: [...starFrom]
+	};
 }
 
 // ─── Column references ────────────────────────────────────────────────────────────────────
