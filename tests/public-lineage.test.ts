@@ -24,8 +24,8 @@ import { runOurs, type OurAnswer } from './support/public-lineage-ours';
 /** The floors: a figure under its floor fails the suite (they sit just under what the engine scores). */
 const FLOOR = {
 	overall: 0.97,
-	dialect: 0.95,
-	heldOut: 0.9
+	dialect: 0.96,
+	heldOut: 0.88
 };
 
 const suite = loadSuite();

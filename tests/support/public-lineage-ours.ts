@@ -78,14 +78,19 @@ function runScript(run: CaseRun): OurAnswer {
 	const text = readFileSync(path.join(SUITE_DIR, 'scripts', scriptOf(run.source, run.c)), 'utf8');
 	const session = new LineageSession({ resolve: scriptResolver(run.c) });
 	const answer: OurAnswer = { edges: [], scans: [], outcomes: [] };
-	for (const st of splitStatements(blankComments(text))) {
+	const statements = splitStatements(blankComments(text));
+	for (const [k, st] of statements.entries()) {
 		const head = statementHead(st.text);
 		const r = session.run(parseStatement(st.text, run.dialect as SqlDialect, { head }));
 		answer.outcomes.push({ what: `${r.kind}${r.target ? ` ${r.target.label}` : ''}`, outcome: r.outcome, reason: r.reason });
 		const to = r.target?.node ?? null;
-		if (!to || !r.columns) continue;
-		for (const c of r.columns) if (c.name !== null) for (const i of c.inputs) answer.edges.push([i.node, i.column, to, c.name]);
+		if (!to) continue;
+		// End-to-end truth: a table a later statement reads back is a step of the path, not its end
+		// (the session already carries what it holds into what reads it).
+		const last = to.split('.').pop()!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		if (run.c.path_ends && statements.slice(k + 1).some((later) => new RegExp(`\\b${last}\\b`, 'i').test(later.text))) continue;
 		for (const s of r.starSources ?? []) answer.edges.push([s, '*', to, '*']);
+		for (const c of r.columns ?? []) if (c.name !== null) for (const i of c.inputs) answer.edges.push([i.node, i.column, to, c.name]);
 		for (const s of r.scanned) answer.scans.push([s.node, s.column]);
 	}
 	return answer;

@@ -34,6 +34,8 @@ export interface SuiteCase {
 	scans?: [string, string][] | null;
 	constructs: string[];
 	case_sensitive?: boolean;
+	/** The truth is end to end (sqllineage's): each input with no input of its own → each output nothing reads. */
+	path_ends?: boolean;
 	/** The model's own columns as a catalog lists them, where the source gives them. */
 	model_columns?: string[] | null;
 	tables?: string[];
@@ -112,12 +114,18 @@ export function suiteRuns(suite: SuiteSource[]): CaseRun[] {
 
 // ─── The inputs: dbt projects and scripts ─────────────────────────────────────────────────
 
-export const slugOf = (id: string) =>
-	id
+/** A file-safe name of a case: its id's words, and a short hash of the id (two ids may share the words). */
+export const slugOf = (id: string) => {
+	let h = 0x811c9dc5;
+	for (let k = 0; k < id.length; k++) h = Math.imul(h ^ id.charCodeAt(k), 0x01000193) >>> 0;
+	const words = id
 		.replace(/^[^:]+:/, '')
 		.replace(/[^A-Za-z0-9]+/g, '_')
 		.replace(/^_+|_+$/g, '')
-		.toLowerCase();
+		.toLowerCase()
+		.slice(0, 80);
+	return `${words}_${h.toString(16).padStart(8, '0').slice(0, 6)}`;
+};
 
 /** A project per source and dialect (portable SQL in `portable`). */
 export const projectOf = (source: string, c: SuiteCase) => `${source}/${PORTABLE.has(c.dialect) ? 'portable' : c.dialect}`;
@@ -318,7 +326,7 @@ export function scoreRun(c: SuiteCase, edges: ToolEdge[]): RunScore {
 		if (e[0] === null) unnamed++;
 		else expected.add(key(e));
 	}
-	const found = new Set(edges.filter((e) => inScope(e[2], e[3])).map(key));
+	const found = new Set((c.path_ends ? pathEnds(edges) : edges).filter((e) => inScope(e[2], e[3])).map(key));
 	const matched = [...found].filter((k) => expected.has(k));
 	return {
 		expected: expected.size,
@@ -328,6 +336,43 @@ export function scoreRun(c: SuiteCase, edges: ToolEdge[]): RunScore {
 		missed: [...expected].filter((k) => !found.has(k)),
 		unnamed
 	};
+}
+
+/**
+ * A script's edges end to end: every column no edge feeds (but itself) to every column that feeds
+ * no other (but itself), where one reaches the other: what sqllineage's tests compare.
+ */
+export function pathEnds(edges: ToolEdge[]): ToolEdge[] {
+	const id = (t: string | null, c: string) => `${t ?? ''}\u0000${c}`;
+	const parents = new Map<string, Set<string>>();
+	const children = new Map<string, Set<string>>();
+	const nodes = new Map<string, [string | null, string]>();
+	for (const [ft, fc, tt, tc] of edges) {
+		const a = id(ft, fc);
+		const b = id(tt, tc);
+		nodes.set(a, [ft, fc]);
+		nodes.set(b, [tt, tc]);
+		if (a === b) continue;
+		(parents.get(b) ?? parents.set(b, new Set()).get(b)!).add(a);
+		(children.get(a) ?? children.set(a, new Set()).get(a)!).add(b);
+	}
+	const selfLoops = new Set(edges.filter(([ft, fc, tt, tc]) => id(ft, fc) === id(tt, tc)).map(([ft, fc]) => id(ft, fc)));
+	const out: ToolEdge[] = [];
+	for (const [sink, [tt, tc]] of nodes) {
+		if (children.get(sink)?.size) continue;
+		const seen = new Set<string>();
+		const stack = [...(parents.get(sink) ?? [])];
+		while (stack.length) {
+			const n = stack.pop()!;
+			if (seen.has(n)) continue;
+			seen.add(n);
+			const ps = parents.get(n);
+			if (ps?.size) stack.push(...ps);
+			else out.push([nodes.get(n)![0] ?? '', nodes.get(n)![1], tt, tc]);
+		}
+		if (selfLoops.has(sink)) out.push([tt ?? '', tc, tt, tc]);
+	}
+	return out;
 }
 
 /** The scan truth of a run, where its source asserts one (dbt-colibri's filter parents). */

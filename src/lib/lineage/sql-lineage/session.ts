@@ -10,6 +10,9 @@ import { dmlKind, insertTree, mergeTree, updateTree } from './dml';
 import { querySpan, TREE_VERBS, type StatementHead } from './text';
 import type { KnownRelation, NameResolver, StatementColumn, StatementLineage, StatementTarget, Untraced } from './types';
 
+/** Warehouses that name an unnamed output expression by its text (`max(a)`), not by position (`_col0`, `f0_`). */
+const NAMED_BY_TEXT = new Set<ParsedStatement['dialect']>(['duckdb', 'snowflake', 'spark', 'databricks', 'hive', 'generic']);
+
 /** One statement's evaluation budget after parsing, in ms (the parse itself cannot be interrupted). */
 export const DEFAULT_STATEMENT_BUDGET_MS = 10_000;
 
@@ -196,6 +199,10 @@ export class LineageSession {
 			// `INSERT INTO t SELECT * FROM s` over columns of neither known: t's columns are s's, in order.
 			if (rel.columns?.length === 0 && rel.starFrom?.length) out.starSources = rel.starFrom;
 			return;
+		}
+		if (mapped.assumed && NAMED_BY_TEXT.has(dialect)) {
+			// Matched by name: an unnamed expression is named as these warehouses name it, by its text.
+			mapped.columns = mapped.columns.map((c) => (c.name === null && c.expr !== undefined ? { ...c, name: expressionText(c.expr, dialect) } : c));
 		}
 		const written = this.tables.get(w.key);
 		if (written?.columns) this.tables.set(w.key, { ...written, columns: mergeInto(written.columns, mapped.columns) });
@@ -387,7 +394,7 @@ function insertColumns(h: InsertShape, rel: Rel, target: Rel | null, label: stri
 	const name = h.name.join('.');
 	if (!names || names.some((n) => n === null)) {
 		const assumed = `INSERT INTO ${name} without a column list: the columns of ${label} are unknown, so values are matched to it by their names (the warehouse matches by position)`;
-		if (rel.columns.some((c) => c.name !== null)) return { columns: rel.columns, assumed };
+		if (rel.columns.length > 0) return { columns: rel.columns, assumed };
 		return { why: `INSERT INTO ${name} without a column list: the columns of ${label} are unknown, so values cannot be matched by position` };
 	}
 	if (!rel.complete || !rel.ordered || rel.columns.length !== names.length) {
