@@ -24,7 +24,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'infer-bounds': () => import('./infer-bounds'),
 	diff: () => import('./diff'),
 	'canvas-columns': () => import('./canvas-columns'),
-	'producer-engine': () => import('./producer-engine')
+	'producer-engine': () => import('./producer-engine'),
+	'lineage-peers': () => import('./lineage-peers')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
