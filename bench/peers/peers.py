@@ -151,7 +151,7 @@ def sqllineage_run(case, dialect):
     return edges
 
 
-COLIBRI_ADAPTERS = {"spark": "spark", "generic": "postgres"}
+COLIBRI_ADAPTERS = {"spark": "spark", "generic": "postgres", "tsql": "sqlserver"}
 
 
 def colibri_run(case, dialect, project):
@@ -161,7 +161,7 @@ def colibri_run(case, dialect, project):
     manifest, catalog = project
     nodes = {k: v for k, v in manifest["nodes"].items() if v["meta"]["case_id"] == case["id"]}
     deps = {d for n in nodes.values() for d in n["depends_on"]["nodes"]}
-    sources = {k: v for k, v in manifest["sources"].items() if k in deps}
+    sources = {k: dict(v, config=v.get("config", {"enabled": True})) for k, v in manifest["sources"].items() if k in deps}
     m = dict(manifest, nodes=nodes, sources=sources, metadata=dict(manifest["metadata"], adapter_type=COLIBRI_ADAPTERS.get(dialect, dialect)))
     m["parent_map"] = {k: v["depends_on"]["nodes"] for k, v in nodes.items()}
     m["child_map"] = {}
@@ -206,10 +206,12 @@ def suite(job_path, out_path):
     job = json.load(open(job_path))
     cases = {c["id"]: c for c in job["cases"]}
     projects = {}
-    out = {p: {} for p in PEERS}
+    only = [p for p in os.environ.get("PEERS_ONLY", "").split(",") if p] or list(PEERS)
+    out = {p: {} for p in only}
     for r in job["runs"]:
         case = cases[r["case"]]
-        for peer, fn in PEERS.items():
+        for peer in only:
+            fn = PEERS[peer]
             if peer == "dbt-colibri" and case["form"] != "model":
                 continue
             args = (case, r["dialect"])
