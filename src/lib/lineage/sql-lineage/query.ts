@@ -514,6 +514,13 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		scope.entries.push(entry);
 		if (j.on) conditions.push(j.on);
 	}
+	// Hive's and Spark's `LATERAL VIEW explode(arr) t AS x`: a table function over the rows before it.
+	for (const lv of (sel.lateral_views ?? []) as Ast[]) {
+		const rel = relOfSource({ function: { name: Object.keys(lv.this ?? {})[0] ?? 'function', args: [lv.this] } }, scope, ctx);
+		const names = ((lv.column_aliases ?? []) as Ast[]).map(identName).filter((n): n is string => n !== null);
+		const columns = names.map((name) => ({ name, edges: asMod(rel.functionEdges ?? []) }));
+		scope.entries.push({ alias: identName(lv.table_alias), name: null, rel: names.length ? { ...rel, columns, complete: true, ordered: true } : rel, using: null, join: null });
+	}
 	for (const e of scope.entries) addScans(scans, e.rel.scans.values());
 	if (sel.where_clause) conditions.push(sel.where_clause.this);
 
