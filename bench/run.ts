@@ -26,7 +26,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	diff: () => import('./diff'),
 	'canvas-columns': () => import('./canvas-columns'),
 	'producer-engine': () => import('./producer-engine'),
-	'real-dbt': () => import('./real-dbt')
+	'real-dbt': () => import('./real-dbt'),
+	'lineage-peers': () => import('./lineage-peers')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

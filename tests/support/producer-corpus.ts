@@ -923,13 +923,16 @@ FROM lake.store_totals AS t JOIN analytics.stores AS s USING (store_id);`,
 		warnings: []
 	},
 	{
-		name: 'INSERT without a column list into a table of unknown columns',
+		name: 'INSERT without a column list into a table of unknown columns: matched by name, and said so',
 		sql: `${ATTACH}INSERT INTO lake.unknown_target SELECT customer_id, customer_name FROM main.customers;`,
 		target: lake('unknown_target'),
 		reads: [C],
 		writes: [lake('unknown_target')],
-		columns: {},
-		warnings: ['columns of ducklake://main/unknown_target are unknown', 'unknown_target has no column lineage']
+		columns: {
+			customer_id: [[`${C}.customer_id`, 'copy']],
+			customer_name: [[`${C}.customer_name`, 'copy']]
+		},
+		warnings: ['columns of ducklake://main/unknown_target are unknown, so values are matched to it by their names']
 	},
 	{
 		name: 'a nested CTE inside a subquery, and IN (subquery)',

@@ -35,8 +35,9 @@ export function inferModel(input: InferInput): InferResult {
 	}
 	const columns: OutputColumn[] = r.columns.map((c, k) => ({ name: c.name ?? `_col${k}`, inputs: c.inputs }));
 	const warnings = [...r.notes, ...r.scanUntraced.map((why) => `a filter, join or grouping column is not traced: ${why}`)];
-	if (r.outcome === 'partial') return { outcome: 'partial', columns, scanned: r.scanned, untraced: r.untraced, warnings };
-	return { outcome: 'analyzed', columns, scanned: r.scanned, warnings };
+	const star = r.starSources?.length ? { starSources: r.starSources } : {};
+	if (r.outcome === 'partial') return { outcome: 'partial', columns, scanned: r.scanned, untraced: r.untraced, warnings, ...star };
+	return { outcome: 'analyzed', columns, scanned: r.scanned, warnings, ...star };
 }
 
 /**

@@ -64,6 +64,8 @@ interface Traced {
 	scanned: { node: string; column: string }[];
 	/** Things that did not stop the model's columns from being traced (e.g. a filter on an unknown column). */
 	warnings: string[];
+	/** Relations whose columns, not known, pass through a `*` of the output (each unlisted column is one of theirs). */
+	starSources?: string[];
 }
 
 export type InferResult =

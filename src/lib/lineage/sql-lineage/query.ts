@@ -57,6 +57,8 @@ export interface Rel {
 	fromFunction?: boolean;
 	/** What every column of that function derives from (its arguments' columns, as mod). */
 	functionEdges?: Edge[];
+	/** Relations whose unlisted columns pass through a `*` that could not be listed (one or more). */
+	starFrom?: string[];
 	scans: ScanSet;
 }
 
@@ -108,7 +110,7 @@ function queryOf(v: Ast): Ast | null {
 
 const identName = (v: Ast): string | null => (isObj(v) && typeof v.name === 'string' ? v.name : typeof v === 'string' ? v : null);
 
-function mergeEdges(...lists: Edge[][]): Edge[] {
+export function mergeEdges(...lists: Edge[][]): Edge[] {
 	const out = new Map<string, Edge>();
 	for (const list of lists)
 		for (const e of list) {
@@ -183,7 +185,128 @@ function fromItem(item: Ast, scope: Scope, ctx: QueryContext): Entry {
 		alias = identName(v.alias);
 		columnAliases = (v.column_aliases ?? []).map(identName);
 	}
+	if (kind === 'lateral') {
+		// `LATERAL FLATTEN(…) f`, `LATERAL (SELECT …) s`: a source that may read the ones before it.
+		alias = identName(v.alias);
+		columnAliases = (v.column_aliases ?? []).map(identName);
+		return finishEntry(relOfSource(v.this, scope, ctx), alias, null, columnAliases);
+	}
+	if (kind === 'pivot' || kind === 'unpivot') {
+		alias = identName(v.alias);
+		columnAliases = (v.alias_columns ?? []).map(identName);
+	}
 	return finishEntry(relOfSource(body, scope, ctx), alias, null, columnAliases);
+}
+
+/**
+ * `src PIVOT (agg(v) [AS a], … FOR k IN (x [AS n], …))`: one column per value and aggregate,
+ * each from the aggregate's inputs (mod), the key read to choose the rows (a scan); every other
+ * column of the source passes through (it is grouped by). Named as Snowflake and sqlglot name
+ * them: the value's alias or its text, joined to the aggregate's alias by `_` when there are several.
+ */
+function pivotRel(v: Ast, scope: Scope, ctx: QueryContext): Rel {
+	const src = fromItem(v.this, scope, ctx);
+	const inner: Scope = { entries: [src], parent: scope.entries.length || scope.parent ? scope : null, ctes: scope.ctes, lateral: new Map() };
+	const scans: ScanSet = new Map(src.rel.scans);
+	const used = new Set<string>();
+	const aggs = ((v.expressions ?? []) as Ast[]).map((a) => {
+		const alias = isObj(a.alias) && a.alias.this !== undefined ? identName(a.alias.alias) : null;
+		const body = alias !== null ? a.alias.this : a;
+		const r = collect(body, inner, ctx, scans, true);
+		for (const name of columnNames(body)) used.add(lower(name));
+		return { alias, r };
+	});
+	const values: { name: string }[] = [];
+	for (const f of (v.fields ?? []) as Ast[]) {
+		const within = f.in ?? f;
+		const key = collect(within.this, inner, ctx, scans, false);
+		addScans(scans, key.edges);
+		for (const name of columnNames(within.this)) used.add(lower(name));
+		for (const x of (within.expressions ?? []) as Ast[]) {
+			const named = x.pivot_alias ? (identName(x.pivot_alias.alias?.column?.name) ?? identName(x.pivot_alias.alias) ?? literalText(x.pivot_alias.alias)) : null;
+			values.push({ name: named ?? literalText(x.pivot_alias?.this ?? x) ?? 'value' });
+		}
+	}
+	const columns: Col[] = [];
+	const passing = src.rel.columns ?? [];
+	for (const c of passing) if (c.name === null || !used.has(lower(c.name))) columns.push(c);
+	for (const val of values)
+		for (const a of aggs) {
+			const name = aggs.length > 1 && a.alias ? `${val.name}_${a.alias}` : val.name;
+			columns.push(a.r.problem ? { name, edges: [], untraced: a.r.problem } : { name, edges: asMod(a.r.edges) });
+		}
+	const known = src.rel.columns !== null && src.rel.complete;
+	return { label: 'PIVOT', node: null, complete: known, ordered: src.rel.ordered, columns, scans, open: known ? undefined : src.rel.open, unknown: known ? undefined : src.rel.unknown };
+}
+
+/**
+ * `src UNPIVOT (v [, v2…] FOR n IN (c1, c2 | (c1, c2) AS 'x', …))`: the value columns take the
+ * values of the columns listed (copies: each row's value is one of theirs), the name column is
+ * made from their names (mod); the source's other columns pass through, before the two.
+ */
+function unpivotRel(v: Ast, scope: Scope, ctx: QueryContext): Rel {
+	const src = fromItem(v.this, scope, ctx);
+	const inner: Scope = { entries: [src], parent: scope.entries.length || scope.parent ? scope : null, ctes: scope.ctes, lateral: new Map() };
+	const scans: ScanSet = new Map(src.rel.scans);
+	const valueNames = [identName(v.value_column), ...((v.extra_value_columns ?? []) as Ast[]).map(identName)].filter((n): n is string => n !== null);
+	// Each IN item: one column, or a tuple giving one column per value column.
+	const groups: Ast[][] = ((v.columns ?? []) as Ast[]).map((x) => {
+		const body = x.pivot_alias ? x.pivot_alias.this : x;
+		return body?.tuple ? (body.tuple.expressions as Ast[]) : [body];
+	});
+	const used = new Set<string>();
+	for (const g of groups) for (const e of g) for (const name of columnNames(e)) used.add(lower(name));
+	const refs = (k: number) => {
+		const lists: Edge[][] = [];
+		let problem: string | null = null;
+		for (const g of groups) {
+			const e = g[k];
+			if (e === undefined) continue;
+			const r = analyzeExpr(e, inner, ctx, scans, true);
+			if (r.problem) problem ??= r.problem;
+			else lists.push(r.edges);
+		}
+		return { edges: mergeEdges(...lists), problem };
+	};
+	const columns: Col[] = [];
+	for (const c of src.rel.columns ?? []) if (c.name === null || !used.has(lower(c.name))) columns.push(c);
+	const nameColumn = identName(v.name_column);
+	if (nameColumn) {
+		const all = valueNames.map((_, k) => refs(k));
+		const problem = all.find((r) => r.problem)?.problem ?? null;
+		columns.push(problem ? { name: nameColumn, edges: [], untraced: problem } : { name: nameColumn, edges: asMod(mergeEdges(...all.map((r) => r.edges))) });
+	}
+	valueNames.forEach((name, k) => {
+		const r = refs(k);
+		columns.push(r.problem ? { name, edges: [], untraced: r.problem } : { name, edges: r.edges });
+	});
+	const known = src.rel.columns !== null && src.rel.complete;
+	return { label: 'UNPIVOT', node: null, complete: known, ordered: src.rel.ordered, columns, scans, open: known ? undefined : src.rel.open, unknown: known ? undefined : src.rel.unknown };
+}
+
+/** Names of the columns an expression reads (as written). */
+function columnNames(e: Ast): string[] {
+	const out: string[] = [];
+	const walk = (v: Ast) => {
+		if (Array.isArray(v)) return v.forEach(walk);
+		if (!isObj(v)) return;
+		if (isObj(v.column) && v.column.name !== undefined) {
+			const n = identName(v.column.name);
+			if (n) out.push(n);
+			return;
+		}
+		for (const [k, x] of Object.entries(v)) if (k !== 'span' && typeof x === 'object') walk(x);
+	};
+	walk(e);
+	return out;
+}
+
+/** A literal's text (`'a'` → `a`), or a bare identifier's name. */
+function literalText(e: Ast): string | null {
+	if (!isObj(e)) return null;
+	if (isObj(e.literal) && e.literal.value !== undefined) return String(e.literal.value);
+	if (isObj(e.column)) return identName(e.column.name);
+	return identName(e.identifier) ?? identName(e);
 }
 
 function finishEntry(rel: Rel, alias: string | null, name: string[] | null, columnAliases: (string | null)[] | null): Entry {
@@ -210,6 +333,9 @@ function relOfSource(body: Ast, scope: Scope, ctx: QueryContext): Rel {
 		return unknownRel('subquery', 'a subquery of a shape not analysed');
 	}
 	if (kind === 'values') return valuesRel(v);
+	if (kind === 'pivot') return pivotRel(v, scope, ctx);
+	if (kind === 'unpivot') return unpivotRel(v, scope, ctx);
+	if (kind === 'lateral') return relOfSource(v.this, scope, ctx);
 	const name = kind === 'function' ? (v.name ?? 'function') : kind;
 	// A table function (`unnest(o.items)`, `lateral flatten(input => o.v)`, `generate_series(1, 9)`):
 	// every column it yields derives from the columns its arguments read, if any.
@@ -388,6 +514,13 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		scope.entries.push(entry);
 		if (j.on) conditions.push(j.on);
 	}
+	// Hive's and Spark's `LATERAL VIEW explode(arr) t AS x`: a table function over the rows before it.
+	for (const lv of (sel.lateral_views ?? []) as Ast[]) {
+		const rel = relOfSource({ function: { name: Object.keys(lv.this ?? {})[0] ?? 'function', args: [lv.this] } }, scope, ctx);
+		const names = ((lv.column_aliases ?? []) as Ast[]).map(identName).filter((n): n is string => n !== null);
+		const columns = names.map((name) => ({ name, edges: asMod(rel.functionEdges ?? []) }));
+		scope.entries.push({ alias: identName(lv.table_alias), name: null, rel: names.length ? { ...rel, columns, complete: true, ordered: true } : rel, using: null, join: null });
+	}
 	for (const e of scope.entries) addScans(scans, e.rel.scans.values());
 	if (sel.where_clause) conditions.push(sel.where_clause.this);
 
@@ -399,6 +532,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 	let seenOpenStar = false;
 	let fromFunction = false;
 	let functionEdges: Edge[] | undefined;
+	const starFrom = new Set<string>();
 	const items: Ast[] = sel.expressions ?? [];
 	for (const written of items) {
 		const item = unwrap(written);
@@ -413,6 +547,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 				fromFunction = !seenOpenStar && expanded.fromFunction;
 				functionEdges = fromFunction ? expanded.functionEdges : undefined;
 				if (expanded.open || expanded.fromFunction) seenOpenStar = true;
+				for (const n of expanded.starFrom) starFrom.add(n);
 			}
 			columns.push(...expanded.columns);
 			continue;
@@ -444,7 +579,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		if (r.problem && !ctx.filterNotes.includes(r.problem)) ctx.filterNotes.push(r.problem);
 		addScans(scans, r.edges);
 	}
-	return { label: 'select', node: null, complete, ordered, columns, scans, unknown, open, fromFunction, functionEdges };
+	return { label: 'select', node: null, complete, ordered, columns, scans, unknown, open, fromFunction, functionEdges, starFrom: starFrom.size ? [...starFrom] : undefined };
 }
 
 function entryMatches(e: Entry, qualifier: string[]): boolean {
@@ -460,12 +595,12 @@ function expandStar(
 	scope: Scope,
 	ctx: QueryContext,
 	scans: ScanSet
-): { columns: Col[]; complete: boolean; ordered: boolean; why?: string; open?: string; fromFunction: boolean; functionEdges?: Edge[] } {
+): { columns: Col[]; complete: boolean; ordered: boolean; why?: string; open?: string; fromFunction: boolean; functionEdges?: Edge[]; starFrom: string[] } {
 	let entries = scope.entries;
 	const qualifier = star.table ? [identName(star.table)!].filter(Boolean) : null;
 	if (qualifier) {
 		const hit = scope.entries.find((e) => entryMatches(e, qualifier));
-		if (!hit) return { columns: [], complete: false, ordered: true, fromFunction: false, why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
+		if (!hit) return { columns: [], complete: false, ordered: true, fromFunction: false, starFrom: [], why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
 		entries = [hit];
 	}
 	const except = new Set(((star.except ?? []) as Ast[]).map((x) => lower(identName(x) ?? identName(x?.column?.name) ?? '')));
@@ -485,8 +620,10 @@ function expandStar(
 	let complete = true;
 	let why: string | undefined;
 	const open = new Set<string>();
+	const starFrom = new Set<string>();
 	for (const e of entries) {
 		if (e.rel.open) open.add(e.rel.open);
+		if (!e.rel.complete) for (const n of e.rel.starFrom ?? (e.rel.open ? [e.rel.open] : [])) starFrom.add(n);
 		if (e.rel.fromFunction) open.add('');
 		if (e.rel.columns === null || !e.rel.complete) {
 			complete = false;
@@ -521,7 +658,16 @@ function expandStar(
 	// Through `*`, an unlisted column of ONE open input is still that input's column.
 	const only = open.size === 1 && entries.length === 1 ? [...open][0] : undefined;
 	const ordered = entries.every((e) => e.rel.ordered);
-	return { columns: out, complete, ordered, why, open: only || undefined, fromFunction: only === '', functionEdges: only === '' ? entries[0].rel.functionEdges : undefined };
+	return {
+		columns: out,
+		complete,
+		ordered,
+		why,
+		open: only || undefined,
+		fromFunction: only === '',
+		functionEdges: only === '' ? entries[0].rel.functionEdges : undefined,
+		starFrom: [...starFrom]
+	};
 }
 
 // ─── Column references ────────────────────────────────────────────────────────────────────

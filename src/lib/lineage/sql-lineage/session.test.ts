@@ -72,11 +72,11 @@ describe('statement kinds', () => {
 		expect(copyTable).toMatchObject({ outcome: 'analyzed', reads: ['customers'] });
 	});
 
-	it('statements that move no data are skipped with the reason; UPDATE names its target', () => {
-		const [attach, drop, update, unknown] = runScript(`ATTACH 'ducklake:x.ducklake' AS lake; DROP TABLE t; UPDATE lake.out SET a = 1; GRANT SELECT ON t TO u`);
+	it('statements that move no data are skipped with the reason; DELETE names its target', () => {
+		const [attach, drop, del, unknown] = runScript(`ATTACH 'ducklake:x.ducklake' AS lake; DROP TABLE t; DELETE FROM lake.out WHERE a = 1; GRANT SELECT ON t TO u`);
 		expect(attach).toMatchObject({ outcome: 'skipped', kind: 'attach' });
 		expect(drop).toMatchObject({ outcome: 'skipped', reason: 'DROP moves no data between tables' });
-		expect(update).toMatchObject({ outcome: 'skipped', target: { node: 'out' }, reason: 'UPDATE is not analysed for column lineage' });
+		expect(del).toMatchObject({ outcome: 'skipped', target: { node: 'out' }, reason: 'DELETE is not analysed for column lineage' });
 		expect(unknown).toMatchObject({ outcome: 'skipped', reason: 'statement not analysed (GRANT)' });
 	});
 });

@@ -5,9 +5,13 @@
 // its value came from. A dbt model is one query statement of its own session.
 import type { ParsedStatement } from './parse';
 import { expressionText } from './parse';
-import { evaluateQuery, knownRel, renameColumns, tableNameParts, TooComplex, unknownRel, type Ast, type Col, type QueryContext, type Rel } from './query';
-import { querySpan, type StatementHead } from './text';
+import { evaluateQuery, knownRel, mergeEdges, renameColumns, tableNameParts, TooComplex, unknownRel, type Ast, type Col, type QueryContext, type Rel } from './query';
+import { dmlKind, insertTree, mergeTree, updateTree } from './dml';
+import { querySpan, TREE_VERBS, type StatementHead } from './text';
 import type { KnownRelation, NameResolver, StatementColumn, StatementLineage, StatementTarget, Untraced } from './types';
+
+/** Warehouses that name an unnamed output expression by its text (`max(a)`), not by position (`_col0`, `f0_`). */
+const NAMED_BY_TEXT = new Set<ParsedStatement['dialect']>(['duckdb', 'snowflake', 'spark', 'databricks', 'hive', 'generic']);
 
 /** One statement's evaluation budget after parsing, in ms (the parse itself cannot be interrupted). */
 export const DEFAULT_STATEMENT_BUDGET_MS = 10_000;
@@ -102,7 +106,8 @@ export class LineageSession {
 				return skip(`statement not analysed${h.verb ? ` (${h.verb})` : ''}`);
 			case 'modify': {
 				out.target = this.writeTarget(h.name, false).target;
-				return skip(`${h.verb} is not analysed for column lineage`);
+				if (!TREE_VERBS.has(h.verb)) return skip(`${h.verb} is not analysed for column lineage`);
+				break;
 			}
 			case 'copy_from': {
 				out.target = this.writeTarget(h.name, false).target;
@@ -141,6 +146,7 @@ export class LineageSession {
 			return close();
 		}
 		if (!st.query) {
+			if (st.other && dmlKind(st.other)) return this.runTree(st, ctx, out, reads, close, fail);
 			if (st.other) {
 				const why = this.other(st.other, ctx);
 				notAnalysed(why);
@@ -177,20 +183,134 @@ export class LineageSession {
 				Object.assign(out, describe(rel, null, st.dialect));
 				return close();
 			}
-			case 'insert': {
-				const into = this.tables.get(w!.key) ?? (w!.known ? knownRel(w!.known) : null);
-				const mapped = insertColumns(h, rel, into, w!.target.label);
-				if ('why' in mapped) {
-					out.untraced = [{ column: '*', reason: mapped.why }];
-					return close();
-				}
-				const written = this.tables.get(w!.key);
-				if (written?.columns) this.tables.set(w!.key, { ...written, columns: mergeInto(written.columns, mapped.columns) });
-				Object.assign(out, describe({ ...rel, columns: mapped.columns, complete: h.byName ? rel.complete : true }, null, st.dialect));
+			case 'insert':
+				this.insert(w!, h, rel, out, st.dialect);
 				return close();
-			}
 		}
 		return close();
+	}
+
+	/** What an INSERT … SELECT writes into its target, matched by name, by its column list or by position. */
+	private insert(w: Written, h: InsertShape, rel: Rel, out: StatementLineage, dialect: ParsedStatement['dialect']): void {
+		const into = this.tables.get(w.key) ?? (w.known ? knownRel(w.known) : null);
+		const mapped = insertColumns(h, rel, into, w.target.label);
+		if ('why' in mapped) {
+			out.untraced = [{ column: '*', reason: mapped.why }];
+			// `INSERT INTO t SELECT * FROM s` over columns of neither known: t's columns are s's, in order.
+			if (rel.columns?.length === 0 && rel.starFrom?.length) out.starSources = rel.starFrom;
+			return;
+		}
+		if (mapped.assumed && NAMED_BY_TEXT.has(dialect)) {
+			// Matched by name: an unnamed expression is named as these warehouses name it, by its text.
+			mapped.columns = mapped.columns.map((c) => (c.name === null && c.expr !== undefined ? { ...c, name: expressionText(c.expr, dialect) } : c));
+		}
+		const written = this.tables.get(w.key);
+		if (written?.columns) this.tables.set(w.key, { ...written, columns: mergeInto(written.columns, mapped.columns) });
+		const described = describe({ ...rel, columns: mapped.columns, complete: h.byName || mapped.assumed ? rel.complete : true }, null, dialect);
+		Object.assign(out, described);
+		if (mapped.assumed) out.untraced = [{ column: '*', reason: mapped.assumed }, ...out.untraced.filter((u) => u.column !== '*')];
+	}
+
+	/**
+	 * A statement read from the parser's tree: INSERT (Hive's OVERWRITE … PARTITION, an INSERT after
+	 * WITH), UPDATE … [FROM], MERGE. What it writes is traced through the SELECTs ./dml.ts makes of it.
+	 */
+	private runTree(
+		st: ParsedStatement,
+		ctx: QueryContext,
+		out: StatementLineage,
+		reads: Set<string>,
+		close: () => StatementLineage,
+		fail: (why: string) => StatementLineage
+	): StatementLineage {
+		const kind = dmlKind(st.other)!;
+		const v = st.other[kind];
+		out.kind = kind;
+		ctx.deadline = performance.now() + this.budgetMs;
+		try {
+			if (kind === 'insert') {
+				const ins = insertTree(v);
+				const name = tableNameParts(ins.table);
+				const w = this.writeTarget(name, false);
+				out.target = w.target;
+				if (!ins.query) {
+					out.outcome = 'skipped';
+					out.reason = 'INSERT … VALUES: its values come from no relation';
+					return close();
+				}
+				const rel = evaluateQuery(ins.query, ctx);
+				out.outcome = 'analyzed';
+				out.scanned = [...rel.scans.values()];
+				this.insert(w, { name, columns: ins.columns, byName: ins.byName, staticPartition: ins.staticPartition }, rel, out, st.dialect);
+				return close();
+			}
+			if (kind === 'update') {
+				const u = updateTree(v);
+				const w = this.writeTarget(tableNameParts(u.table), false);
+				out.target = w.target;
+				const rel = evaluateQuery(u.select, ctx);
+				// The target's own rows are read only to be changed: not a read of the statement.
+				if (w.target.node) reads.delete(w.target.node);
+				out.outcome = 'analyzed';
+				out.scanned = [...rel.scans.values()];
+				this.update(w, rel.columns ?? []);
+				Object.assign(out, describe({ ...rel, complete: true }, null, st.dialect));
+				return close();
+			}
+			const m = mergeTree(v);
+			if (!m) return fail('a MERGE whose target is not a table: not analysed');
+			const w = this.writeTarget(tableNameParts(m.table), false);
+			out.target = w.target;
+			const scans = new Map(evaluateQuery(m.conditions, ctx).scans);
+			const byName = new Map<string, Col>();
+			const untraced: { column: string; reason: string }[] = [];
+			const starFrom: string[] = [];
+			const into = this.tables.get(w.key) ?? (w.known ? knownRel(w.known) : null);
+			for (const b of m.branches) {
+				const rel = evaluateQuery(b.select, ctx);
+				for (const [k, x] of rel.scans) scans.set(k, x);
+				let cols = rel.columns ?? [];
+				if (b.positional) {
+					// `INSERT VALUES (…)` without a column list: the target's columns, by position.
+					const names = into?.complete && into.ordered && into.columns ? into.columns.map((c) => c.name) : null;
+					if (!names || names.length !== cols.length) {
+						untraced.push({ column: '*', reason: `MERGE … INSERT VALUES without a column list: ${names ? `${cols.length} values for ${names.length} columns` : `the columns of ${w.target.label} are unknown`}` });
+						continue;
+					}
+					cols = cols.map((c, k) => ({ ...c, name: names[k] }));
+				}
+				if (b.star && !rel.complete) {
+					untraced.push({ column: '*', reason: rel.unknown ?? 'MERGE … INSERT * over columns not known' });
+					starFrom.push(...(rel.starFrom ?? []));
+				}
+				for (const c of cols) {
+					if (c.name === null) continue;
+					const prev = byName.get(lower(c.name));
+					if (!prev) byName.set(lower(c.name), c);
+					else if (prev.untraced || c.untraced) byName.set(lower(c.name), { name: prev.name, edges: [], untraced: prev.untraced ?? c.untraced });
+					else byName.set(lower(c.name), { name: prev.name, edges: mergeEdges(prev.edges, c.edges) });
+				}
+			}
+			if (w.target.node) reads.delete(w.target.node);
+			out.outcome = 'analyzed';
+			out.scanned = [...scans.values()];
+			const columns = [...byName.values()];
+			this.update(w, columns);
+			Object.assign(out, describe({ label: 'MERGE', node: null, complete: true, ordered: true, columns, scans }, null, st.dialect));
+			out.untraced = [...untraced, ...out.untraced];
+			if (starFrom.length) out.starSources = starFrom;
+			for (const kindUnread of m.unread) out.notes.push(`MERGE … THEN ${kindUnread} is not analysed`);
+			return close();
+		} catch (e) {
+			if (e instanceof TooComplex || e instanceof RangeError) return fail(`too complex to analyse: ${e.message}`);
+			return fail(`the parsed statement could not be read: ${(e as Error).message ?? e}`);
+		}
+	}
+
+	/** Columns an UPDATE or MERGE wrote, merged into what later statements read of a table the script made. */
+	private update(w: Written, columns: Col[]): void {
+		const written = this.tables.get(w.key);
+		if (written?.columns) this.tables.set(w.key, { ...written, columns: mergeInto(written.columns, columns) });
 	}
 
 	/** A table name outside any CTE: what the script wrote to it, else what the caller knows. */
@@ -251,13 +371,30 @@ function mergeInto(columns: Col[], inserted: Col[]): Col[] {
 	});
 }
 
-/** The target's columns an INSERT fills: by name, by its column list, or by the target's columns' positions. */
-function insertColumns(h: Extract<StatementHead, { kind: 'insert' }>, rel: Rel, target: Rel | null, label: string): { columns: Col[] } | { why: string } {
+interface InsertShape {
+	name: string[];
+	columns: string[] | null;
+	byName: boolean;
+	/** Target columns a PARTITION clause fills with a constant (Hive, Spark): the query does not fill them. */
+	staticPartition?: string[];
+}
+
+/**
+ * The target's columns an INSERT fills: by name, by its column list, or by the target's columns'
+ * positions. Without a column list into a target whose columns are not known, the query's names
+ * are taken for the target's (`assumed` says so: the statement is partial, with that reason), as
+ * a target made by `CREATE TABLE … AS` of the same query would have them.
+ */
+function insertColumns(h: InsertShape, rel: Rel, target: Rel | null, label: string): { columns: Col[]; assumed?: string } | { why: string } {
 	if (rel.columns === null) return { why: rel.unknown ?? 'the columns of the inserted rows are not known' };
 	if (h.byName) return { columns: rel.columns };
-	const names = h.columns ?? (target?.complete && target.ordered && target.columns ? target.columns.map((c) => c.name) : null);
+	const partition = new Set((h.staticPartition ?? []).map(lower));
+	const known = target?.complete && target.ordered && target.columns ? target.columns.filter((c) => c.name === null || !partition.has(lower(c.name))).map((c) => c.name) : null;
+	const names = h.columns ?? known;
 	const name = h.name.join('.');
 	if (!names || names.some((n) => n === null)) {
+		const assumed = `INSERT INTO ${name} without a column list: the columns of ${label} are unknown, so values are matched to it by their names (the warehouse matches by position)`;
+		if (rel.columns.length > 0) return { columns: rel.columns, assumed };
 		return { why: `INSERT INTO ${name} without a column list: the columns of ${label} are unknown, so values cannot be matched by position` };
 	}
 	if (!rel.complete || !rel.ordered || rel.columns.length !== names.length) {
@@ -271,7 +408,7 @@ function insertColumns(h: Extract<StatementHead, { kind: 'insert' }>, rel: Rel, 
  * A relation's columns as a statement's output. `catalog`: the real names of the output in order
  * (they name unnamed expressions by position, and stand for columns a `*` could not list).
  */
-function describe(rel: Rel, catalog: string[] | null, dialect: ParsedStatement['dialect']): { columns: StatementColumn[]; untraced: Untraced[] } {
+function describe(rel: Rel, catalog: string[] | null, dialect: ParsedStatement['dialect']): { columns: StatementColumn[]; untraced: Untraced[]; starSources?: string[] } {
 	const untraced: Untraced[] = [];
 	const ours = rel.columns ?? [];
 	const toOutput = (name: string | null, c: Col, k: number): StatementColumn => {
@@ -301,5 +438,5 @@ function describe(rel: Rel, catalog: string[] | null, dialect: ParsedStatement['
 	}
 	const columns = ours.map((c, k) => toOutput(c.name, c, k));
 	if (!rel.complete || rel.columns === null) untraced.push({ column: '*', reason: rel.unknown ?? 'the output columns are not all known' });
-	return { columns, untraced };
+	return { columns, untraced, ...(!rel.complete && rel.starFrom?.length ? { starSources: rel.starFrom } : {}) };
 }

@@ -150,6 +150,8 @@ const IGNORED = new Set([
 	'FORCE', 'DETACH', 'EXPORT', 'IMPORT', 'CALL', 'VACUUM', 'ANALYZE', 'DROP', 'DESCRIBE', 'SHOW', 'SUMMARIZE', 'EXPLAIN', 'COMMENT'
 ]);
 const QUERY_START = new Set(['SELECT', 'WITH', 'FROM', 'VALUES', 'TABLE']);
+/** Statements whose lineage is read from the parser's tree of the whole statement. */
+export const TREE_VERBS = new Set(['UPDATE', 'MERGE', 'INSERT']);
 
 class Cursor {
 	i = 0;
@@ -298,6 +300,12 @@ export function statementHead(text: string): StatementHead {
 		return { kind: 'unknown', verb };
 	}
 	if (c.eat('INSERT')) {
+		// Hive's and Spark's `INSERT OVERWRITE [TABLE] t [PARTITION (…)] SELECT …`: read from the parser's tree.
+		if (c.eat('OVERWRITE')) {
+			c.eat('TABLE');
+			const name = c.name();
+			return name ? { kind: 'modify', verb: 'INSERT', name } : { kind: 'unknown', verb };
+		}
 		if (c.eat('OR')) c.i++;
 		if (!c.eat('INTO')) return { kind: 'unknown', verb };
 		const name = c.name();
@@ -358,6 +366,9 @@ export function querySpan(head: StatementHead, length: number): [number, number]
 		case 'insert':
 		case 'copy_to':
 			return head.query === null ? null : [head.query, head.queryEnd];
+		case 'modify':
+			// UPDATE, MERGE and INSERT OVERWRITE are read whole, from the parser's tree.
+			return TREE_VERBS.has(head.verb) ? [0, length] : null;
 		default:
 			return null;
 	}

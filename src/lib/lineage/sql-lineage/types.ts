@@ -117,4 +117,9 @@ export interface StatementLineage {
 	notes: string[];
 	/** Why a column read only to filter, join or group is not traced (a scan is missing), once each. */
 	scanUntraced: string[];
+	/**
+	 * Relations whose columns pass through a `*` that could not be listed (their columns are not
+	 * known): every column of the output not listed in `columns` is one of theirs, of the same name.
+	 */
+	starSources?: string[];
 }

@@ -40,6 +40,7 @@ describe('producer lineage inference: the corpus', () => {
 
 describe('producer lineage inference: rules outside the corpus', () => {
 	const O = 'dbt://main/main/orders';
+	const C = 'dbt://main/main/customers';
 	const lineage = (a: ProducerAnalysis) => Object.fromEntries(a.columns.map((c) => [c.column, c.inputs.map((i) => `${columnUri({ ...i.asset, column: i.column })} ${i.kind}`)]));
 
 	it('declared columns expand *, but are never matched by position (their order is unknown)', () => {
@@ -82,14 +83,33 @@ describe('producer lineage inference: rules outside the corpus', () => {
 		]);
 	});
 
-	it('an UPDATE of the target is written, and said not to be analysed', () => {
+	it('an UPDATE of the target is analysed (a constant adds no input); one that does not parse is said not to be analysed', () => {
 		const a = analyzeProducer(
 			`CREATE TABLE ducklake.t AS SELECT order_id FROM main.orders;\nUPDATE ducklake.t SET order_id = 0;`,
 			CORPUS_WAREHOUSE,
 			catalog
 		);
 		expect(lineage(a)).toEqual({ order_id: [`${O}.order_id copy`] });
-		expect(a.warnings).toEqual(['line 2: UPDATE of ducklake://main/t is not analysed for column lineage']);
+		expect(a.warnings).toEqual([]);
+		const bad = analyzeProducer(`CREATE TABLE ducklake.t AS SELECT order_id FROM main.orders;\nUPDATE ducklake.t SET order_id = = 0;`, CORPUS_WAREHOUSE, catalog);
+		expect(lineage(bad)).toEqual({ order_id: [`${O}.order_id copy`] });
+		expect(bad.warnings).toContain('line 2: UPDATE of ducklake://main/t is not analysed for column lineage');
+	});
+
+	it('a MERGE into the target traces both its update and its insert branches', () => {
+		const a = analyzeProducer(
+			`CREATE TABLE ducklake.t AS SELECT order_id, customer_id FROM main.orders;
+MERGE INTO ducklake.t AS t USING main.customers AS c ON t.customer_id = c.customer_id
+WHEN MATCHED THEN UPDATE SET order_id = c.customer_id + 1
+WHEN NOT MATCHED THEN INSERT (order_id, customer_id) VALUES (0, c.customer_id);`,
+			CORPUS_WAREHOUSE,
+			catalog
+		);
+		expect(lineage(a)).toEqual({
+			order_id: [`${O}.order_id copy`, `${C}.customer_id mod`],
+			customer_id: [`${O}.customer_id copy`, `${C}.customer_id copy`]
+		});
+		expect(a.warnings).toEqual([]);
 	});
 
 	it('materialize may name a dbt relation; annotations without any target are reported, not stored', () => {

@@ -190,7 +190,7 @@ function run(p: ParsedProducer, catalog: ColumnCatalog, touch: (a: AssetRef) => 
 		else if (r.target?.unknown) warn(`${r.target.label} (written here) ${r.target.unknown}: it is not an asset`);
 		else if (r.target && (h.kind === 'create_as' || h.kind === 'create' || h.kind === 'insert') && !(h.kind !== 'insert' && h.temp)) state.localWrites.push(r.target.label);
 
-		if (h.kind === 'modify' && written && (h.verb === 'UPDATE' || h.verb === 'MERGE')) state.modified.set(assetUri(written), `line ${line}: ${h.verb}`);
+		if (h.kind === 'modify' && written && (h.verb === 'UPDATE' || h.verb === 'MERGE') && (r.outcome === 'failed' || r.outcome === 'skipped')) state.modified.set(assetUri(written), `line ${line}: ${h.verb}`);
 
 		// The rows of COPY … TO go to a file: what they read counts, nothing else.
 		if (h.kind === 'copy_to') continue;

@@ -1,0 +1,3 @@
+MERGE INTO target
+USING src ON target.k = src.k
+WHEN MATCHED THEN UPDATE SET target.v = src.v, target.v1 = 1

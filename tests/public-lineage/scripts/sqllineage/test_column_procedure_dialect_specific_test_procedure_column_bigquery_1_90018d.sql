@@ -1,0 +1,6 @@
+CREATE PROCEDURE db1.proc1()
+
+BEGIN
+INSERT INTO tab2 (col1)
+SELECT col1 FROM tab1;
+END

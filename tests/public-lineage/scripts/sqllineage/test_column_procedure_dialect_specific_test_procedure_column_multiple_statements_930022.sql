@@ -1,0 +1,8 @@
+CREATE PROCEDURE proc1()
+
+BEGIN
+INSERT INTO tab2 (col1)
+SELECT col1 FROM tab1;
+INSERT INTO tab3 (col2)
+SELECT col2 FROM tab2;
+END

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT CASE WHEN (SELECT avg(col1) FROM tab3) > 0 AND col2 = 1 THEN (SELECT avg(col1) FROM tab3) ELSE 0 END AS col1
+FROM tab4

@@ -1,0 +1,2 @@
+INSERT INTO tab1
+SELECT cast('2012-12-21' AS date) AS col2

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT cast(cast(cast(cast(cast(col1 AS string) AS string) AS string) AS string) AS string) AS col1
+FROM tab2

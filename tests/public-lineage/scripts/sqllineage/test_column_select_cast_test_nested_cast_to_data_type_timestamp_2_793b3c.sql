@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT cast(cast(cast(cast(cast(col1 AS timestamp) AS timestamp) AS timestamp) AS timestamp) AS timestamp) AS col1
+FROM tab2

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT cast(col1 AS timestamp)
+FROM tab2

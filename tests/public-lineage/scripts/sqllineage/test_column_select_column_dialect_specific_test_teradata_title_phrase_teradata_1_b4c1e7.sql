@@ -1,0 +1,3 @@
+CREATE VIEW foo AS
+SELECT Name, DOB (TITLE 'Birthdate')
+FROM Employee;

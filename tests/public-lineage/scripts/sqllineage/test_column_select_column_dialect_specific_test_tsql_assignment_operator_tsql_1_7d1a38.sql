@@ -1,0 +1,4 @@
+INSERT INTO foo
+SELECT FirstColumnHeading = 'xyz',
+       SecondColumnHeading = ProductID
+FROM Production.Product

@@ -1,0 +1,3 @@
+INSERT INTO tab2 (col1)
+WITH cte1 AS (SELECT col2 FROM tab1)
+SELECT col2 FROM cte1

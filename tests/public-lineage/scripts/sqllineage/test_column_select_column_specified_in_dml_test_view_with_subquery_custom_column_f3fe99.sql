@@ -1,0 +1,1 @@
+CREATE VIEW my_view (random1,random2) AS (SELECT col1,col2 FROM tbl)

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT host
+FROM tab2 a

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT col1 AS col2
+FROM tab2

@@ -1,0 +1,4 @@
+INSERT INTO tab1
+SELECT col1,
+COL1
+FROM tab2

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT *
+FROM tab2

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT tab2.col1
+FROM tab2

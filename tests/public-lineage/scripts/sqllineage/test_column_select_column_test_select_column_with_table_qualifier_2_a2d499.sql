@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT t.col1
+FROM tab2 AS t

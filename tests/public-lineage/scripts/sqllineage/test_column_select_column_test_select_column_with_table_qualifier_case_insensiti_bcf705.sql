@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT Ta.col1
+FROM tab2 AS tA

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT TA.col1
+FROM tab2 AS ta

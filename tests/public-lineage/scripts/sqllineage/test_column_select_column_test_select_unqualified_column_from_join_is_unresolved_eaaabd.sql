@@ -1,0 +1,4 @@
+INSERT INTO tgt
+SELECT col1
+FROM t1
+INNER JOIN t2 ON t1.id = t2.id

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT a.col1 + a.col2 + a.col3 + a.col4
+FROM tab2 a

@@ -1,0 +1,5 @@
+WITH
+cte1 AS (SELECT a FROM tab1),
+cte2 AS (SELECT a FROM cte1)
+INSERT INTO tab2
+SELECT a FROM cte2

@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT col1
+FROM (SELECT col1, col2 FROM tab2) dt

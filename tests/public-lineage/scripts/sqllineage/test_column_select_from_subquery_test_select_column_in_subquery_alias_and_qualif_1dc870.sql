@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT Dt.col1
+FROM (SELECT col1 FROM tab2) dT

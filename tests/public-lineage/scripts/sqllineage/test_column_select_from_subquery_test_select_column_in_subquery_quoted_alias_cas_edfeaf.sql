@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT "Abc" AS col1
+FROM (SELECT col1 AS "Abc" FROM tab2) dt

@@ -1,0 +1,5 @@
+INSERT INTO tab1
+SELECT col1
+FROM (
+(SELECT col1 FROM tab2)
+) dt

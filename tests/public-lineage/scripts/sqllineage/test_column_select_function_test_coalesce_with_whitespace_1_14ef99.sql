@@ -1,0 +1,3 @@
+INSERT INTO tab1
+SELECT coalesce (col1, col2) as col3
+FROM tab2

@@ -1,0 +1,18 @@
+
+    insert into temp.person_composite_key
+    select
+        firstname || middlename || lastname || businessentityid as businessentityid,
+        businessentityid                                        as businessentityid_original
+    from
+        (
+            select
+                *
+            from
+                (
+                    select
+                       *
+                    from
+                        person.person
+                ) as inner_sq
+        ) as outer_sq
+    

@@ -1,0 +1,8 @@
+
+    insert into temp.person_composite_key
+    select
+        firstname || middlename || lastname || businessentityid as businessentityid,
+        businessentityid                                        as businessentityid_original
+    from
+        person.person
+    

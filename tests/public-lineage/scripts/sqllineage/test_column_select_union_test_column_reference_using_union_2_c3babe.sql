@@ -1,0 +1,6 @@
+INSERT INTO tab3
+SELECT col1
+FROM tab1
+UNION
+SELECT col1
+FROM tab2

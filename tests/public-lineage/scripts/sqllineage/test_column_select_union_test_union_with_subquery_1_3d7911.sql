@@ -1,0 +1,8 @@
+INSERT INTO tab3
+SELECT sq1.id
+FROM (SELECT id
+      FROM tab1) sq1
+UNION ALL
+SELECT sq2.id
+FROM (SELECT id
+      FROM tab2) sq2
