@@ -49,7 +49,7 @@ describeFixtures('dbt Fusion through TRIBUTARY_FUSION_BIN', () => {
 		});
 
 		it('the deploy pins the Fusion binary\'s version, and a build runs it with its column-lineage pass', async () => {
-			const hash = await w.deploy('fusion', scenario(), { manifest, descriptor });
+			const hash = await w.deploy('fusion', scenario(), { manifest, descriptor, pin: 'before_live' });
 			const version = (await w.wendy.get(`/api/w/${WS}/scripts/dbt/version/${hash}`)).body;
 			expect(version.live).toBe(true);
 			expect(version.lock).toMatchObject({ engine: 'dbt-fusion', engine_version: '2.0.0-beta.2', source: 'fusion_bin' });
@@ -66,7 +66,7 @@ describeFixtures('dbt Fusion through TRIBUTARY_FUSION_BIN', () => {
 			const saved = w.config.fusionBin;
 			w.config.fusionBin = null;
 			try {
-				await w.deploy('fusion_missing', scenario(), { manifest, descriptor });
+				await w.deploy('fusion_missing', scenario(), { manifest, descriptor, pin: 'before_live' });
 				const pin = await w.waitJob(w.lastDeploy.pin.job_id);
 				expect(pin.status).toBe('success');
 				expect(pin.result.lock).toBeNull();

@@ -5,7 +5,8 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import postgres from 'postgres';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateProject, projectTarGz } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
 import { testBackends } from '../support/db';
@@ -140,7 +141,12 @@ for (const kind of testBackends()) {
 					expect.stringMatching(/accepted_values_stg_payments_payment_method/)
 				]);
 				expect(end.result.nodes.filter((n: { status: string }) => n.status === 'skipped').length).toBeGreaterThan(0);
-				expect(end.result.engine_version).toBe(end.result.engine_version);
+				// The catalog pass: the version was deployed without a catalog, so its first build
+				// refreshes the graph from what the warehouse holds and infers column lineage again.
+				expect(end.result.catalog_pass).toMatchObject({ outcome: 'refreshed' });
+				expect(end.result.catalog_pass.typed_nodes).toBeGreaterThan(5);
+				expect(end.result.catalog_pass.lineage_job_id).toMatch(/^[0-9a-f-]{36}$/);
+				expect(end.logs).toMatch(/\$ dbt docs generate/);
 				expect(end.logs).toMatch(/engine dbt-core-1\.12\.\d+\+duckdb-[\d.]+\+py3\.\d+ \(installed; found in \d+ ms\)/);
 				// The stand-in replays what the real engine wrote (tests/fixtures/real-dbt, recorded by
 				// scripts/record-dbt-fixtures.ts): the same node events, node for node and state for state.
@@ -164,6 +170,27 @@ for (const kind of testBackends()) {
 			},
 			LONG
 		);
+
+		it(
+			"an invalid dbt_project.yml: the deploy fails with dbt's own message naming the file, and nothing is stored",
+			async () => {
+				const files = tinyProject({ outside });
+				files.set('dbt_project.yml', 'name: tiny\nversion: "1.0.0"\nconfig-version: 2\nprofile: tiny\nmodels:\n  tiny:\n    +materialized: [not, a, string\n');
+				const { answer, end } = await deploySource('broken', 'profile: {warehouse: lake}\n', files);
+				expect(end.status).toBe('failure');
+				expect(end.result.error).toMatch(/dbt_project\.yml/);
+				expect(end.result.live).toBe(false);
+				expect((await world.wendy.get(`/api/w/${WS}/scripts/dbt/version/${answer.hash}`)).status).toBe(404);
+			},
+			LONG
+		);
+
+		it('a warehouse type with no known dbt adapter: the deploy is a 400 naming the type', async () => {
+			await world.admin.post(`/api/w/${WS}/warehouses`, { name: 'odd', default_database: 'x', settings: { type: 'mongodb' } });
+			const r = await world.wendy.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: form({ path: `f/${FOLDER}/odd`, descriptor: 'profile: {warehouse: odd}\n', project: tarGz(tinyProject({ outside })) }) });
+			expect(r.status).toBe(400);
+			expect(r.body.error).toMatch(/no dbt adapter package is known for the warehouse type "mongodb"/);
+		});
 
 		it(
 			'an engine version that does not exist: the deploy fails naming it, and nothing of it is left',
@@ -263,3 +290,64 @@ for (const kind of testBackends()) {
 		);
 	});
 }
+
+// dbt-postgres against the machine's Postgres (TEST_DATABASE_URL's server), in a schema of this
+// test's own: the warehouse has the network, the sandbox reaches it, and the model is a table
+// there afterwards.
+const pgUrl = process.env.TEST_DATABASE_URL;
+if (!pgUrl && process.env.CI) throw new Error('TEST_DATABASE_URL must be set in CI: real dbt-postgres runs against it');
+(pgUrl ? describeRealDbt : describe.skip)('real dbt-postgres against the machine\'s Postgres', () => {
+	let world: RunnerWorld;
+	let scratch: string;
+	const schema = `tributary_t_${process.pid}_${Date.now() % 100000}`;
+	const u = new URL(pgUrl ?? 'postgres://postgres@127.0.0.1:5432/test');
+
+	beforeAll(async () => {
+		scratch = mkdtempSync(path.join(tmpdir(), 'tributary-real-dbt-pg-'));
+		world = await buildRunnerWorld(await testBackends()[0].open(), {
+			config: { dbtBin: null, engines: testEngines(), warehouseDir: path.join(scratch, 'warehouses'), packageCacheDir: path.join(scratch, 'packages'), defaultTimeoutS: 1200 }
+		});
+		const r = await world.admin.post(`/api/w/${WS}/warehouses`, {
+			name: 'pg',
+			default_database: u.pathname.slice(1),
+			settings: { type: 'postgres', host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username || 'postgres'), dbname: u.pathname.slice(1), schema, threads: 2, secrets: { password: decodeURIComponent(u.password) || 'trust-auth-ignores-it' } }
+		});
+		expect(r.status, JSON.stringify(r.body)).toBeLessThan(300);
+	}, LONG);
+
+	afterAll(async () => {
+		const sql = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+		await sql.unsafe(`drop schema if exists "${schema}" cascade`);
+		await sql.end();
+		await world?.close();
+		rmSync(scratch, { recursive: true, force: true });
+	});
+
+	it(
+		'deploys the source (parsed and compiled against Postgres), pins dbt-postgres, and builds a table there',
+		async () => {
+			const files = tinyProject({ outside: path.join(scratch, 'x') });
+			const f = new FormData();
+			f.set('path', `f/${FOLDER}/on_pg`);
+			f.set('descriptor', `profile: {warehouse: pg}\nengine: {version: "${CORE_CURRENT}"}\nselect: [greeting]\n`);
+			f.set('project', new Blob([tarGz(files) as Uint8Array<ArrayBuffer>]), 'project.tar.gz');
+			const d = await world.wendy.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: f });
+			expect(d.status, JSON.stringify(d.body)).toBe(202);
+			const pin = await world.waitJob(d.body.job_id, LONG);
+			expect(pin.status, pin.logs).toBe('success');
+			expect(pin.result.lock).toMatchObject({ engine: 'dbt-core', adapter: 'postgres' });
+			expect(pin.logs).not.toMatch(/dbt compile failed/);
+			const run = await world.waitJob(await world.run('on_pg', { command: 'build', select: ['greeting'], vars: { greeting: 'hallo' } }), LONG);
+			expect(run.status, run.logs).toBe('success');
+			expect(run.logs).toContain('with the network');
+			const sql = postgres(pgUrl!, { max: 1, onnotice: () => {} });
+			try {
+				const rows = await sql.unsafe(`select greeting, shouted from "${schema}".greeting`);
+				expect(rows).toEqual([{ greeting: 'hallo', shouted: 'FROM A PACKAGE' }]);
+			} finally {
+				await sql.end();
+			}
+		},
+		LONG
+	);
+});

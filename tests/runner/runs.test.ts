@@ -270,7 +270,7 @@ describeFixtures('dbt runs through the worker', () => {
 
 		it('a project that declares packages gets dbt deps first; a deps failure says so and builds nothing', async () => {
 			const packages = { 'packages.yml': 'packages:\n  - package: dbt-labs/dbt_utils\n    version: 1.3.0\n' };
-			await w.deploy('pkgs', replay(OK_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST, extraFiles: packages });
+			await w.deploy('pkgs', replay(OK_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST, extraFiles: packages, pin: 'before_live' });
 			const job = await w.waitJob(await w.run('pkgs', { command: 'run' }));
 			expect(job.status, job.logs).toBe('success');
 			expect(job.logs).toContain('$ dbt deps --project-dir <job>/project');
@@ -288,14 +288,14 @@ describeFixtures('dbt runs through the worker', () => {
 			expect(failed.result.error).toMatch(/^dbt deps failed \(exit code 2\)/);
 			expect(failed.logs).not.toContain('fake-dbt argv: ["run"');
 			// Packages that resolve differently from the pin fail the run closed, naming both digests.
-			await w.deploy('pkgs_drift', { ...replay(OK_RUN, {}, RUN_MANIFEST), commands: { ...replay(OK_RUN, {}, RUN_MANIFEST).commands, deps: { mode: 'deps-drift' } } }, { manifest: RUN_MANIFEST, extraFiles: packages });
+			await w.deploy('pkgs_drift', { ...replay(OK_RUN, {}, RUN_MANIFEST), commands: { ...replay(OK_RUN, {}, RUN_MANIFEST).commands, deps: { mode: 'deps-drift' } } }, { manifest: RUN_MANIFEST, extraFiles: packages, pin: 'before_live' });
 			const lock = (await w.wendy.get(`/api/w/${WS}/scripts/dbt/version/${w.lastDeploy.hash}`)).body.lock;
 			const drift = await w.waitJob(await w.run('pkgs_drift', { command: 'run' }));
 			expect(drift.status).toBe('failure');
 			expect(drift.result.error).toContain(`the one this version was pinned with (digest ${lock.package_lock_digest})`);
 			expect(drift.result.error).toMatch(/package-lock\.yml \(digest [0-9a-f]{64}\) differs/);
 			expect(drift.logs).not.toContain('fake-dbt argv: ["run"');
-		});
+		}, 180_000);
 
 		it('show: one model\'s rows as the result, limit passed to dbt', async () => {
 			await w.deploy('show', { commands: { show: { rows: [{ id: 1, amount: 10 }, { id: 2, amount: 20 }, { id: 3, amount: 30 }] } } });

@@ -70,8 +70,8 @@ export interface RunnerWorld {
 	/** Deploys a project at `f/data/<name>` whose files carry `scenario`; answers its version hash. */
 	/**
 	 * Deploys a project at `f/data/<name>` whose files carry `scenario`; answers its version hash
-	 * once it is live (a deploy with project files is pinned by the worker first, unless `pin` says
-	 * otherwise or the worker is not started, which pins at the first run).
+	 * once it is live: pinned by its first run, or (`pin: 'before_live'`) by a deploy job first,
+	 * which this waits for.
 	 */
 	deploy(
 		name: string,
@@ -171,8 +171,9 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 			};
 			if (opts.descriptor !== undefined) fields.descriptor = opts.descriptor;
 			if (opts.withProject !== false) fields.project = tarGz(files);
-			const pin = opts.pin ?? (workerOpts.start === false ? 'at_first_run' : undefined);
-			if (pin) fields.pin = pin;
+			// Pinned by its first run unless a test asks for a deploy job: most of these tests are
+			// about runs, and a deploy job per deploy would only slow them (pinning has tests of its own).
+			fields.pin = opts.pin ?? 'at_first_run';
 			const r = await ok(wendy.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: form(fields) }));
 			world.lastDeploy = r.body;
 			const pinJob = (r.body as { pin?: { job_id: string; mode: string } | null }).pin;
