@@ -76,13 +76,15 @@ function runPeersOnSuite(py: string, runs: (CaseRun & { id: string })[]): Record
 	return JSON.parse(readFileSync(answers, 'utf8'));
 }
 
-/** Wall seconds of a process from its start to its exit, and its last line as JSON. */
+/** Wall seconds of a process from its start to its exit, and its last line as JSON (empty when it
+ * prints nothing: sqlglot's speed run writes its figures to a file). */
 function timedProcess(cmd: string, args: string[]): { wall: number; out: Record<string, number> } {
 	const t0 = performance.now();
 	const p = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 64 * 2 ** 20 });
 	const wall = (performance.now() - t0) / 1000;
 	if (p.status !== 0) throw new Error(`${path.basename(args[0])} exited ${p.status}: ${p.stderr.slice(-2000)}`);
-	return { wall, out: JSON.parse(p.stdout.trim().split('\n').pop()!) };
+	const last = p.stdout.trim().split('\n').pop();
+	return { wall, out: last ? JSON.parse(last) : {} };
 }
 
 export async function run(): Promise<BenchResult> {
