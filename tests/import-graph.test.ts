@@ -54,6 +54,14 @@ const RULES: Rule[] = [
 	{
 		name: 'server code does not import browser state or components',
 		breaks: (e) => under(e.from, SERVER) && (under(e.to, 'src/lib/state/') || under(e.to, 'src/lib/components/'))
+	},
+	{
+		name: 'ingest/ does not import runner/ (the runner calls the ingest; what both need lives below them)',
+		breaks: (e) => under(e.from, `${SERVER}ingest/`) && under(e.to, `${SERVER}runner/`)
+	},
+	{
+		name: 'the app does not import test data or benchmarks (tests/, bench/)',
+		breaks: (e) => under(e.to, 'tests/') || under(e.to, 'bench/')
 	}
 ];
 
@@ -110,7 +118,10 @@ describe('the import graph of src/', () => {
 		expect(broken(edge('src/lib/server/repo/x.ts', '../access', 'src/lib/server/access.ts'))).toEqual([RULES[3].name]);
 		expect(broken(edge('src/lib/server/repo/x.ts', '../lineage-api', 'src/lib/server/lineage-api.ts'))).toEqual([RULES[3].name]);
 		expect(broken(edge('src/lib/server/pages/x.ts', '$lib/state/y.svelte', 'src/lib/state/y.svelte.ts'))).toEqual([RULES[4].name]);
+		expect(broken(edge('src/lib/server/ingest/x.ts', '../runner/worker', 'src/lib/server/runner/worker.ts'))).toEqual([RULES[5].name]);
+		expect(broken(edge('src/lib/lineage/x.ts', '../../../tests/support/y', 'tests/support/y.ts'))).toEqual([RULES[6].name]);
 		expect(broken(edge('src/lib/server/x-api.ts', './repo/jobs', 'src/lib/server/repo/jobs.ts'))).toEqual([]);
+		expect(broken(edge('src/lib/server/runner/x.ts', '../ingest/deploy', 'src/lib/server/ingest/deploy.ts'))).toEqual([]);
 		const abc = ['a.ts', 'b.ts', 'c.ts', 'd.ts'];
 		expect(cycles(abc, [edge('a.ts', './b', 'b.ts'), edge('b.ts', './c', 'c.ts'), edge('c.ts', './a', 'a.ts'), edge('c.ts', './d', 'd.ts')])).toEqual([['a.ts', 'b.ts', 'c.ts']]);
 		expect(cycles(abc, [edge('a.ts', './b', 'b.ts'), edge('b.ts', './c', 'c.ts')])).toEqual([]);

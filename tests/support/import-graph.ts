@@ -62,8 +62,10 @@ export function readImportGraph(root: string, srcDir = path.join(root, 'src')): 
 				const specifier = imported.fileName;
 				const line = part.line + part.code.slice(0, imported.pos).split('\n').length - 1;
 				let target: string | null = null;
-				if (specifier === '$lib' || specifier.startsWith('$lib/')) target = path.join(lib, specifier.slice(4));
-				else if (specifier.startsWith('.')) target = path.resolve(path.dirname(file), specifier);
+				// Vite's import queries (`./x.svg?raw`) name the file before the `?`.
+				const bare = specifier.replace(/\?.*$/, '');
+				if (bare === '$lib' || bare.startsWith('$lib/')) target = path.join(lib, bare.slice(4));
+				else if (bare.startsWith('.')) target = path.resolve(path.dirname(file), bare);
 				// Kit's generated route types (./$types) are not source.
 				if (target && /\/\$types(\.js)?$/.test(target)) continue;
 				const resolved = target ? resolveFile(target) : null;
