@@ -12,7 +12,7 @@ import { getDatabase, type Database } from './db';
 import { ApiError, badRequest, forbidden, gone, notFound, unauthorized } from './http';
 import { isWorkspaceId, parseScriptPath } from './paths';
 import { getFolder } from './repo/folders';
-import { getJobView, isJobWithin, type JobView } from './repo/jobs';
+import { getJobView, isJobWithin, type JobListAccess, type JobView, type ScopePathFilter } from './repo/jobs';
 import { RETENTION, type GraphKey } from './repo/graph';
 import { graphExists, latestDbtVersion, versionByHash } from './repo/graph-diff';
 import { findVersion, lineageCandidatesSql, parseLineageCandidates, pinnedGraphOf, type LineageOwner, type ScriptPathFilter, type VersionRef } from './repo/lineage';
@@ -330,7 +330,7 @@ export function requireScope(p: Principal, domain: string, action: string, path?
 	}
 }
 
-export type ScopePathFilter = { all: true } | { all: false; exact: string[]; prefixes: string[] };
+export type { ScopePathFilter } from './repo/jobs';
 
 /**
  * The paths a listing may return under `domain:action`, for filtering in SQL. Prefixes end
@@ -458,12 +458,7 @@ export function readablePathFilter(p: Principal): { all: boolean; folders: strin
 	};
 }
 
-/** What listJobs needs to apply the job read rule and the token's `jobs:read` paths in SQL. */
-export interface JobListAccess {
-	username: string;
-	readable: { all: boolean; folders: string[]; userPrefix: string };
-	scope: ScopePathFilter;
-}
+export type { JobListAccess } from './repo/jobs';
 
 /** The list half of job read access (share links open single jobs, never listings). */
 export function jobListAccess(p: Principal): JobListAccess {
