@@ -116,15 +116,21 @@ for (const kind of testBackends()) {
 		it(
 			'a build: models are running before the job ends, and the result table equals run_results.json node by node',
 			async () => {
+				// The runner's world turns inference off; the catalog pass is to queue it here.
+				process.env.TRIBUTARY_LINEAGE_INFERENCE = '1';
 				const id = await world.run('shop', { command: 'build' });
 				buildId = id;
 				let sawRunning = false;
-				for (;;) {
-					const job = (await world.wendy.get(`/api/w/${WS}/jobs/get/${id}?logs=false`)).body;
-					const rows = await world.progress(id);
-					if (rows.some((r) => r.status === 'running') && ['queued', 'running'].includes(job.status)) sawRunning = true;
-					if (!['queued', 'running'].includes(job.status)) break;
-					await new Promise((r) => setTimeout(r, 100));
+				try {
+					for (;;) {
+						const job = (await world.wendy.get(`/api/w/${WS}/jobs/get/${id}?logs=false`)).body;
+						const rows = await world.progress(id);
+						if (rows.some((r) => r.status === 'running') && ['queued', 'running'].includes(job.status)) sawRunning = true;
+						if (!['queued', 'running'].includes(job.status)) break;
+						await new Promise((r) => setTimeout(r, 100));
+					}
+				} finally {
+					process.env.TRIBUTARY_LINEAGE_INFERENCE = '0';
 				}
 				expect(sawRunning).toBe(true);
 				const end = await world.waitJob(id, LONG);
