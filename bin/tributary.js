@@ -245,6 +245,7 @@ async function main() {
  */
 async function waitPin(workspace, headers, id) {
 	let offset = 0;
+	let toldRedacted = false;
 	for (;;) {
 		const res = await fetch(`${url}/api/w/${workspace}/jobs/get/${id}?log_offset=${offset}`, { headers });
 		if (res.status === 403) {
@@ -253,6 +254,10 @@ async function waitPin(workspace, headers, id) {
 		}
 		if (!res.ok) fail(`deploy job ${id}: ${res.status} ${await errorText(res)}`);
 		const j = await res.json();
+		if (j.redacted && !toldRedacted) {
+			toldRedacted = true;
+			process.stderr.write(`tributary: note: this token may deploy but not read the project (it needs scripts:read), so deploy job ${id}'s log is not shown; its outcome is\n`);
+		}
 		if (typeof j.logs === 'string' && j.logs) {
 			process.stderr.write(j.logs.split('\n').filter(Boolean).map((l) => `  | ${l}\n`).join(''));
 			offset = (j.log_from ?? offset) + j.logs.length;
