@@ -18,6 +18,7 @@ import path from 'node:path';
 import { generateProject } from '../src/lib/server/demo/generator';
 import { tarGz } from '../src/lib/server/demo/tarball';
 import { relationNameAssetPath } from '../src/lib/lineage/relation-path';
+import { childEnv } from '../src/lib/server/runner/profiles';
 import { EngineCache, engineSettingsFromEnv, type Provisioned } from '../src/lib/server/runner/engine/provision';
 import { backends, Client, freshDatabase, percentile, QUICK, startApp } from './app';
 import { metric, stat, type BenchResult, type Metric, type Row } from './lib';
@@ -81,7 +82,8 @@ async function directBuild(engine: Provisioned, files: Map<string, string | Uint
 		const t0 = performance.now();
 		const startedAt = Date.now();
 		const child = spawn(engine.dbtBin, ['build', '--project-dir', dir, '--profiles-dir', dir, '--log-format-file', 'json'], {
-			env: { PATH: process.env.PATH ?? '', HOME: dir, DBT_SEND_ANONYMOUS_USAGE_STATS: 'false', DBT_VERSION_CHECK: 'false', LANG: 'C.UTF-8' },
+			// The environment the runner gives dbt, so the two sides differ only by what the app does.
+			env: childEnv({ home: dir, warehouseEnv: {} }),
 			stdio: ['ignore', 'pipe', 'pipe']
 		});
 		let out = '';
