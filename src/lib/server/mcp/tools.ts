@@ -10,7 +10,7 @@ import { lineageDiff } from '../graph-diff-api';
 import { badRequest } from '../http';
 import { parseImpactQuery, unpinnedColumnImpact } from '../impact-api';
 import { jobDetailOf, progressItemOf } from '../jobs-api';
-import { unpinnedAssetGraph } from '../lineage-api';
+import { parseAssetPaths, unpinnedAssetGraph } from '../lineage-api';
 import { describeRelation } from '../pages/relation';
 import { requireScriptPath } from '../paths';
 import { getJobPayloadWithoutLog, progressSince } from '../repo/jobs';
@@ -112,7 +112,7 @@ export const TOOLS: ToolDef[] = [
 		async run(ctx, a) {
 			const p = await relationReadAccess(ctx.event, ctx.ws);
 			const h = await getDatabase();
-			const path = String(a.asset_path).replace(/^dbt:\/\//, '');
+			const [path] = parseAssetPaths(new URLSearchParams([['asset_path', String(a.asset_path)]]));
 			const named = await readableVersion(h, p, a.version ? hexToHash(String(a.version)) : null, 'version');
 			const dbt = await describeRelation(h, p, path, named);
 			if (!dbt) return { asset_path: `dbt://${path}`, found: false, note: 'no dbt project you can read describes this relation' };
