@@ -20,7 +20,7 @@ const FORK = 'acme-dev';
 
 describe('what a fork carries', () => {
 	it('names every table of the schema exactly once: copied or not', () => {
-		const tables = Object.values(schema)
+		const tables = (Object.values(schema) as unknown[])
 			.filter((v): v is PgTable => v instanceof PgTable)
 			.map((t) => getTableConfig(t).name)
 			.sort();

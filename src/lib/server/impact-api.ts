@@ -273,8 +273,27 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * a 400.
  */
 export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const walk = await unpinnedWalk(h, p, q);
+	if (!walk) return noImpact();
+	return answer(h, q, walk.reader, walk.producers, assetPathGate(p), walk.testsOf, opts);
+}
+
+/**
+ * The walk of one column both ways (an MCP trace), over ONE reader: the second direction starts
+ * from the components the first fetched. No tests are read (a trace does not list them).
+ */
+export async function unpinnedColumnTrace(h: Database, p: Principal, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
+	const walk = await unpinnedWalk(h, p, q);
+	if (!walk) return directions.map(noImpact);
+	const out: ColumnImpactAnswer[] = [];
+	for (const direction of directions) out.push(await answer(h, { ...q, direction }, walk.reader, walk.producers, assetPathGate(p), async () => [], opts));
+	return out;
+}
+
+/** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
+async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
 	const named = await readableVersion(h, p, q.scriptHash);
-	if (named && !authoredShownOf(p, named.path)) return noImpact();
+	if (named && !authoredShownOf(p, named.path)) return null;
 	const filter = authoredPathFilter(p);
 	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
 	// The producers' rows and the start column's dbt lineage do not depend on each other.
@@ -282,10 +301,10 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind !== 'dbt') {
 		const pg = buildImpactGraph([], producers).graph;
-		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return noImpact();
+		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return null;
 		if (!pg.nodes.has(columnId(q.kind, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return answer(h, q, reader, producers, assetPathGate(p), (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named), opts);
+	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named) };
 }
 
 async function answer(

@@ -8,7 +8,7 @@ import { diffRefAccess, jobAccess, readableVersion, relationReadAccess, requireS
 import { getDatabase } from '../db';
 import { lineageDiff } from '../graph-diff-api';
 import { badRequest } from '../http';
-import { parseImpactQuery, unpinnedColumnImpact } from '../impact-api';
+import { parseImpactQuery, unpinnedColumnImpact, unpinnedColumnTrace } from '../impact-api';
 import { jobDetailOf, progressItemOf } from '../jobs-api';
 import { parseAssetPaths, unpinnedAssetGraph } from '../lineage-api';
 import { describeRelation } from '../pages/relation';
@@ -38,11 +38,15 @@ const assetPath = {
 const column = { type: 'string', minLength: 1, maxLength: 255, description: 'a column name of that relation' };
 const limit = (d: number, max: number) => ({ type: 'integer', minimum: 1, maximum: max, default: d, description: `how many items to list at most (default ${d})` });
 
-/** The impact walk as GET assets/column_impact parses and runs it, one direction. */
-async function impact(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
+/** The caller and the query as GET assets/column_impact gates and parses them. */
+async function impactQuery(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
 	const p = await workspacePrincipal(ctx.event, ctx.ws);
 	requireScope(p, 'assets', 'read');
-	const q = parseImpactQuery(new URLSearchParams({ asset_path: String(a.asset_path), column: String(a.column), direction }));
+	return { p, q: parseImpactQuery(new URLSearchParams({ asset_path: String(a.asset_path), column: String(a.column), direction })) };
+}
+
+async function impact(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
+	const { p, q } = await impactQuery(ctx, a, direction);
 	return unpinnedColumnImpact(await getDatabase(), p, q);
 }
 
@@ -140,7 +144,8 @@ export const TOOLS: ToolDef[] = [
 			const depth = (a.depth as number | undefined) ?? 10;
 			const n = (a.limit as number | undefined) ?? 200;
 			const dirs = direction === 'both' ? (['upstream', 'downstream'] as const) : ([direction] as ['upstream' | 'downstream']);
-			const answers = await Promise.all(dirs.map((d) => impact(ctx, a, d)));
+			const { p, q } = await impactQuery(ctx, a, dirs[0]);
+			const answers = await unpinnedColumnTrace(await getDatabase(), p, q, dirs);
 			const out: Record<string, unknown> = { asset_path: a.asset_path, column: a.column, depth };
 			dirs.forEach((d, i) => {
 				const r = answers[i];
@@ -219,7 +224,7 @@ export const TOOLS: ToolDef[] = [
 			const byStatus: Record<string, number> = {};
 			for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
 			// Failures first: they are what a caller asks about.
-			const ordered = [...rows].sort((x, y) => Number(y.status === 'error') - Number(x.status === 'error'));
+			const ordered = [...rows].sort((x, y) => Number(y.status === 'failed') - Number(x.status === 'failed'));
 			const { items, note } = cut(ordered, (a.limit as number | undefined) ?? 100);
 			const { logs: _logs, logs_truncated: _cut, ...rest } = detail as unknown as Record<string, unknown>;
 			return { ...rest, progress: { total: rows.length, by_status: byStatus, items, ...(note ? { truncated: note } : {}) } };
