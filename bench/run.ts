@@ -28,7 +28,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'producer-engine': () => import('./producer-engine'),
 	'real-dbt': () => import('./real-dbt'),
 	'lineage-peers': () => import('./lineage-peers'),
-	fork: () => import('./fork')
+	fork: () => import('./fork'),
+	mcp: () => import('./mcp')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
