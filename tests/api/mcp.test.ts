@@ -203,6 +203,50 @@ describeFixtures('the MCP server', () => {
 			expect((await callJson(await connect(noJobs), 'run_status', { job_id: w.jobs.RUN1 })).error).toMatch(/jobs:read/);
 		});
 
+		it('a narrow token (one project, its relations, its runs: what a share link opens) sees exactly that through every tool', async () => {
+			const narrow = await connect(await w.token('wsadmin', ['assets:read:main/analytics/*', 'scripts:read:f/analytics/shop', 'jobs:read:f/analytics/shop']));
+			const texts: string[] = [];
+			const search = await callJson(narrow, 'search_assets', { selector: '*' });
+			expect(search.body.assets.map((a: any) => a.path)).toEqual(expect.arrayContaining([`dbt://${O}`, `dbt://${RAW}`]));
+			const tok = await w.token('wsadmin', ['assets:read:main/analytics/*', 'scripts:read:f/analytics/shop', 'jobs:read:f/analytics/shop']);
+			const g = await tok.get(`/api/w/${WS}/assets/graph`);
+			// Nothing the same token's asset graph does not show (scripts are drawn by their owner's grants).
+			const shown = new Set([...g.body.assets.map((a: any) => `dbt://${a.path}`), ...g.body.runnables.map((r: any) => r.path)]);
+			for (const a of search.body.assets) expect(shown.has(a.path), a.path).toBe(true);
+			expect(search.body.hidden).toBe(g.body.hidden);
+			texts.push(search.text);
+			const shop = await callJson(narrow, 'get_asset', { asset_path: O });
+			expect(shop.body.found).toBe(true);
+			const ledger = await callJson(narrow, 'get_asset', { asset_path: L });
+			// Nothing but the path it was asked: the same answer as for a relation that does not exist.
+			expect(Object.keys(ledger.body).sort()).toEqual(['asset_path', 'found', 'note']);
+			const none = await callJson(narrow, 'get_asset', { asset_path: 'main/finance/no_such_relation' });
+			expect(none.body.note).toBe(ledger.body.note);
+			const trace = await callJson(narrow, 'trace_column', { asset_path: RAW, column: 'id' });
+			expect(trace.body.downstream.columns.map((c: any) => c.asset_path)).toEqual([O]);
+			texts.push(trace.text);
+			const impact = await callJson(narrow, 'column_impact', { asset_path: RAW, column: 'id' });
+			expect(impact.body.columns.map((c: any) => c.asset_path)).toEqual([O]);
+			texts.push(impact.text);
+			const diff = await callJson(narrow, 'diff', { path: SHOP, from: hex(w.hashes.shopV1), to: hex(w.hashes.shopV2) });
+			expect(diff.error).toBeNull();
+			// Another project: as over HTTP, its shape only (the token may not read its authored parts).
+			const otherDiff = await callJson(narrow, 'diff', { path: 'f/finance/ledger', to: 'latest' });
+			const httpDiff = await (await w.token('wsadmin', ['assets:read:main/analytics/*', 'scripts:read:f/analytics/shop', 'jobs:read:f/analytics/shop'])).get(`/api/w/${WS}/dbt/diff?path=f/finance/ledger&to=latest`);
+			expect(otherDiff.body ?? otherDiff.error).toEqual(httpDiff.status === 200 ? JSON.parse(JSON.stringify(httpDiff.body)) : `${httpDiff.status}: ${httpDiff.body.error}`);
+			if (otherDiff.body) expect(otherDiff.body.authored).toBe(false);
+			expect((await callJson(narrow, 'run_status', { job_id: w.jobs.RUN1 })).body.status).toBe('success');
+			const otherRun = await callJson(narrow, 'run_status', { job_id: w.jobs.GONE });
+			expect(otherRun.error).toMatch(/^40[34]: /);
+			for (const t of texts) {
+				expect(t).not.toContain('ledger');
+				expect(t).not.toContain('finance');
+			}
+			// The producer's lineage is its script's to read: not crossed by this token's traces.
+			expect(trace.text).not.toContain('main/report');
+			expect(impact.text).not.toContain('main/report');
+		});
+
 		it('protocol errors: an unknown tool, arguments failing their schema, oversized arguments, a readable column that does not exist', async () => {
 			const c = await connect(w.c.alice);
 			const unknown = await protocolError(c.callTool({ name: 'drop_table', arguments: {} }));
