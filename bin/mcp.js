@@ -6,7 +6,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { CallToolRequestSchema, CallToolResultSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import {
+	CallToolRequestSchema,
+	CallToolResultSchema,
+	ErrorCode,
+	ListResourcesRequestSchema,
+	ListToolsRequestSchema,
+	McpError,
+	ReadResourceRequestSchema
+} from '@modelcontextprotocol/sdk/types.js';
 
 export const MCP_USAGE = `usage: tributary mcp [--url URL] [--token TOKEN] [--workspace WS]
 
@@ -49,7 +57,7 @@ export async function mcp(argv) {
 		.connect(new StreamableHTTPClientTransport(new URL(`${url}/api/w/${ws}/mcp`), { requestInit: { headers } }))
 		.catch((e) => fail(`${url}/api/w/${ws}/mcp: ${e.message}`));
 	const info = upstream.getServerVersion() ?? { name: 'tributary', version: '0.1.0' };
-	const server = new Server(info, { capabilities: { tools: {} }, instructions: upstream.getInstructions() });
+	const server = new Server(info, { capabilities: { tools: {}, resources: {} }, instructions: upstream.getInstructions() });
 	// The server's errors keep their code and message (an unknown tool, bad arguments: -32602).
 	const relay = async (fn) => {
 		try {
@@ -61,6 +69,8 @@ export async function mcp(argv) {
 	};
 	server.setRequestHandler(ListToolsRequestSchema, (req) => relay(() => upstream.listTools(req.params)));
 	server.setRequestHandler(CallToolRequestSchema, (req) => relay(() => upstream.request({ method: 'tools/call', params: req.params }, CallToolResultSchema)));
+	server.setRequestHandler(ListResourcesRequestSchema, (req) => relay(() => upstream.listResources(req.params)));
+	server.setRequestHandler(ReadResourceRequestSchema, (req) => relay(() => upstream.readResource(req.params)));
 	const stdio = new StdioServerTransport();
 	// The client closing stdin is the end of the session.
 	process.stdin.on('end', () => process.exit(0));

@@ -203,6 +203,28 @@ describeFixtures('the MCP server', () => {
 			expect((await callJson(await connect(noJobs), 'run_status', { job_id: w.jobs.RUN1 })).error).toMatch(/jobs:read/);
 		});
 
+		it("resources: a summary of each project the caller can see, and no other's", async () => {
+			const alice = await connect(w.c.alice);
+			const { resources } = await alice.listResources();
+			const uris = resources.map((r) => r.uri).sort();
+			expect(uris).toEqual(['tributary://project/f/analytics/jaffle', 'tributary://project/f/analytics/shop']);
+			const shop = await alice.readResource({ uri: 'tributary://project/f/analytics/shop' });
+			const text = (shop.contents[0] as { text: string }).text;
+			expect(text).toContain('# f/analytics/shop');
+			expect(text).toContain('| models | 2 |');
+			expect(text).toContain('| data tests | 1 |');
+			expect(text).toContain(hex(w.hashes.shopV2));
+			for (const uri of ['tributary://project/f/finance/ledger', 'tributary://project/f/nope/nope', 'file:///etc/passwd']) {
+				const e = await protocolError(alice.readResource({ uri }));
+				expect(e.code).toBe(-32002);
+				expect(e.message).toContain('no such resource');
+			}
+			expect((await (await connect(w.c.carol)).listResources()).resources.map((r) => r.uri)).toEqual(['tributary://project/f/finance/ledger']);
+			expect((await (await connect(w.c.bob)).listResources()).resources).toEqual([]);
+			const noAssets = await connect(await w.token('alice', ['scripts:read']));
+			expect((await protocolError(noAssets.listResources())).message).toMatch(/403: this token lacks the scope assets:read/);
+		});
+
 		it('a narrow token (one project, its relations, its runs: what a share link opens) sees exactly that through every tool', async () => {
 			const narrow = await connect(await w.token('wsadmin', ['assets:read:main/analytics/*', 'scripts:read:f/analytics/shop', 'jobs:read:f/analytics/shop']));
 			const texts: string[] = [];
@@ -293,6 +315,8 @@ describeFixtures('the MCP server', () => {
 				const e = await protocolError(c.callTool({ name: 'nope', arguments: {} }));
 				expect(e.code).toBe(ErrorCode.InvalidParams);
 				expect(e.message).toMatch(/unknown tool "nope"/);
+				// As GET assets/graph draws them for this token: its owner's projects, by their shape.
+				expect((await c.listResources()).resources.map((r) => r.uri).sort()).toEqual(['tributary://project/f/analytics/jaffle', 'tributary://project/f/analytics/shop']);
 				expect(bridge.seen.some((s) => s.path === `/api/w/${WS}/mcp`)).toBe(true);
 			} finally {
 				await c.close();

@@ -3,10 +3,11 @@
 // fail their schema or are too big are JSON-RPC errors (-32602); a read's own 400 (an unknown
 // column, a bad selector) too; what the caller may not see is a tool error, as over HTTP.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { CallToolRequestSchema, ErrorCode, ListToolsRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ErrorCode, ListResourcesRequestSchema, ListToolsRequestSchema, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import Ajv2020, { type ErrorObject, type ValidateFunction } from 'ajv/dist/2020';
 import { ApiError } from '../http';
 import { fitAnswer } from './bound';
+import { listProjectResources, readProjectResource } from './resources';
 import { TOOL_BY_NAME, TOOLS, type ToolContext } from './tools';
 
 /** The JSON of one call's arguments at most (a selector, a path and a column fit many times over). */
@@ -28,7 +29,7 @@ const invalid = (message: string) => new McpError(ErrorCode.InvalidParams, messa
 
 export function createMcpServer(ctx: ToolContext): Server {
 	const server = new Server(SERVER_INFO, {
-		capabilities: { tools: {} },
+		capabilities: { tools: {}, resources: {} },
 		instructions:
 			"Tributary's dbt lineage: search relations with dbt selectors, read one, trace a column up and down across projects and producers, list what a column change breaks, diff two versions of a project, and read a run's status. Everything is what the token's owner may see."
 	});
@@ -56,5 +57,26 @@ export function createMcpServer(ctx: ToolContext): Server {
 		}
 		return { content: [{ type: 'text' as const, text: fitAnswer(answer) }] };
 	});
+	// A project's summary. Refusals of the read (a token without assets:read) are protocol errors
+	// here: a resource has no error result of its own.
+	const asProtocol = async <T>(fn: () => Promise<T>): Promise<T> => {
+		try {
+			return await fn();
+		} catch (e) {
+			if (e instanceof ApiError) throw new McpError(ErrorCode.InvalidRequest, `${e.status}: ${e.message}`);
+			throw e;
+		}
+	};
+	server.setRequestHandler(ListResourcesRequestSchema, () => asProtocol(async () => ({ resources: await listProjectResources(ctx) })));
+	server.setRequestHandler(ReadResourceRequestSchema, (req) =>
+		asProtocol(async () => {
+			const text = await readProjectResource(ctx, req.params.uri);
+			if (text === null) throw new McpError(RESOURCE_NOT_FOUND, `no such resource: ${req.params.uri.slice(0, 200)} (resources/list names the projects you can read)`);
+			return { contents: [{ uri: req.params.uri, mimeType: 'text/markdown', text }] };
+		})
+	);
 	return server;
 }
+
+/** MCP's code for a resource that does not exist (the specification's, not JSON-RPC's). */
+const RESOURCE_NOT_FOUND = -32002;
