@@ -81,7 +81,7 @@ export async function run(): Promise<BenchResult> {
 			const value = stat(mid.mcp).median / stat(mid.http).median;
 			metrics.push(
 				metric('mcp_trace_over_http_ratio', value, 'ratio', backend, {
-					goal: QUICK ? null : 1.5,
+					goal: 1.5,
 					note: `p50 of ${RUNS} interleaved runs, ${mid.p.edges}-edge component (${mid.listed} columns traced both ways); the other sizes are in details.json`
 				})
 			);
