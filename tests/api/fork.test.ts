@@ -11,7 +11,9 @@ import { getWarehouseWithSecrets } from '../../src/lib/server/repo/warehouses';
 import { insertScriptVersion, newScriptHash } from '../../src/lib/server/repo/scripts';
 import { replaceGraph, graphDigest } from '../../src/lib/server/repo/graph';
 import * as schema from '../../src/lib/server/schema';
+import { actions as settingsActions } from '../../src/routes/w/[ws]/settings/+page.server';
 import { ApiClient } from '../support/api';
+import { pageEventOf, pageOutcome } from '../support/pages';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
 import { buildLineageWorld, jaffleAssetPaths, login, shopV1, SHOP, WS, type LineageWorld } from '../support/lineage-world';
@@ -195,6 +197,20 @@ describeFixtures('workspace fork', () => {
 			const n = await w.c.wsadmin.post(`/api/w/${WS}/fork`, { id: 'ok-id', name: '' });
 			expect(n.status).toBe(400);
 			expect(n.body.error).toMatch(/^name/);
+		});
+
+		it('the settings page forks under the same gates, and says what to do next', async () => {
+			const fork = async (c: ApiClient, form: Record<string, string>) =>
+				pageOutcome(settingsActions.fork((await pageEventOf(c, `/w/${WS}/settings?/fork`, { ws: WS }, form)) as never));
+			const ok = await fork(w.c.wsadmin, { id: 'acme-page', name: '' });
+			expect(ok.status, JSON.stringify(ok.data)).toBe(200);
+			expect(ok.data).toMatchObject({ section: 'fork', forked: 'acme-page' });
+			expect(ok.data.done).toMatch(/^Forked into acme-page: 4 scripts, 3 graphs, [\d,]+ column edges\. Set the secrets of prod there before running\.$/);
+			expect(await count(sql`select count(*) as n from workspace where id = 'acme-page' and name = 'acme-page'`)).toBe(1);
+			expect(await fork(w.c.wsadmin, { id: 'acme-page' })).toMatchObject({ status: 409, data: { section: 'fork', adminError: 'id: workspace acme-page already exists' } });
+			expect(await fork(w.c.alice, { id: 'alice-page' })).toMatchObject({ status: 403, data: { section: 'fork' } });
+			expect(await fork(w.c.wsadmin, { id: 'Bad Id' })).toMatchObject({ status: 400, data: { adminError: expect.stringMatching(/^id/) } });
+			expect(await count(sql`select count(*) as n from workspace where id in ('alice-page', 'Bad Id')`)).toBe(0);
 		});
 
 		it('a fork of a fork is a fork too, and a redeploy-free canvas: the graph cache of the source is not shared', async () => {
