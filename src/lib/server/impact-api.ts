@@ -32,7 +32,8 @@ import type { Database } from './db';
 import { badRequest } from './http';
 import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
 import {
-	pairComponentEdges,
+	columnComponents,
+	edgesOfComponents,
 	pinnedGraphOf,
 	readableProducerLineage,
 	relationHasColumn,
@@ -184,25 +185,20 @@ class DbtLineageReader {
 				w.pairs.push({ uniqueId: r.uniqueId, column });
 			}
 		}
-		// One statement per graph, the graphs side by side.
-		const got = await Promise.all(
-			[...wanted].map(async ([id, w]) => {
-				const g = this.graphs.get(id);
-				return { id, key: w.key, read: await pairComponentEdges(this.h, w.key, w.pairs, g ? [...g.components] : []) };
-			})
-		);
 		let grew = false;
-		for (const { id, key, read } of got) {
-			if (read.components.length === 0) continue;
+		for (const [id, w] of wanted) {
 			let g = this.graphs.get(id);
-			if (!g) this.graphs.set(id, (g = { key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
-			for (const c of read.components) g.components.add(c);
-			for (const e of read.edges) {
+			const fresh = (await columnComponents(this.h, w.key, w.pairs)).filter((c) => !g?.components.has(c));
+			if (fresh.length === 0) continue;
+			if (!g) this.graphs.set(id, (g = { key: w.key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
+			const got = await edgesOfComponents(this.h, w.key, fresh);
+			for (const c of fresh) g.components.add(c);
+			for (const e of got.edges) {
 				g.edges.push(e);
 				g.ends.add(colKey(e.parentUniqueId, e.parentColumn));
 				g.ends.add(colKey(e.childUniqueId, e.childColumn));
 			}
-			for (const [u, p] of read.assetPathOf) g.pathOf.set(u, p);
+			for (const [u, p] of got.assetPathOf) g.pathOf.set(u, p);
 			grew = true;
 		}
 		return grew;

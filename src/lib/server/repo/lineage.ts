@@ -876,60 +876,6 @@ export async function columnComponents(h: Database, key: GraphKey, pairs: readon
 	return rows.map((r) => toNumber(r.c));
 }
 
-/**
- * columnComponents then edgesOfComponents in one statement: the direct edges of the components
- * these (node, column) pairs sit in, less the components already held, with the asset path of
- * each end, and the components read. One round trip where an impact walk's lookup paid three.
- */
-export async function pairComponentEdges(
-	h: Database,
-	key: GraphKey,
-	pairs: readonly { uniqueId: string; column: string }[],
-	held: readonly number[],
-	tx?: Tx
-): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null>; components: number[] }> {
-	if (pairs.length === 0) return { edges: [], assetPathOf: new Map(), components: [] };
-	const g = graphIdOf(key);
-	const rows = await h.rows<{ comp: unknown; pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; pp: string | null; cp: string | null }>(
-		sql`with asked(u, c) as (select * from unnest(${textArray(pairs.map((p) => p.uniqueId))}, ${textArray(pairs.map((p) => p.column))})),
-		    ids as materialized (select d.column_id from dbt_graph_column d join asked a on d.unique_id = a.u and d.column_name = a.c where d.graph_id = ${g}),
-		    comp as materialized (
-		      select e.component as c from dbt_column_edge e
-		       where e.graph_id = ${g} and e.component is not null and e.child_col = any(array(select column_id from ids))
-		      union
-		      select e.component from dbt_column_edge e
-		       where e.graph_id = ${g} and e.component is not null and e.parent_col = any(array(select column_id from ids))),
-		    edge as materialized (
-		      select e.component as comp, pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv
-		        from dbt_column_edge e
-		        ${namedEnds('e')}
-		       where e.graph_id = ${g} and e.component is not null
-		         and e.component = any(array(select c from comp where not (c = any(${sql.param([...held])}::int[]))))
-		         and e.lineage_kind in ('copy', 'mod')),
-		    node as materialized (
-		      select n.unique_id as u, n.asset_path as p
-		        from dbt_node n
-		       where ${keyOf('n', key)} and n.unique_id = any(array(select pu from edge union select cu from edge)))
-		    select edge.*, pn.p as pp, cn.p as cp
-		      from edge
-		      left join node pn on pn.u = edge.pu
-		      left join node cn on cn.u = edge.cu`,
-		tx
-	);
-	const assetPathOf = new Map<string, string | null>();
-	const components = new Set<number>();
-	for (const r of rows) {
-		assetPathOf.set(r.pu, r.pp);
-		assetPathOf.set(r.cu, r.cp);
-		components.add(toNumber(r.comp));
-	}
-	return {
-		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })),
-		assetPathOf,
-		components: [...components]
-	};
-}
-
 /** The direct edges of these components of one graph, and the asset path of every node they touch. */
 export async function edgesOfComponents(
 	h: Database,
