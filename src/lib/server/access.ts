@@ -200,6 +200,15 @@ export function requireWorkspaceCreate(auth: AuthContext): void {
 	if (!authScopeAllows(auth, 'workspaces', 'write')) throw forbidden('this token lacks the scope workspaces:write');
 }
 
+/**
+ * Forking a workspace: an admin of the source (a fork carries every folder, so nothing less
+ * than reading all of them may copy them); a token also needs `workspaces:write`, as creating one does.
+ */
+export function requireFork(p: Principal): void {
+	if (!p.isAdmin) throw forbidden('only an admin of this workspace may fork it');
+	requireScope(p, 'workspaces', 'write');
+}
+
 /** The instance's stats (GET /api/admin/stats): an instance admin; a token of one also needs `instance:read`. */
 export function requireInstanceStats(auth: AuthContext): void {
 	if (!auth.instanceAdmin) throw forbidden('only an instance admin may read the instance stats');
