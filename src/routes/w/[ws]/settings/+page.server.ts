@@ -15,7 +15,7 @@ import { parseFolderInput, parseGroupInput, parseTokenInput, parseUserInput, par
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { listFolders, replaceFolder } from '$lib/server/repo/folders';
-import { forkWorkspace } from '$lib/server/repo/fork';
+import { forkWorkspaceAs } from '$lib/server/api/workspaces/fork';
 import { listGroups, replaceGroup } from '$lib/server/repo/groups';
 import { deleteToken, getToken, listTokensOf } from '$lib/server/repo/tokens';
 import { listWarehouses, upsertWarehouse } from '$lib/server/repo/warehouses';
@@ -82,8 +82,7 @@ export const actions: Actions = {
 			const id = String(form.get('id') ?? '').trim();
 			const name = String(form.get('name') ?? '').trim();
 			const input = parseWorkspaceInput({ id, ...(name ? { name } : {}) });
-			const a = await forkWorkspace(await getDatabase(), { source: p.workspace, id: input.id, name: input.name, caller: { accountId: p.accountId, username: p.username } });
-			if (!a) throw new ApiError(409, `id: workspace ${input.id} already exists`);
+			const a = await forkWorkspaceAs(await getDatabase(), p.workspace, input, { accountId: p.accountId, username: p.username });
 			const secrets = a.copied.warehouses_needing_secrets;
 			return {
 				section: 'fork',
