@@ -244,7 +244,7 @@ function genericError(nodes: unknown, status: JobStatus): string {
 	const named = Array.isArray(nodes)
 		? nodes
 				.filter((n): n is RunNodeResult & { reason?: string } => isObject(n) && typeof n.unique_id === 'string' && typeof n.status === 'string' && typeof n.outcome === 'string')
-				.map((n) => (typeof n.reason === 'string' ? { ...n, message: n.reason } : n))
+				.map((n) => (typeof n.reason === 'string' ? { ...n, message: n.reason, failures: undefined } : n))
 		: [];
 	return failureSummary(named) ?? (status === 'canceled' ? 'the run was canceled' : 'the run failed');
 }
