@@ -44,7 +44,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		const page = await member.newPage();
 		await page.goto(`${app.url}/w/demo`);
 		await expect.poll(() => page.locator('a[href="/w/demo/pipeline/demo"]').count()).toBe(1);
-		await expect.poll(() => page.locator(`a[href="/w/demo/run/${runId}"]`).count()).toBe(1);
+		await expect.poll(() => page.locator(`[data-testid=recent-runs] a[href="/w/demo/run/${runId}"]`).count()).toBe(1);
 		await shot(page, 'home');
 		await page.close();
 	});
@@ -52,7 +52,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 	it('the workspace home lists the seeded runs and the preview under Recent runs, with kind and status', async () => {
 		const page = await member.newPage();
 		await page.goto(`${app.url}/w/demo`);
-		const row = (id: string) => page.locator('tr', { has: page.locator(`a[href="/w/demo/run/${id}"]`) });
+		const row = (id: string) => page.locator('[data-testid=recent-runs] tr', { has: page.locator(`a[href="/w/demo/run/${id}"]`) });
 		for (const [id, kind, status] of [
 			[runs.succeeded, 'recorded', 'success'],
 			[runs.failed, 'recorded', 'failure'],
@@ -60,7 +60,9 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		]) {
 			await expect.poll(() => row(id).count()).toBe(1);
 			const cells = await row(id).locator('td').allTextContents();
-			expect(cells.slice(1, 4), id).toEqual([kind, 'f/demo/shop', status]);
+			// The run is named by what it did (a recorded build, a preview) and when; then its project and status.
+			expect(cells[0], id).toMatch(kind === 'recorded' ? /^recorded build · / : /^preview · /);
+			expect(cells.slice(1, 3), id).toEqual(['f/demo/shop', status]);
 			expect(await row(id).locator(`.status.${status}`).count()).toBe(1);
 		}
 		await row(runs.preview).scrollIntoViewIfNeeded();

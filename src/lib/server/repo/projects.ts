@@ -11,6 +11,10 @@ export interface ProjectListRow {
 	hash: bigint;
 	deployedAt: Date;
 	deployedBy: string;
+	/** The version was deployed with its project files (it can run, not only be browsed). */
+	hasArchive: boolean;
+	/** The engine its lock names (`dbt-fusion`), or null before it is pinned. */
+	lockEngine: string | null;
 	/** What the version's deploy job stored (`nodes`, `edges` for dbt; `reads`, `writes` for producers). */
 	deploy: { jobId: string; nodes: number | null; edges: number | null; reads: number | null; writes: number | null } | null;
 	/** The newest run of the path that has started (a run, a recorded run, an OpenLineage run). */
@@ -29,6 +33,8 @@ export async function listProjects(h: Database, ws: string, f: ScriptPathFilter)
 		hash: string;
 		created_at: string;
 		created_by: string;
+		has_archive: boolean;
+		lock_engine: string | null;
 		deploy_id: string | null;
 		nodes: number | null;
 		edges: number | null;
@@ -42,12 +48,13 @@ export async function listProjects(h: Database, ws: string, f: ScriptPathFilter)
 	}>(
 		h,
 		sql`with live as materialized (
-		      select distinct on (s.path) s.path, s.hash, s.language, s.created_at, s.created_by from script s
+		      select distinct on (s.path) s.path, s.hash, s.language, s.created_at, s.created_by, s.lock->>'engine' as lock_engine from script s
 		       where s.workspace = ${ws} and not s.deleted and not s.archived and not s.pending
 		         and ${pathAllowed(sql`s.path`, f)}
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
-		    select l.path, l.language, l.hash::text as hash, l.created_at, l.created_by,
+		    select l.path, l.language, l.hash::text as hash, l.created_at, l.created_by, l.lock_engine,
+		           exists (select 1 from script_archive a where a.workspace = ${ws} and a.hash = l.hash) as has_archive,
 		           d.id as deploy_id,
 		           case when jsonb_typeof(d.result->'nodes') = 'number' then (d.result->>'nodes')::int end as nodes,
 		           case when jsonb_typeof(d.result->'edges') = 'number' then (d.result->>'edges')::int end as edges,
@@ -72,6 +79,8 @@ export async function listProjects(h: Database, ws: string, f: ScriptPathFilter)
 		hash: toBigInt(r.hash),
 		deployedAt: new Date(r.created_at),
 		deployedBy: r.created_by,
+		hasArchive: r.has_archive === true,
+		lockEngine: r.lock_engine,
 		deploy: r.deploy_id ? { jobId: r.deploy_id, nodes: r.nodes, edges: r.edges, reads: r.reads, writes: r.writes } : null,
 		lastRun:
 			r.run_id && r.run_kind && r.run_status && r.run_at
