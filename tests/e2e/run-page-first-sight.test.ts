@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
+import { canRunRealDbt } from '../support/real-dbt';
 import { gotoHydrated } from './server';
 import { openCanvas, seededRuns, useDemoBrowser, watchErrors } from './support';
 
@@ -168,6 +169,23 @@ describe('the run page explains itself; the workspace page lists projects (chrom
 		for (const label of runLinks) {
 			expect(label).not.toMatch(/^[0-9a-f]{8}$/);
 			expect(label).toMatch(/^[A-Za-z][\w -]* · \d{1,2} \w{3},? \d{2}:\d{2}$/);
+		}
+
+		// The first visit can start a real run from here (the demo runs on its embedded DuckDB)
+		// where this server can start dbt; the button is not offered where it cannot.
+		const run = page.locator('[data-testid=projects] tr[data-path="f/demo/shop"] [data-testid=project-run]');
+		if (!canRunRealDbt) {
+			expect(await run.count()).toBe(0);
+		} else {
+			expect(await run.getAttribute('title')).toMatch(/^dbt build of f\/demo\/shop \(version [0-9a-f]{12}\) here/);
+			await run.click();
+			await page.waitForURL(/\/w\/demo\/run\/[0-9a-f-]{36}$/, { timeout: 60_000 });
+			const id = new URL(page.url()).pathname.split('/').at(-1)!;
+			const job = await stage.api.ok('GET', `/api/w/demo/jobs/get/${id}`);
+			expect(job).toMatchObject({ kind: 'run', script_path: 'f/demo/shop', args: { command: 'build' } });
+			// Its live colouring is the real-run journey's (demo-real-run.test.ts); stop it here.
+			await stage.api.ok('POST', `/api/w/demo/jobs/cancel/${id}`);
+			await gotoHydrated(page, `${app.url}/w/demo`);
 		}
 
 		// The project page's live version says the same node count.
