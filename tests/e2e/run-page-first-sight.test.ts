@@ -161,6 +161,16 @@ describe('the run page explains itself; the workspace page lists projects (chrom
 		for (const p of producers) expect(p.href).toBe(`/w/demo/pipeline/${p.path.split('/')[1]}?select=${encodeURIComponent(`script:${p.path}`)}`);
 		const shop = dbt.find((p) => p.path === 'f/demo/shop')!;
 		expect(shop.lastRun).toMatch(/^\/w\/demo\/run\/[0-9a-f-]{36}$/);
+		// Both tables stay inside the page column at either size.
+		for (const size of SIZES) {
+			await page.setViewportSize(size);
+			const over = await page.evaluate(`(() => {
+				const column = document.querySelector('main.page').getBoundingClientRect().right;
+				return [...document.querySelectorAll('[data-testid=projects], [data-testid=recent-runs]')].map((t) => t.getBoundingClientRect().right - column).filter((d) => d > 0.5);
+			})()`);
+			expect(over, `${size.width}: tables past the page column`).toEqual([]);
+		}
+		await page.setViewportSize(SIZES[0]);
 		await docShot(page, 'workspace-projects');
 
 		// Recent runs are named by what they did and when, never by a bare id.
