@@ -316,7 +316,7 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'the impact list', schema: ref('ColumnImpact'), csv: IMPACT_CSV }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; result.error is then the generic outcome), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
+		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; each failed or warned node carries `reason` instead, dbt's error kind, the node and a fixed cause, quoting nothing; result.error is then the generic outcome with those reasons), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
 		query: {
 			view_token: { description: 'share link token' },
 			logs: { description: 'true (default) or false: false answers without the log (logs is empty)' },

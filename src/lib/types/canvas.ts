@@ -11,7 +11,7 @@ export interface NodeStatus {
 }
 
 /** The worst result of a relation's tests. */
-export type TestState = 'fail' | 'warn' | 'pass';
+export type TestState = 'fail' | 'warn' | 'skip' | 'pass';
 
 /**
  * Which way the layers run: `LR` (sources on the left, the default every dbt tool uses) or

@@ -38,7 +38,7 @@ export async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]
 }
 
 /** The filter as a predicate over a path column. starts_with, never LIKE: `_` is a legal path character. */
-function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
+export function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
 	const readable = f.readable.all
 		? sql`true`
 		: sql`(starts_with(${col}, ${f.readable.userPrefix})
