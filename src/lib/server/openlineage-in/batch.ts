@@ -70,6 +70,12 @@ function batchable(ws: string, ev: ReceivedEvent): boolean {
 	return dbtOlJobOf(ev.job.facets, ev.runFacets) === null;
 }
 
+/** Batches written by this process, the largest, and those whose transaction failed (their events then went one by one). */
+const stats = { batches: 0, events: 0, largest: 0, failed: 0 };
+export function openLineageBatchStats(): Readonly<typeof stats> {
+	return { ...stats };
+}
+
 class Batcher {
 	private pending: Item[] = [];
 	private running = 0;
@@ -105,10 +111,14 @@ class Batcher {
 		let slow: Item[] = [];
 		try {
 			const done = await this.h.db.transaction((tx) => writeBatch(this.h, tx, ws, items));
+			stats.batches++;
+			stats.events += items.length - done.slow.length;
+			stats.largest = Math.max(stats.largest, items.length - done.slow.length);
 			for (const [it, out] of done.answers) it.resolve(out);
 			for (const [it, e] of done.refused) it.reject(e);
 			slow = done.slow;
 		} catch {
+			stats.failed++;
 			// Nothing of the batch was stored: each event again on its own, with its own answer.
 			slow = items;
 		}

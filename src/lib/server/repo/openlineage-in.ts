@@ -571,9 +571,9 @@ export async function touchJobLineages(
 	if (rows.length === 0) return;
 	await h.rows(
 		sql`update openlineage_job j
-		       set lineage_event_time = u.t::timestamptz, lineage_from_complete = u.c, warnings = u.w::jsonb, updated_at = now()
+		       set lineage_event_time = u.t::timestamptz, lineage_from_complete = u.c::boolean, warnings = u.w::jsonb, updated_at = now()
 		      from unnest(${sql.param(rows.map((r) => r.namespace))}::text[], ${sql.param(rows.map((r) => r.name))}::text[],
-		                  ${sql.param(rows.map((r) => r.eventTime.toISOString()))}::text[], ${sql.param(rows.map((r) => r.fromComplete))}::boolean[],
+		                  ${sql.param(rows.map((r) => r.eventTime.toISOString()))}::text[], ${sql.param(rows.map((r) => (r.fromComplete ? 'true' : 'false')))}::text[],
 		                  ${sql.param(rows.map((r) => r.digest))}::text[], ${sql.param(rows.map((r) => JSON.stringify(r.warnings)))}::text[]) as u(ns, n, t, c, d, w)
 		     where j.workspace = ${ws} and j.namespace = u.ns and j.name = u.n and j.lineage_digest = u.d`,
 		tx
