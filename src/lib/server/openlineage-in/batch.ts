@@ -187,12 +187,18 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 	// The events (the first of equal ones in the batch; the others are its duplicates).
 	const firstOfKey = new Map<string, Item>();
 	for (const it of kept) if (!firstOfKey.has(it.ev.key)) firstOfKey.set(it.ev.key, it);
-	const inserted = await insertEvents(
-		h,
-		tx,
-		ws,
-		[...firstOfKey.values()].map(({ p, ev }) => ({ key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: ev.job!.namespace, jobName: ev.job!.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body }))
-	);
+	// Issued together, the statements of a step go out in one write and run in order: the runs'
+	// events are read after this batch's are in (round trips, not statements, are what an event
+	// costs here).
+	const [inserted, summaries] = await Promise.all([
+		insertEvents(
+			h,
+			tx,
+			ws,
+			[...firstOfKey.values()].map(({ p, ev }) => ({ key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: ev.job!.namespace, jobName: ev.job!.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body }))
+		),
+		runsEventSummaries(h, tx, ws, [...new Set(kept.map((it) => it.ev.runId!))])
+	]);
 	const stored: Item[] = [];
 	for (const it of kept) {
 		if (firstOfKey.get(it.ev.key) === it && inserted.has(it.ev.key)) stored.push(it);
@@ -237,13 +243,11 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 		}
 	}
 	const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-	await touchJobLineages(h, tx, ws, byKey(touches));
-	for (const round of facetRounds) await mergeJobsFacets(h, tx, ws, round);
-	await upsertExternalDatasetsAt(h, tx, ws, byKey(datasets));
+	const writes: Promise<void>[] = [touchJobLineages(h, tx, ws, byKey(touches))];
+	for (const round of facetRounds) writes.push(mergeJobsFacets(h, tx, ws, round));
+	writes.push(upsertExternalDatasetsAt(h, tx, ws, byKey(datasets)));
 
 	// The runs: each state from all of its stored events, this batch's included.
-	const runIds = [...new Set(stored.map((it) => it.ev.runId!))];
-	const summaries = await runsEventSummaries(h, tx, ws, runIds);
 	const runs = new Map<string, RunRow>();
 	const states = new Map<string, ReturnType<typeof runStateOf>>();
 	for (const it of stored) {
@@ -268,7 +272,7 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 			completedAt: s.completedAt
 		});
 	}
-	await upsertRuns(h, tx, byKey(runs));
+	writes.push(upsertRuns(h, tx, byKey(runs)));
 	const progress = new Map<string, RunProgressRow>();
 	for (const it of stored) {
 		const s = states.get(it.ev.runId!)!;
@@ -278,7 +282,8 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 			progress.set(`${id}\u0000${a.kind}\u0000${a.path}`, { jobId: id, assetKind: a.kind, assetPath: a.path, status: PROGRESS_OF[s.status], error: s.status === 'failure' ? (s.error?.message ?? null) : null });
 		}
 	}
-	await upsertRunsProgress(h, tx, ws, byKey(progress));
+	writes.push(upsertRunsProgress(h, tx, ws, byKey(progress)));
+	await Promise.all(writes);
 
 	for (const it of stored) {
 		const st = jobState.get(jobKey(it.ev.job!.namespace, it.ev.job!.name))!;
