@@ -59,3 +59,36 @@ export function consumerVariant(opts: { bad?: boolean } = {}): string {
 	if (opts.bad) m.parent_map['metric.test.ghost_metric'] = ['semantic_model.test.semantic_people'];
 	return JSON.stringify(m);
 }
+
+/**
+ * jaffle-shop 1.12's real manifest (semantic models, metrics, saved queries) with the one thing
+ * it lacks: an exposure, shaped as dbt-core's compat fixture writes one, over the `revenue`
+ * metric and the `orders` model.
+ */
+export function jaffleWithExposure(): string {
+	const m = JSON.parse(readFileSync(fixture('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json'), 'utf8'));
+	const compat = JSON.parse(readFileSync(fixture('dbt-core-artifact-compat-fixtures', 'manifest_v12_dbt1.11.0a1.json'), 'utf8'));
+	const shape = compat.exposures['exposure.test.simple_exposure'];
+	const nodes = ['metric.jaffle_shop.revenue', 'model.jaffle_shop.orders'];
+	m.exposures['exposure.jaffle_shop.finance_dashboard'] = {
+		...shape,
+		name: 'finance_dashboard',
+		package_name: 'jaffle_shop',
+		path: 'marts/exposures.yml',
+		original_file_path: 'models/marts/exposures.yml',
+		unique_id: 'exposure.jaffle_shop.finance_dashboard',
+		fqn: ['jaffle_shop', 'marts', 'finance_dashboard'],
+		label: 'Finance dashboard',
+		description: 'Revenue and orders for the finance team.',
+		url: 'https://bi.example.com/finance',
+		maturity: 'high',
+		owner: { name: 'Finance', email: 'finance@example.com' },
+		depends_on: { macros: [], nodes },
+		refs: [{ name: 'orders', package: null, version: null }],
+		sources: [],
+		metrics: [['revenue']]
+	};
+	m.parent_map['exposure.jaffle_shop.finance_dashboard'] = nodes;
+	for (const n of nodes) (m.child_map[n] ??= []).push('exposure.jaffle_shop.finance_dashboard');
+	return JSON.stringify(m);
+}
