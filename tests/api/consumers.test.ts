@@ -75,6 +75,29 @@ describeFixtures('consumers in the asset graph', () => {
 			expect(shapeOnly.consumers ?? []).toEqual([]);
 		});
 
+		it("column impact names the metrics a column's change breaks, for the project's readers only", async () => {
+			const url = `/api/w/${WS}/assets/column_impact?asset_path=${encodeURIComponent('dbt://main/main/stg_order_items')}&column=product_id`;
+			const price = `/api/w/${WS}/assets/column_impact?asset_path=${encodeURIComponent('dbt://main/main/order_items')}&column=product_price`;
+			const r = await w.c.alice.get(price);
+			expect(r.status, JSON.stringify(r.body)).toBe(200);
+			const names = (r.body.consumers ?? []).map((c: { type: string; name: string }) => `${c.type}:${c.name}`);
+			expect(names).toEqual(expect.arrayContaining(['metric:revenue', 'metric:food_revenue_pct', 'metric:cumulative_revenue', 'saved_query:revenue_metrics']));
+			expect(r.body.consumers.find((c: { name: string }) => c.name === 'revenue').via).toEqual(['order_items.product_price']);
+			// Upstream never names consumers.
+			expect((await w.c.alice.get(`${price}&direction=upstream`)).body).not.toHaveProperty('consumers');
+			// Through the lineage: stg_order_items.product_id reaches order_items.product_id, an entity and dimension key.
+			const through = await w.c.alice.get(url);
+			expect(through.status).toBe(200);
+			expect(through.body.columns.map((c: { asset_path: string; column: string }) => `${c.asset_path}.${c.column}`)).toContain('main/main/order_items.product_id');
+			expect(through.body.consumers.find((c: { name: string }) => c.name === 'order_items')).toMatchObject({ type: 'semantic_model', via: ['order_items.product_id'] });
+			// An outsider: an empty answer, no consumer named.
+			for (const c of [w.c.bob, w.c.carol]) {
+				const o = await c.get(price);
+				expect(o.body.consumers).toBeUndefined();
+				expect(JSON.stringify(o.body)).not.toContain('revenue');
+			}
+		});
+
 		it('bad input is stored with a warning naming it, never a failed deploy', async () => {
 			const f = new FormData();
 			f.set('path', 'f/analytics/people');

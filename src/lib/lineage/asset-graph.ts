@@ -304,7 +304,15 @@ function cmp(a: string, b: string): number {
  * consumer so hidden, is hidden too (not counted: `hidden` counts scripts and assets): its name
  * and edges would tell what it reads.
  */
-export function graphConsumers(graphs: readonly DescribedGraph[], drawn: (path: string) => boolean): GraphConsumer[] {
+export interface ConsumerGraph {
+	scriptPath: string;
+	authored: boolean;
+	/** At least the relations the consumers name (unique_id → asset path). */
+	nodes: readonly { uniqueId: string; assetPath: string | null }[];
+	consumers?: Consumer[];
+}
+
+export function graphConsumers(graphs: readonly ConsumerGraph[], drawn: (path: string) => boolean): GraphConsumer[] {
 	const out: GraphConsumer[] = [];
 	for (const g of graphs) {
 		const list = g.consumers ?? [];
