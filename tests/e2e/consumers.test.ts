@@ -2,7 +2,7 @@
 // models, metrics and saved queries (and an exposure, tests/support/consumer-manifests.ts) drawn
 // right of the models in their own shapes; a metric's details pane with its definition and the
 // columns it reads; a column trace from order_items.product_price ending in the `revenue` metric
-// and the Finance dashboard. Screenshots go to docs/screenshots (the docs show them).
+// and the Finance dashboard, and its impact list naming them. Screenshots go to docs/screenshots (the docs show them).
 import { copyFileSync, mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -80,6 +80,15 @@ describeFixtures('the consumer layer (chromium, built app)', () => {
 			expect(endText).toContain('Finance dashboard');
 			expect(await ends.locator('[data-kind=metric]').count()).toBeGreaterThan(3);
 			await docShot(page, 'consumer-trace-ends-in-metric');
+
+			// Its impact list says what the change breaks past the relations.
+			await page.getByTestId('trace-impact').click();
+			const breaks = page.getByTestId('impact-consumers');
+			await breaks.waitFor({ timeout: 60_000 });
+			const breakText = await breaks.textContent();
+			expect(breakText).toContain('Revenue');
+			expect(breakText).toContain('Finance dashboard');
+			await docShot(page, 'consumer-impact-list');
 			expect(errors).toEqual([]);
 		}, 240_000);
 	});
