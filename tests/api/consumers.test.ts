@@ -75,6 +75,20 @@ describeFixtures('consumers in the asset graph', () => {
 			expect(shapeOnly.consumers ?? []).toEqual([]);
 		});
 
+		it("the deploy's pinned graph: its readers see the consumers, a share link's holder does not", async () => {
+			const job = w.jobs.DEPLOY;
+			const own = await w.c.alice.get(`/api/w/${WS}/jobs/dbt_graph/${job}`);
+			expect(own.status, JSON.stringify(own.body)).toBe(200);
+			expect((own.body as AssetGraph).consumers!.some((c) => c.unique_id === 'metric.jaffle_shop.revenue')).toBe(true);
+			const link = await w.c.alice.get(`/api/w/${WS}/jobs/share/${job}?kind=member`);
+			expect(link.status, JSON.stringify(link.body)).toBe(200);
+			const viewed = await w.c.bob.get(`/api/w/${WS}/jobs/dbt_graph/${job}?view_token=${link.body.token}`);
+			expect(viewed.status, JSON.stringify(viewed.body)).toBe(200);
+			expect((viewed.body as AssetGraph).assets.length).toBeGreaterThan(0);
+			expect((viewed.body as AssetGraph).consumers).toBeUndefined();
+			expect(JSON.stringify(viewed.body)).not.toContain('food_revenue_pct');
+		});
+
 		it("column impact names the metrics a column's change breaks, for the project's readers only", async () => {
 			const url = `/api/w/${WS}/assets/column_impact?asset_path=${encodeURIComponent('dbt://main/main/stg_order_items')}&column=product_id`;
 			const price = `/api/w/${WS}/assets/column_impact?asset_path=${encodeURIComponent('dbt://main/main/order_items')}&column=product_price`;
