@@ -18,7 +18,7 @@ export const isLens = (v: unknown): v is Lens => LENSES.some((l) => l.id === v);
 
 /** What a lens reads of a card's node. */
 export interface LensNode {
-	type: 'asset' | 'runnable';
+	type: 'asset' | 'runnable' | 'consumer';
 	kind: string;
 	resourceType?: string;
 	materialized?: string | null;
@@ -95,7 +95,7 @@ export function lensKey(lens: Lens, n: LensNode, run?: RunState, test?: TestStat
 			if (n.kind === 'openlineage') return 'dataset';
 			return n.resourceType && KNOWN_TYPES.has(n.resourceType) ? n.resourceType : 'other';
 		case 'materialization': {
-			if (n.type === 'runnable' || n.kind !== 'dbt' || n.resourceType === 'source' || n.resourceType === 'seed') return 'none';
+			if (n.type !== 'asset' || n.kind !== 'dbt' || n.resourceType === 'source' || n.resourceType === 'seed') return 'none';
 			const m = n.resourceType === 'snapshot' ? 'snapshot' : n.materialized;
 			if (!m) return 'none';
 			return KNOWN_MATS.has(m) ? m : 'other';

@@ -1,5 +1,6 @@
 // Wire types of the canvas pages beyond the graph itself.
 import type { ProducerColumnLineage } from './asset-graph';
+import type { GraphConsumer } from './consumers';
 
 /** A relation's state in a run, as the run lens colours it (lineage/canvas-lens.ts). */
 export type RunState = 'running' | 'materialized' | 'failed' | 'passed' | 'warned' | 'skipped';
@@ -77,6 +78,8 @@ export interface CanvasPayload {
 	layouts: Record<string, LevelLayout>;
 	/** Producer scripts' column lineage: the producer half of every column trace on the page. */
 	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
+	/** The consumer layer's entries (their details pane, where a trace ends); absent when none. */
+	consumers?: GraphConsumer[];
 	/** Server time spent, for the page's own timing line and the benchmark. */
 	timing: { layoutMs: number; levels: number };
 }

@@ -11,6 +11,7 @@ import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber } fr
 import { mark, type IngestProfile } from '../profile';
 import { dbtColumnEdge, dbtEdge, dbtGraphColumn, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
 import type { GraphKey, StoredModelOutcome } from './graph-key';
+import type { Consumer } from '$lib/types/consumers';
 import { deleteEndedPlans, pruneInferCache } from './inference';
 
 export type { GraphKey, StoredModelOutcome } from './graph-key';
@@ -41,6 +42,8 @@ export interface GraphContent {
 	edges: EdgeRow[];
 	/** null when the graph has no column lineage at all (not the same as zero edges). */
 	columnEdges: ColumnEdgeRow[] | null;
+	/** Exposures, semantic models, metrics, saved queries; null or absent when the manifest has none. */
+	consumers?: Consumer[] | null;
 }
 
 export interface MarkerInfo {
@@ -106,6 +109,11 @@ function hashGraph(g: GraphContent, nodeDigests: Map<NodeRow, string> | null): s
 		for (const c of g.columnEdges) {
 			sink.write(`${c.parentUniqueId}\u0000${c.parentColumn}\u0000${c.childUniqueId}\u0000${c.childColumn}\u0000${c.lineageKind}\n`);
 		}
+	}
+	// Only when present, so a graph without consumers keeps the digest it always had.
+	if (g.consumers?.length) {
+		sink.write('consumers\n');
+		sink.write(stable(g.consumers));
 	}
 	return sink.digest();
 }
@@ -253,7 +261,8 @@ export async function replaceGraph(
 			permissionedAs: marker.permissionedAs,
 			relationRootAtLastIngest: marker.relationRoot ?? null,
 			stats: marker.stats ?? {},
-			lineageJobId: marker.lineageJobId ?? null
+			lineageJobId: marker.lineageJobId ?? null,
+			consumers: g.consumers?.length ? g.consumers : null
 		})
 		.returning({ graphId: dbtGraphSnapshot.id });
 	mark(p, 'store: delete previous + marker');
