@@ -40,6 +40,8 @@ interface ThreadInput {
 	bytes: Uint8Array;
 	/** The bytes were moved to the thread, not copied: it moves them back with its answer. */
 	lent: boolean;
+	/** The same for the catalog's bytes (extras.catalog). */
+	catalogLent: boolean;
 	opts: ThreadManifestOptions;
 	extras: UploadExtras;
 }
@@ -50,25 +52,37 @@ interface ThreadInput {
  * deploy's peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
  * A thread that dies before answering keeps them; the upload has failed then anyway.
  */
-export type TakeBack = (bytes: Uint8Array) => void;
+export type TakeBack = (bytes: Uint8Array, catalog?: Uint8Array) => void;
 
 /** Bytes that can be moved to a thread: a view of a whole, unshared ArrayBuffer. */
 const movable = (bytes: Uint8Array) => bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
-/** Manifests at or above this many bytes are parsed off the request thread. */
+/** Uploads whose manifest and catalog together reach this many bytes are parsed off the request thread. */
 export function manifestThreadBytes(env: NodeJS.ProcessEnv = process.env): number {
 	const mb = Number(env.TRIBUTARY_MANIFEST_THREAD_MB);
 	return (Number.isFinite(mb) && mb >= 0 && env.TRIBUTARY_MANIFEST_THREAD_MB !== '' ? mb : 8) * 1024 * 1024;
 }
 
-/** The catalog first (a bad one refuses the upload before the manifest's work), then the manifest, then the plan. */
+/**
+ * The catalog first (a bad one refuses the upload before the manifest's work), then the manifest,
+ * then the plan. Only the columns of the graph's own nodes are answered: a catalog describing
+ * the whole warehouse would otherwise come back whole, to be copied onto the request thread.
+ */
 function parseUploadInline(bytes: Uint8Array, opts: ManifestOptions, extras: UploadExtras): ParsedUpload {
 	const catalog = extras.catalog ? parseCatalog(extras.catalog) : null;
 	let doc: unknown = null;
 	const graph = parseManifestFile(bytes, { ...opts, onDocument: (d) => (doc = d) });
+	let catalogColumns: ParsedUpload['catalogColumns'] = null;
+	if (catalog) {
+		catalogColumns = new Map();
+		for (const n of graph.nodes) {
+			const cols = catalog.columns.get(n.uniqueId);
+			if (cols) catalogColumns.set(n.uniqueId, cols);
+		}
+	}
 	return {
 		graph,
-		catalogColumns: catalog?.columns ?? null,
+		catalogColumns,
 		inference: extras.plan ? planInference(doc, catalog?.json ?? null) : null
 	};
 }
@@ -90,8 +104,17 @@ export function answerThreadInput(): void {
 	if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) {
 		const input = workerData as ThreadInput;
 		const answer = answerOf(input);
-		if (input.lent) parentPort!.postMessage({ ...answer, bytes: input.bytes }, [input.bytes.buffer as ArrayBuffer]);
-		else parentPort!.postMessage(answer);
+		const back: { bytes?: Uint8Array; catalogBytes?: Uint8Array } = {};
+		const moved: ArrayBuffer[] = [];
+		if (input.lent) {
+			back.bytes = input.bytes;
+			moved.push(input.bytes.buffer as ArrayBuffer);
+		}
+		if (input.catalogLent && input.extras.catalog) {
+			back.catalogBytes = input.extras.catalog.bytes;
+			moved.push(input.extras.catalog.bytes.buffer as ArrayBuffer);
+		}
+		parentPort!.postMessage({ ...answer, ...back }, moved);
 	}
 }
 
@@ -119,7 +142,9 @@ export function findBuiltThreadEntry(moduleUrl: URL): URL | null {
 // Under vitest this module is TypeScript, which a thread cannot load by itself: it is then
 // loaded through tsx (a dev dependency; the built app's module is plain JS and loads directly).
 function threadOf(input: ThreadInput, entry?: URL): Worker {
-	const transferList = input.lent ? [input.bytes.buffer as ArrayBuffer] : [];
+	const transferList: ArrayBuffer[] = [];
+	if (input.lent) transferList.push(input.bytes.buffer as ArrayBuffer);
+	if (input.catalogLent) transferList.push(input.extras.catalog!.bytes.buffer as ArrayBuffer);
 	if (entry) return new Worker(entry, { workerData: input, transferList });
 	const self = new URL(import.meta.url);
 	if (!self.pathname.endsWith('.ts')) {
@@ -142,13 +167,21 @@ export function parseManifestOffThread(
 	entry?: URL,
 	takeBack?: TakeBack
 ): Promise<ParsedUpload> {
-	const input: ThreadInput = { tag: THREAD_TAG, bytes, lent: takeBack !== undefined && movable(bytes), opts, extras };
+	const catalog = extras.catalog?.bytes;
+	const input: ThreadInput = {
+		tag: THREAD_TAG,
+		bytes,
+		lent: takeBack !== undefined && movable(bytes),
+		catalogLent: takeBack !== undefined && catalog !== undefined && catalog.buffer !== bytes.buffer && movable(catalog),
+		opts,
+		extras
+	};
 	return new Promise((resolve, reject) => {
 		const worker = threadOf(input, entry);
 		let settled = false;
-		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array }) => {
+		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array; catalogBytes?: Uint8Array }) => {
 			settled = true;
-			if (answer.bytes) takeBack?.(answer.bytes);
+			if (answer.bytes || answer.catalogBytes) takeBack?.(answer.bytes ?? bytes, answer.catalogBytes);
 			if (answer.ok) resolve(answer.upload);
 			else if (answer.ingest) reject(new ThreadIngestError(answer.ingest.file, answer.ingest.message, answer.ingest.field, answer.ingest.status));
 			else reject(new Error(answer.message));
@@ -181,9 +214,25 @@ export async function parseUploadBytes(
 	threadBytes = manifestThreadBytes(),
 	takeBack?: TakeBack
 ): Promise<ParsedUpload> {
-	if (bytes.length < threadBytes) return parseUploadInline(bytes, opts, extras);
+	if (bytes.length + (extras.catalog?.bytes.length ?? 0) < threadBytes) return parseUploadInline(bytes, opts, extras);
 	const { onParsed, onDocument: _doc, ...threadOpts } = opts;
 	const upload = await parseManifestOffThread(bytes, threadOpts, extras, undefined, takeBack);
 	onParsed?.();
 	return upload;
+}
+
+/**
+ * The inference plan alone, read where an upload of this size is parsed (on the thread when big):
+ * the deploy's second look when an uploaded index proved unreadable.
+ */
+export async function planUploadInference(
+	manifest: { name: string; bytes: Uint8Array },
+	catalog: { name: string; bytes: Uint8Array } | undefined,
+	threadBytes = manifestThreadBytes()
+): Promise<PlannedInference | null> {
+	const upload = await parseUploadBytes(manifest.bytes, { fileName: manifest.name }, { catalog: catalog ?? null, plan: true }, threadBytes, (bytes, catalogBytes) => {
+		manifest.bytes = bytes;
+		if (catalog && catalogBytes) catalog.bytes = catalogBytes;
+	});
+	return upload.inference;
 }
