@@ -100,7 +100,7 @@ export function uploadFileLimit(kind: UploadFileKind): { bytes: number; env: str
 /** 413 naming the file and its limit; `bytes` null when only "more than the limit" is known (it was not read on). */
 export function fileTooLarge(file: string, what: string, bytes: number | null, limit: { bytes: number; env: string }): IngestError {
 	if (bytes === null) {
-		return new IngestError(file, `is over the ${what} size limit of ${mb(limit.bytes)} (${limit.env}): refused at that size, the rest unread`, undefined, 413);
+		return new IngestError(file, `more than ${mb(limit.bytes)}, over the ${what} size limit of ${mb(limit.bytes)} (${limit.env}); refused there, the rest of the upload unread`, undefined, 413);
 	}
 	return new IngestError(file, `${mb(bytes)} is over the ${what} size limit of ${mb(limit.bytes)} (${limit.env})`, undefined, 413);
 }
@@ -137,10 +137,10 @@ export function requireCatalogShape(file: string, groups: readonly [section: str
 				);
 			}
 			columns += n;
-			if (columns > limits.columns) {
-				throw new IngestError(file, `more than ${fmt(limits.columns)} columns in all, over the limit of ${fmt(limits.columns)} (TRIBUTARY_MAX_CATALOG_COLUMNS)`, undefined, 413);
-			}
 		}
+	}
+	if (columns > limits.columns) {
+		throw new IngestError(file, `${fmt(columns)} columns in all is over the limit of ${fmt(limits.columns)} columns (TRIBUTARY_MAX_CATALOG_COLUMNS)`, undefined, 413);
 	}
 }
 

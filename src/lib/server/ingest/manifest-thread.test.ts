@@ -58,6 +58,35 @@ describeFixtures('manifests parsed on a worker thread', () => {
 		expect(Buffer.compare(kept, whole)).toBe(0);
 	});
 
+	it('a small manifest with a big catalog goes to the thread: their bytes together are counted, both lent and given back', async () => {
+		const manifest = new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')));
+		const catalogBytes = new Uint8Array(readFileSync(fixture(REAL[0], 'catalog.json')));
+		const catalog = { name: 'catalog.json', bytes: catalogBytes.slice() };
+		let back: { manifest: Uint8Array; catalog?: Uint8Array } | null = null;
+		// The manifest alone is under the threshold; with its catalog it is not.
+		const reading = parseUploadBytes(manifest.slice(), opts, { catalog }, manifest.length + 1, (m, c) => (back = { manifest: m, catalog: c }));
+		expect(catalog.bytes.byteLength).toBe(0);
+		const upload = await reading;
+		expect(back).not.toBeNull();
+		expect(Buffer.compare(back!.catalog!, catalogBytes)).toBe(0);
+		expect(Buffer.compare(back!.manifest, manifest)).toBe(0);
+		expect(upload.catalogColumns!.size).toBeGreaterThan(10);
+	});
+
+	it('only the columns of the graph\'s own nodes come back from the catalog', async () => {
+		const manifest = new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')));
+		const catalog = JSON.parse(readFileSync(fixture(REAL[0], 'catalog.json'), 'utf8'));
+		catalog.nodes['model.elsewhere.not_in_the_manifest'] = { metadata: {}, columns: { a: { name: 'a', type: 'INTEGER', index: 1 } } };
+		const bytes = new TextEncoder().encode(JSON.stringify(catalog));
+		for (const threadBytes of [Number.MAX_SAFE_INTEGER, 0]) {
+			const upload = await parseUploadBytes(manifest.slice(), opts, { catalog: { name: 'catalog.json', bytes } }, threadBytes);
+			const ids = new Set(upload.graph.nodes.map((n) => n.uniqueId));
+			expect([...upload.catalogColumns!.keys()].every((id) => ids.has(id))).toBe(true);
+			expect(upload.catalogColumns!.has('model.elsewhere.not_in_the_manifest')).toBe(false);
+			expect(upload.catalogColumns!.size).toBeGreaterThan(10);
+		}
+	});
+
 	const refusals = [
 		{ name: 'not UTF-8', bytes: () => new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]), status: 400, message: /^manifest\.json: is not UTF-8 text/ },
 		{ name: 'truncated JSON', bytes: () => new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')).subarray(0, 5000)), status: 400, message: /^manifest\.json: / },
