@@ -27,7 +27,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'canvas-columns': () => import('./canvas-columns'),
 	'producer-engine': () => import('./producer-engine'),
 	'real-dbt': () => import('./real-dbt'),
-	'lineage-peers': () => import('./lineage-peers')
+	'lineage-peers': () => import('./lineage-peers'),
+	'upload-latency': () => import('./upload-latency')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));
