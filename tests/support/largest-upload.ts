@@ -2,6 +2,7 @@
 // every catalog limit at once (relations, the widest relation, columns in all, and its bytes up to
 // the byte limit), and a manifest.json at the node limit and close to the byte limit. The
 // latency-under-abuse test and the upload benchmark send these while they time other requests.
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { catalogLimits, manifestLimits } from '../../src/lib/server/limits';
 
@@ -124,6 +125,52 @@ export function percentileOf(xs: number[], p: number): number {
 	if (xs.length === 0) return NaN;
 	const s = [...xs].sort((a, b) => a - b);
 	return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** The uploading client of postUploadFromChild: one fetch of a multipart form whose files stream from disk. */
+const UPLOAD_CHILD = `
+const { openAsBlob } = require('node:fs');
+const { url, cookie, fields, files } = JSON.parse(process.argv[1]);
+(async () => {
+	const form = new FormData();
+	for (const [k, v] of Object.entries(fields)) form.set(k, v);
+	for (const [k, [file, name]] of Object.entries(files)) form.set(k, await openAsBlob(file), name);
+	const t0 = performance.now();
+	const r = await fetch(url, { method: 'POST', headers: { cookie, origin: new URL(url).origin, connection: 'close' }, body: form });
+	const text = await r.text();
+	process.stdout.write(JSON.stringify({ status: r.status, text, ms: performance.now() - t0 }));
+})().catch((e) => { process.stderr.write(String(e && e.stack || e)); process.exit(1); });
+`;
+
+/**
+ * postUpload from another process, its files read from disk as they are sent: the client's own
+ * work (a 128 MB form serialized) then never delays the reads this process times beside it.
+ */
+export function postUploadFromChild(
+	url: string,
+	cookie: string,
+	fields: Record<string, string>,
+	files: Record<string, [path: string, name: string]>
+): Promise<{ status: number; body: any; ms: number }> {
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, ['-e', UPLOAD_CHILD, JSON.stringify({ url, cookie, fields, files })], { stdio: ['ignore', 'pipe', 'pipe'] });
+		let out = '';
+		let err = '';
+		child.stdout.on('data', (d) => (out += d));
+		child.stderr.on('data', (d) => (err += d));
+		child.on('error', reject);
+		child.on('exit', (code) => {
+			if (code !== 0) return reject(new Error(`the uploading client exited ${code}: ${err.slice(-2000)}`));
+			const r = JSON.parse(out) as { status: number; text: string; ms: number };
+			let body: unknown = r.text;
+			try {
+				body = JSON.parse(r.text);
+			} catch {
+				/* not JSON */
+			}
+			resolve({ status: r.status, body, ms: r.ms });
+		});
+	});
 }
 
 /** A multipart upload of `files` (field → [bytes, file name]) beside text `fields`, its status and body. */

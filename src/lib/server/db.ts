@@ -146,6 +146,9 @@ export async function copyRows(h: Database, tx: Tx, table: string, columns: read
 			parts = [];
 			size = 0;
 			await c.query(`copy ${target} from '/dev/blob'`, [], { blob });
+			// PGlite runs a statement synchronously and answers in a microtask: without a turn of
+			// the event loop between statements, a big graph's COPY held the thread for seconds.
+			await new Promise<void>((resolve) => setImmediate(resolve));
 		};
 		for (const chunk of chunks) {
 			parts.push(chunk);

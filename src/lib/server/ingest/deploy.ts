@@ -4,7 +4,7 @@
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
-import { analyzeGraphTables, digestGraph, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { analyzeGraphTables, digestGraphInTurns, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
 import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
@@ -220,7 +220,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
 	else if (columnEdges === null && !inferenceEnabled()) log.push('column lineage: not inferred (TRIBUTARY_LINEAGE_INFERENCE=0)');
 
-	const { digest, nodeDigests } = digestGraph(content);
+	const { digest, nodeDigests } = await digestGraphInTurns(content);
 	mark(p, 'digest');
 	if (req.into && req.unlessDigest === digest) {
 		return {
