@@ -11,7 +11,7 @@ import { parseCatalog } from './catalog';
 import { findBuildEntry } from '../thread-entry';
 import { IngestError } from './errors';
 import { planInference, type PlannedInference } from './inference-plan';
-import { parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
+import { parseManifestFile, type ManifestOptions, type ParsedEdge, type ParsedGraph, type ParsedNode } from './manifest';
 
 const THREAD_TAG = 'tributary-manifest-parse';
 
@@ -33,7 +33,79 @@ export interface ParsedUpload {
 	inference: PlannedInference | null;
 }
 
-type ThreadAnswer = { ok: true; upload: ParsedUpload } | { ok: false; ingest: { file: string; message: string; field?: string; status: number } | null; message: string };
+/**
+ * A ParsedUpload as the thread sends it: its big lists as JSON text in slices. Structured clone
+ * rebuilds every object of a message in one go on the receiving thread (a 30,000-node graph held
+ * the request thread for a third of a second there); strings cross as bytes, and the request
+ * thread parses one slice per turn of its event loop, answering other requests in between.
+ */
+interface SlicedUpload {
+	graph: Omit<ParsedGraph, 'nodes' | 'edges'>;
+	nodes: string[];
+	edges: string[];
+	/** JSON of [unique_id, columns][] slices. */
+	catalogColumns: string[] | null;
+	inference: PlannedInference | null;
+}
+
+type ThreadAnswer = { ok: true; upload: SlicedUpload } | { ok: false; ingest: { file: string; message: string; field?: string; status: number } | null; message: string };
+
+/** Nodes per slice, and the edges or catalog columns that weigh about as much. */
+const SLICE_NODES = 500;
+const SLICE_ITEMS = 10_000;
+
+function slices<T>(items: readonly T[], weight: (t: T) => number, budget: number): string[] {
+	const out: string[] = [];
+	let part: T[] = [];
+	let used = 0;
+	for (const t of items) {
+		part.push(t);
+		used += weight(t);
+		if (used >= budget) {
+			out.push(JSON.stringify(part));
+			part = [];
+			used = 0;
+		}
+	}
+	if (part.length) out.push(JSON.stringify(part));
+	return out;
+}
+
+function sliced(u: ParsedUpload): SlicedUpload {
+	const { nodes, edges, ...graph } = u.graph;
+	return {
+		graph,
+		nodes: slices(nodes, () => 1, SLICE_NODES),
+		edges: slices(edges, () => 1, SLICE_ITEMS),
+		catalogColumns: u.catalogColumns ? slices([...u.catalogColumns], ([, cols]) => 1 + cols.length, SLICE_ITEMS) : null,
+		inference: u.inference
+	};
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The thread's answer whole again, a slice per turn of the event loop. */
+async function unsliced(s: SlicedUpload): Promise<ParsedUpload> {
+	const nodes: ParsedNode[] = [];
+	const edges: ParsedEdge[] = [];
+	for (const part of s.nodes) {
+		for (const n of JSON.parse(part) as ParsedNode[]) nodes.push(n);
+		await nextTurn();
+	}
+	for (const part of s.edges) {
+		for (const e of JSON.parse(part) as ParsedEdge[]) edges.push(e);
+		await nextTurn();
+	}
+	let catalogColumns: ParsedUpload['catalogColumns'] = null;
+	if (s.catalogColumns) {
+		catalogColumns = new Map();
+		for (const part of s.catalogColumns) {
+			for (const [id, cols] of JSON.parse(part) as [string, { name: string; type?: string }[]][]) catalogColumns.set(id, cols);
+			await nextTurn();
+		}
+	}
+	return { graph: { ...s.graph, nodes, edges }, catalogColumns, inference: s.inference };
+}
 
 interface ThreadInput {
 	tag: typeof THREAD_TAG;
@@ -89,7 +161,7 @@ function parseUploadInline(bytes: Uint8Array, opts: ManifestOptions, extras: Upl
 
 function answerOf(input: ThreadInput): ThreadAnswer {
 	try {
-		return { ok: true, upload: parseUploadInline(input.bytes, input.opts, input.extras) };
+		return { ok: true, upload: sliced(parseUploadInline(input.bytes, input.opts, input.extras)) };
 	} catch (e) {
 		if (e instanceof IngestError) {
 			// The message is already "<file> (<field>): <problem>"; keep it whole.
@@ -182,7 +254,7 @@ export function parseManifestOffThread(
 		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array; catalogBytes?: Uint8Array }) => {
 			settled = true;
 			if (answer.bytes || answer.catalogBytes) takeBack?.(answer.bytes ?? bytes, answer.catalogBytes);
-			if (answer.ok) resolve(answer.upload);
+			if (answer.ok) unsliced(answer.upload).then(resolve, reject);
 			else if (answer.ingest) reject(new ThreadIngestError(answer.ingest.file, answer.ingest.message, answer.ingest.field, answer.ingest.status));
 			else reject(new Error(answer.message));
 			void worker.terminate();
