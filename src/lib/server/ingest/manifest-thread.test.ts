@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { IngestError } from './errors';
 import { parseManifest } from './manifest';
-import { manifestThreadBytes, parseManifestBytes, parseUploadBytes } from './manifest-thread';
+import { manifestThreadBytes, parseManifestBytes, parseUploadBytes, THREAD_NICE } from './manifest-thread';
 
 const REAL = ['jaffle-shop-1.12-duckdb-docs-generate', 'fivetran-sap-1.10.10-v12', 'jaffle-shop-1.9-bigquery-build'];
 const opts = { fileName: 'manifest.json', warehouse: 'main', defaultDatabase: null, selection: {} };
@@ -85,6 +86,33 @@ describeFixtures('manifests parsed on a worker thread', () => {
 			expect(upload.catalogColumns!.has('model.elsewhere.not_in_the_manifest')).toBe(false);
 			expect(upload.catalogColumns!.size).toBeGreaterThan(10);
 		}
+	});
+
+	it.runIf(process.platform === 'linux')('the thread parses at a lower priority, and the process keeps its own', async () => {
+		const before = getPriority();
+		const threads = () => readdirSync('/proc/self/task');
+		const known = new Set(threads());
+		let niced: number[] = [];
+		const bytes = new Uint8Array(readFileSync(fixture('fivetran-sap-1.10.10-v12', 'manifest.json')));
+		const parsing = parseManifestBytes(bytes, opts, 0);
+		// While it parses, the new threads of this process: the parse thread among them runs niced.
+		for (let i = 0; i < 200 && niced.length === 0; i++) {
+			await new Promise((r) => setTimeout(r, 5));
+			niced = threads()
+				.filter((t) => !known.has(t))
+				.map((t) => {
+					try {
+						const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+						return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+					} catch {
+						return NaN;
+					}
+				})
+				.filter((nice) => nice === Math.max(before, THREAD_NICE));
+		}
+		await parsing;
+		expect(niced.length).toBeGreaterThan(0);
+		expect(getPriority()).toBe(before);
 	});
 
 	const refusals = [

@@ -6,6 +6,7 @@
 // otherwise this module, which answers when loaded with the tag in its workerData. Loading the
 // server chunk this module is bundled into costs the thread more than the parse itself
 // (bench/README.md, "ingest"); the answer comes back by structured clone.
+import { getPriority, setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseCatalog } from './catalog';
 import { findBuildEntry } from '../thread-entry';
@@ -171,10 +172,22 @@ function answerOf(input: ThreadInput): ThreadAnswer {
 	}
 }
 
+/**
+ * The parse thread's nice value. On Linux it is the calling thread's own (not the process's): on a
+ * machine with few cores the parse gives way to the request thread, so other requests are answered
+ * while a big upload parses.
+ */
+export const THREAD_NICE = 10;
+
 /** A parse thread's whole work: answer its workerData, if it is ours. */
 export function answerThreadInput(): void {
 	if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) {
 		const input = workerData as ThreadInput;
+		try {
+			if (process.platform === 'linux') setPriority(Math.max(getPriority(), THREAD_NICE));
+		} catch {
+			// Not allowed here: the parse runs at the process's priority.
+		}
 		const answer = answerOf(input);
 		const back: { bytes?: Uint8Array; catalogBytes?: Uint8Array } = {};
 		const moved: ArrayBuffer[] = [];
