@@ -224,8 +224,11 @@ export function streamOversized(
 				const at = sent;
 				let body = '';
 				res.on('data', (d) => (body += d));
-				res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentBytes: at, ms: performance.now() - t0 }));
-				req.destroy();
+				res.on('end', () => {
+					resolve({ status: res.statusCode ?? 0, body, sentBytes: at, ms: performance.now() - t0 });
+					// The upload was never finished: this connection carries nothing more.
+					req.destroy();
+				});
 			}
 		);
 		req.on('error', (e) => {
