@@ -1,8 +1,8 @@
 // Bounds on what one request may ask of the server (issue 14, "every request bounded"): the
 // layout endpoint's work, and the size of what one upload may store. A request over a bound is
 // refused with 413 and a message naming the bound and the value found, before the work starts.
-// The upload bounds are read from the environment on each use (documented in the README's
-// configuration table), far above the largest real project measured.
+// The upload bounds are read from the environment on each use (docs/operating.md, "Upload
+// limits"), far above the largest real project measured.
 import type { LevelInput } from '$lib/lineage/canvas-sizes';
 import { ApiError } from './api-error';
 import { IngestError } from './ingest/errors';
