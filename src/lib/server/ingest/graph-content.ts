@@ -16,7 +16,7 @@ import { consumerExprReader } from './consumer-exprs';
 export type { UploadedFile } from './uploaded-file';
 
 export interface GraphInput {
-	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view. */
+	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view (the catalog's too). */
 	manifest: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
@@ -92,8 +92,11 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		},
 		{ catalog: input.catalog ?? null, plan: input.planInference ?? false },
 		undefined,
-		// Lent to the thread, not copied; the same bytes come back under the same file.
-		(bytes) => (input.manifest.bytes = bytes)
+		// Lent to the thread, not copied; the same bytes come back under the same files.
+		(bytes, catalogBytes) => {
+			input.manifest.bytes = bytes;
+			if (input.catalog && catalogBytes) input.catalog.bytes = catalogBytes;
+		}
 	);
 	const keptNodes = uploadRead.then((u) => new Set(u.graph.nodes.map((n) => n.uniqueId)) as ReadonlySet<string>);
 	// A refused manifest is reported through uploadRead; here its rejection must not go unhandled.
