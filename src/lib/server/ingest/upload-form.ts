@@ -1,6 +1,7 @@
 // Reads the multipart body of a deploy or preview: fields `path`, `descriptor`; files
 // `manifest` (required), `catalog`, `column_lineage`, `node_columns`, `run_results`, `project`.
 import { badRequest } from '../http';
+import { refuseJsonNul } from './json-nul';
 import { requireScriptPath } from '../paths';
 import { PIN_MODES, type PinMode, type SourceDeployRequest, type UploadedFile, type UploadRequest } from './deploy';
 
@@ -54,7 +55,7 @@ export async function readUploadForm(
 	}
 	const pin = (pinField ?? undefined) as PinMode | undefined;
 	const descriptorText = descriptor === null ? undefined : typeof descriptor === 'string' ? descriptor : await descriptor.text();
-	const manifest = await fileField(form, 'manifest');
+	const manifest = refuseJsonNul('manifest', await fileField(form, 'manifest'));
 	if (!manifest) {
 		const project = ctx.kind === 'deploy' ? await fileField(form, 'project') : undefined;
 		if (!project) {
@@ -73,10 +74,10 @@ export async function readUploadForm(
 		pin,
 		descriptor: descriptorText,
 		manifest,
-		catalog: await fileField(form, 'catalog'),
+		catalog: refuseJsonNul('catalog', await fileField(form, 'catalog')),
 		columnLineage: await fileField(form, 'column_lineage'),
 		nodeColumns: await fileField(form, 'node_columns'),
-		runResults: await fileField(form, 'run_results'),
+		runResults: refuseJsonNul('run_results', await fileField(form, 'run_results')),
 		project: await fileField(form, 'project')
 	};
 }

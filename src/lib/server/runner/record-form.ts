@@ -2,6 +2,7 @@
 // `run_results` (required), `manifest` and `log` (optional).
 import { badRequest } from '../http';
 import type { UploadedFile } from '../ingest/graph-content';
+import { refuseJsonNul } from '../ingest/json-nul';
 import type { RecordInput } from './record';
 
 const NAMES = { run_results: 'run_results.json', manifest: 'manifest.json', log: 'dbt.log' } as const;
@@ -34,13 +35,13 @@ export async function readRecordForm(request: Request, gatedPath: string): Promi
 	if (path !== gatedPath) throw badRequest(`path: the form names ${typeof path === 'string' ? path : 'a file'} after naming ${gatedPath}`);
 	const hash = form.get('script_hash');
 	if (hash !== null && typeof hash !== 'string') throw badRequest('script_hash: must be text (16 hexadecimal digits)');
-	const runResults = await fileField(form, 'run_results');
+	const runResults = refuseJsonNul('run_results', await fileField(form, 'run_results'));
 	if (!runResults) throw badRequest('run_results: the run_results.json file is required');
 	return {
 		path,
 		scriptHash: hash === null || hash === '' ? undefined : hash,
 		runResults,
-		manifest: await fileField(form, 'manifest'),
-		log: await fileField(form, 'log')
+		manifest: refuseJsonNul('manifest', await fileField(form, 'manifest')),
+		log: refuseJsonNul('log', await fileField(form, 'log'))
 	};
 }
