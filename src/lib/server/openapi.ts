@@ -218,9 +218,14 @@ const OPENLINEAGE_EVENT = {
 const WS = 'Workspace id ([a-z0-9-], at most 50 characters)';
 
 const HASH = { type: 'string', pattern: '^[0-9a-fA-F]{16}$' };
+/** A script path (paths.ts): u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-]. */
+const SCRIPT_PATH = { type: 'string', pattern: '^[uf](/[A-Za-z0-9_-]+){2,}$', maxLength: 255 };
+const WORKSPACE_ID = { type: 'string', pattern: '^[a-z0-9-]{1,50}$' };
 /** What the parsers accept for a query parameter of this name, wherever it appears (an op's own schema wins). */
 const QUERY_SCHEMAS: Record<string, Schema> = {
 	dbt_script_hash: HASH,
+	path: SCRIPT_PATH,
+	script_path: SCRIPT_PATH,
 	fields: { enum: ['full', 'shape'] },
 	include: { enum: ['scan'] },
 	status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
@@ -258,7 +263,7 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'post', path: '/api/workspaces', summary: 'Create a workspace; the caller becomes its admin', gate: 'instance admin',
-		body: obj({ id: str, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
+		body: obj({ id: WORKSPACE_ID, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
 	},
 	{ method: 'get', path: '/api/w/{ws}/users', summary: 'Members of the workspace', gate: 'workspace admin', ok: { status: 200, description: 'members' }, errors: [401, 403, 404] },
 	{
@@ -496,7 +501,7 @@ export function openapiDocument(): Record<string, unknown> {
 	for (const op of operations) {
 		const params: Schema[] = [];
 		for (const m of op.path.matchAll(/\{(\w+)\}/g)) {
-			params.push({ name: m[1], in: 'path', required: true, schema: UUID_PARAMS.has(m[1]) ? { type: 'string', format: 'uuid' } : HASH_PARAMS.has(m[1]) ? HASH : str, description: m[1] === 'ws' ? WS : undefined });
+			params.push({ name: m[1], in: 'path', required: true, schema: UUID_PARAMS.has(m[1]) ? { type: 'string', format: 'uuid' } : HASH_PARAMS.has(m[1]) ? HASH : m[1] === 'ws' ? WORKSPACE_ID : str, description: m[1] === 'ws' ? WS : undefined });
 		}
 		// A share link is a credential: declared as a security scheme of the operation, not as a plain parameter.
 		const viaLink = op.query?.view_token !== undefined;
