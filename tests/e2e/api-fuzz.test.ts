@@ -153,6 +153,7 @@ for (const backend of backends) {
 						'--no-color'
 					],
 					{ FUZZ_TOKEN: tokens[who] },
+					dir,
 					RUN_TIMEOUT_MS
 				);
 				expect(r.code, `schemathesis with the ${who} token:\n${failureReport(r.output)}`).toBe(0);

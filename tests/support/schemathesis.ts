@@ -30,11 +30,15 @@ export interface SchemathesisRun {
 	output: string;
 }
 
-/** Runs `schemathesis <args>`, killing it after `timeoutMs` (the run then fails with code null). */
-export function runSchemathesis(bin: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<SchemathesisRun> {
+/**
+ * Runs `schemathesis <args>` in `cwd` (where it and hypothesis keep their state), killing it
+ * after `timeoutMs` (the run then fails with code null).
+ */
+export function runSchemathesis(bin: string, args: string[], env: Record<string, string>, cwd: string, timeoutMs: number): Promise<SchemathesisRun> {
 	return new Promise((resolve, reject) => {
 		let output = '';
 		const proc = spawn(bin, args, {
+			cwd,
 			env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', NO_COLOR: '1', ...env },
 			stdio: ['ignore', 'pipe', 'pipe']
 		});
