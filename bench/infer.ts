@@ -9,7 +9,7 @@
 // threads run as in the built app: under tsx every thread would also carry the TypeScript loader.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { inferencePlan } from '../src/lib/lineage/infer/manifest';
-import { readIndexEdges, scoreEdges, type ScoredEdge } from '../src/lib/lineage/infer/score';
+import { readIndexEdges, scoreEdges, type ScoredEdge } from '../tests/support/infer-score';
 import { DEFAULT_THREADS, inferProject } from '../src/lib/server/inference/pool';
 import { bundleChildren, childJs, FIXTURES_DIR, metric, OUT, stat, type BenchResult, type Metric, type Row } from './lib';
 import { inferenceProject } from './projects';

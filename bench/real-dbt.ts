@@ -5,8 +5,10 @@
 //     through the BUILT app (its worker: sandbox, log tailing, progress rows, settlement) and
 //     directly (the same engine, the same profile, a fresh DuckDB file each), interleaved; the
 //     catalog pass (`dbt docs generate` after the build) is timed apart and left out of the ratio;
+//     The app is polled as the run page polls it (every 2 s);
 //   - event to API: from dbt writing a node's NodeFinished event (its JSON log, kept with the job
-//     directory) to jobs/run_progress showing the node's relation settled, polled every 50 ms.
+//     directory) to jobs/run_progress showing the node's relation settled, polled every 50 ms in
+//     a round of its own.
 // Records real_dbt_overhead_ratio_300, real_dbt_catalog_pass_seconds_300,
 // engine_provision_cold_seconds, engine_provision_hit_ms, real_dbt_event_latency_p95_ms.
 import { spawn } from 'node:child_process';
@@ -15,6 +17,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { generateProject } from '../src/lib/server/demo/generator';
 import { tarGz } from '../src/lib/server/demo/tarball';
+import { relationNameAssetPath } from '../src/lib/lineage/relation-path';
+import { childEnv } from '../src/lib/server/runner/profiles';
 import { EngineCache, engineSettingsFromEnv, type Provisioned } from '../src/lib/server/runner/engine/provision';
 import { backends, Client, freshDatabase, percentile, QUICK, startApp } from './app';
 import { metric, stat, type BenchResult, type Metric, type Row } from './lib';
@@ -52,18 +56,34 @@ function writeFiles(dir: string, files: Map<string, string | Uint8Array>): void 
 	}
 }
 
+/** Where a build's wall time went: before dbt's first log line, dbt's own span, after its last line. */
+interface Phases {
+	before: number;
+	dbt: number;
+	after: number;
+}
+
+/** The span of a dbt JSON log, epoch ms. */
+function logSpan(lines: string[]): { first: number; last: number } {
+	const ts = (l: string) => Date.parse((JSON.parse(l) as { info: { ts: string } }).info.ts);
+	return { first: ts(lines[0]), last: ts(lines[lines.length - 1]) };
+}
+
 /**
- * `dbt build` straight from the engine, on a fresh DuckDB file: the baseline. Asynchronous, so the
+ * `dbt build` straight from the engine, in a fresh project directory (as a job's is) on a DuckDB file that
+ * persists across the rounds (as the app's embedded warehouse does): the baseline. Asynchronous, so the
  * app's HTTP connections idle meanwhile are seen closing (a blocked event loop reuses a dead one).
  */
-async function directBuild(engine: Provisioned, files: Map<string, string | Uint8Array>, profile: string, database: string, schema: string): Promise<number> {
+async function directBuild(engine: Provisioned, files: Map<string, string | Uint8Array>, profile: string, warehouseFile: string, schema: string): Promise<{ seconds: number; phases: Phases }> {
 	const dir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-dbt-'));
 	try {
 		writeFiles(dir, files);
-		writeFileSync(path.join(dir, 'profiles.yml'), `${profile}:\n  target: bench\n  outputs:\n    bench:\n      type: duckdb\n      path: ${path.join(dir, `${database}.duckdb`)}\n      schema: ${schema}\n      threads: 4\n`);
+		writeFileSync(path.join(dir, 'profiles.yml'), `${profile}:\n  target: bench\n  outputs:\n    bench:\n      type: duckdb\n      path: ${warehouseFile}\n      schema: ${schema}\n      threads: 4\n`);
 		const t0 = performance.now();
+		const startedAt = Date.now();
 		const child = spawn(engine.dbtBin, ['build', '--project-dir', dir, '--profiles-dir', dir, '--log-format-file', 'json'], {
-			env: { PATH: process.env.PATH ?? '', HOME: dir, DBT_SEND_ANONYMOUS_USAGE_STATS: 'false', DBT_VERSION_CHECK: 'false', LANG: 'C.UTF-8' },
+			// The environment the runner gives dbt, so the two sides differ only by what the app does.
+			env: childEnv({ home: dir, warehouseEnv: {} }),
 			stdio: ['ignore', 'pipe', 'pipe']
 		});
 		let out = '';
@@ -73,7 +93,8 @@ async function directBuild(engine: Provisioned, files: Map<string, string | Uint
 		const s = (performance.now() - t0) / 1000;
 		// The demo fails one test by design (exit code 1); anything else is a broken baseline.
 		if (code !== 0 && code !== 1) throw new Error(`direct dbt build exited ${code}: ${out}`);
-		return s;
+		const span = logSpan(readFileSync(path.join(dir, 'logs', 'dbt.log'), 'utf8').split('\n').filter(Boolean));
+		return { seconds: s, phases: { before: (span.first - startedAt) / 1000, dbt: (span.last - span.first) / 1000, after: s - (span.last - startedAt) / 1000 } };
 	} finally {
 		rmSync(dir, { recursive: true, force: true });
 	}
@@ -81,18 +102,24 @@ async function directBuild(engine: Provisioned, files: Map<string, string | Uint
 
 interface ThroughApp {
 	seconds: number;
+	phases: Phases;
 	catalogSeconds: number | null;
 	latencies: number[];
 }
 
-/** A build through the app, its progress polled every 50 ms; what the job took without its catalog pass. */
-async function buildThroughApp(c: Client, jobsDir: string, scriptPath: string, warehouse: string): Promise<ThroughApp> {
+/**
+ * A build through the app, its progress polled every `pollMs` (the run page polls every 2 s; the
+ * latency round polls every 50 ms, which costs the app CPU that dbt would otherwise have, so its
+ * wall time is not used for the ratio); what the job took without its catalog pass.
+ */
+async function buildThroughApp(c: Client, jobsDir: string, scriptPath: string, warehouse: { name: string; defaultDatabase: string }, pollMs: number): Promise<ThroughApp> {
 	const queued = await c.post<{ job_id: string }>(`/api/w/${WS}/jobs/run/p/${scriptPath}`, { command: 'build' });
 	const id = queued.job_id;
 	const seen = new Map<string, number>();
 	for (;;) {
-		const now = Date.now();
 		const rows = (await c.ok<{ asset_path: string; status: string }[]>(`/api/w/${WS}/jobs/run_progress/${id}`)).body;
+		// When the answer arrived: the latency counted includes the poll's own round trip.
+		const now = Date.now();
 		for (const r of rows) if (r.status !== 'running' && !seen.has(r.asset_path)) seen.set(r.asset_path, now);
 		const job = (await c.ok<{ status: string; started_at: string; completed_at: string; result: { catalog_pass?: { seconds: number } } }>(`/api/w/${WS}/jobs/get/${id}?logs=false`)).body;
 		if (job.status !== 'queued' && job.status !== 'running') {
@@ -101,16 +128,21 @@ async function buildThroughApp(c: Client, jobsDir: string, scriptPath: string, w
 			const log = readFileSync(path.join(jobsDir, id, 'logs', 'build', 'dbt.log'), 'utf8').split('\n').filter(Boolean);
 			const latencies: number[] = [];
 			for (const line of log) {
-				const ev = JSON.parse(line) as { info: { name: string; ts: string }; data: { node_info?: { node_relation?: { database?: string; schema?: string; alias?: string } } } };
+				const ev = JSON.parse(line) as { info: { name: string; ts: string }; data: { node_info?: { node_relation?: { relation_name?: string } } } };
 				if (ev.info.name !== 'NodeFinished') continue;
-				const rel = ev.data.node_info?.node_relation;
-				if (!rel?.alias) continue;
-				const at = seen.get(`${warehouse}/${rel.database}/${rel.schema}/${rel.alias}`);
+				const relationName = ev.data.node_info?.node_relation?.relation_name;
+				// The same mapping the runner uses, so the key is the progress row's asset path.
+				const assetPath = relationName ? relationNameAssetPath(relationName, warehouse) : null;
+				const at = assetPath ? seen.get(assetPath) : undefined;
 				if (at !== undefined) latencies.push(at - Date.parse(ev.info.ts));
 			}
-			return { seconds: total - (catalog ?? 0), catalogSeconds: catalog, latencies };
+			if (pollMs <= 100 && !latencies.length) throw new Error(`no NodeFinished event matched a progress row: progress showed ${[...seen.keys()].slice(0, 3).join(', ') || 'nothing'}; the log named ${log.length} lines`);
+			const span = logSpan(log);
+			const started = Date.parse(job.started_at);
+			const seconds = total - (catalog ?? 0);
+			return { seconds, catalogSeconds: catalog, latencies, phases: { before: (span.first - started) / 1000, dbt: (span.last - span.first) / 1000, after: seconds - (span.last - started) / 1000 } };
 		}
-		await new Promise((r) => setTimeout(r, 50));
+		await new Promise((r) => setTimeout(r, pollMs));
 	}
 }
 
@@ -148,10 +180,11 @@ export async function run(): Promise<BenchResult> {
 		{ label: 'demo', path: 'f/bench/shop', files: demo.projectFiles as Map<string, string | Uint8Array>, profile: 'coffee_shop', database: 'demo', schema: 'analytics' },
 		...(QUICK ? [] : [{ label: '300', path: 'f/bench/layered', files: layeredProject(300) as Map<string, string | Uint8Array>, profile: 'layered', database: 'bench', schema: 'analytics' }])
 	];
-	const rounds = QUICK ? 1 : Number(process.env.BENCH_REAL_DBT_ROUNDS ?? 2);
+	const rounds = QUICK ? 1 : Number(process.env.BENCH_REAL_DBT_ROUNDS ?? 3);
 	for (const backend of backends().slice(0, 1)) {
 		const db = await freshDatabase(backend, 'realdbt');
 		const jobsDir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-jobs-'));
+		const directWarehouses = mkdtempSync(path.join(tmpdir(), 'tributary-bench-direct-'));
 		const app = await startApp(db, { TRIBUTARY_WORKER: '1', TRIBUTARY_ENGINE_DIR: ENGINE_DIR, TRIBUTARY_JOBS_DIR: jobsDir, TRIBUTARY_KEEP_JOB_DIRS: '1', TRIBUTARY_JOB_TIMEOUT_S: '3600' });
 		try {
 			const c = await Client.login(app.url);
@@ -171,20 +204,29 @@ export async function run(): Promise<BenchResult> {
 				const through: number[] = [];
 				const catalog: number[] = [];
 				const latencies: number[] = [];
+				const directPhases: Phases[] = [];
+				const throughPhases: Phases[] = [];
 				for (let r = 0; r < rounds; r++) {
 					say(`real-dbt: ${p.label}: round ${r + 1}: direct …`);
-					direct.push(await directBuild(engine, p.files, p.profile, p.database, p.schema));
+					const d = await directBuild(engine, p.files, p.profile, path.join(directWarehouses, `${p.database}.duckdb`), p.schema);
+					direct.push(d.seconds);
+					directPhases.push(d.phases);
 					say(`real-dbt: ${p.label}: round ${r + 1}: through the app …`);
-					const t = await buildThroughApp(c, jobsDir, p.path, `wh_${p.label}`);
+					const t = await buildThroughApp(c, jobsDir, p.path, { name: `wh_${p.label}`, defaultDatabase: p.database }, 2000);
 					through.push(t.seconds);
+					throughPhases.push(t.phases);
 					if (t.catalogSeconds !== null) catalog.push(t.catalogSeconds);
-					latencies.push(...t.latencies);
 				}
+				say(`real-dbt: ${p.label}: event latency round (progress polled every 50 ms) …`);
+				latencies.push(...(await buildThroughApp(c, jobsDir, p.path, { name: `wh_${p.label}`, defaultDatabase: p.database }, 50)).latencies);
 				const d0 = stat(direct);
 				const t1 = stat(through);
 				const ratio = t1.median / d0.median;
-				rows.push({ case: `${p.label}: dbt build directly (same engine, fresh DuckDB)`, seconds: `${d0.median.toFixed(1)} [${d0.min.toFixed(1)}–${d0.max.toFixed(1)}]` });
+				rows.push({ case: `${p.label}: dbt build directly (same engine, its own DuckDB file kept across rounds)`, seconds: `${d0.median.toFixed(1)} [${d0.min.toFixed(1)}–${d0.max.toFixed(1)}]` });
 				rows.push({ case: `${p.label}: dbt build through Tributary, without the catalog pass`, seconds: `${t1.median.toFixed(1)} [${t1.min.toFixed(1)}–${t1.max.toFixed(1)}]`, ratio: ratio.toFixed(2) });
+				const phase = (ps: Phases[]) => (['before', 'dbt', 'after'] as const).map((k) => `${k} ${stat(ps.map((x) => x[k])).median.toFixed(1)}`).join(', ');
+				rows.push({ case: `${p.label}: where the time went, directly (s: before dbt's first log line, dbt's span, after)`, seconds: phase(directPhases) });
+				rows.push({ case: `${p.label}: where the time went, through Tributary (from the job's start)`, seconds: phase(throughPhases) });
 				if (catalog.length) rows.push({ case: `${p.label}: the catalog pass (dbt docs generate + store)`, seconds: stat(catalog).median.toFixed(1) });
 				rows.push({ case: `${p.label}: NodeFinished written → jobs/run_progress shows it`, ms: `p50 ${percentile(latencies, 50).toFixed(0)}, p95 ${percentile(latencies, 95).toFixed(0)} (${latencies.length} events)` });
 				ratios.push({ name: `real_dbt_overhead_ratio_${p.label}`, value: ratio, note: 'through Tributary / directly, catalog pass apart' });
@@ -201,7 +243,9 @@ export async function run(): Promise<BenchResult> {
 		} finally {
 			await app.stop();
 			await db.drop();
-			rmSync(jobsDir, { recursive: true, force: true });
+			if (process.env.BENCH_KEEP_JOBS) say(`real-dbt: job directories kept in ${jobsDir}`);
+			else rmSync(jobsDir, { recursive: true, force: true });
+			rmSync(directWarehouses, { recursive: true, force: true });
 		}
 	}
 	return {

@@ -27,7 +27,9 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'canvas-columns': () => import('./canvas-columns'),
 	'producer-engine': () => import('./producer-engine'),
 	'real-dbt': () => import('./real-dbt'),
-	'lineage-peers': () => import('./lineage-peers')
+	'lineage-peers': () => import('./lineage-peers'),
+	fork: () => import('./fork'),
+	mcp: () => import('./mcp')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

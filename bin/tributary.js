@@ -15,6 +15,7 @@ const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/u
                  preview only: [--fail-on breaking|partial|unknown|never] [--format text|markdown] [--from REF]
        tributary deploy-sql <file.sql> --path <u/user/name|f/folder/name>
                  [--url URL] [--token TOKEN] [--workspace WS]
+       tributary mcp [--url URL] [--token TOKEN] [--workspace WS]   (an MCP server on stdio: see tributary mcp --help)
 
   Finds manifest.json, catalog.json, run_results.json and the column-lineage index
   (index/*.parquet or info_schema/v1/*.parquet) in <target-dir> and uploads them. Without an
@@ -42,6 +43,14 @@ const USAGE = `usage: tributary <deploy|preview|record> <target-dir> --path <u/u
 function fail(msg, code = 1) {
 	process.stderr.write(`tributary: ${msg}\n`);
 	process.exit(code);
+}
+
+// `mcp` serves MCP on stdio: its own options, and stdout belongs to the protocol.
+if (process.argv[2] === 'mcp') {
+	const { mcp } = await import('./mcp.js');
+	await mcp(process.argv.slice(3)).catch((e) => fail(e.message));
+	// Serves until the client closes stdin (mcp.js exits then); nothing below is for this command.
+	await new Promise(() => {});
 }
 
 // `record` takes options of its own (--log, --script-hash): hand it the raw arguments.
@@ -245,6 +254,7 @@ async function main() {
  */
 async function waitPin(workspace, headers, id) {
 	let offset = 0;
+	let toldRedacted = false;
 	for (;;) {
 		const res = await fetch(`${url}/api/w/${workspace}/jobs/get/${id}?log_offset=${offset}`, { headers });
 		if (res.status === 403) {
@@ -253,6 +263,10 @@ async function waitPin(workspace, headers, id) {
 		}
 		if (!res.ok) fail(`deploy job ${id}: ${res.status} ${await errorText(res)}`);
 		const j = await res.json();
+		if (j.redacted && !toldRedacted) {
+			toldRedacted = true;
+			process.stderr.write(`tributary: note: this token may deploy but not read the project (it needs scripts:read), so deploy job ${id}'s log is not shown; its outcome is\n`);
+		}
 		if (typeof j.logs === 'string' && j.logs) {
 			process.stderr.write(j.logs.split('\n').filter(Boolean).map((l) => `  | ${l}\n`).join(''));
 			offset = (j.log_from ?? offset) + j.logs.length;

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directComponents } from '../src/lib/lineage/components';
-import { namedGraphs } from '../src/lib/lineage/test-graphs';
+import { namedGraphs } from './support/test-graphs';
 import type { Database } from '../src/lib/server/db';
 import {
 	analyzeGraphTables,

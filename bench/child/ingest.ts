@@ -20,7 +20,7 @@ import { openDatabase, type Database } from '../../src/lib/server/db';
 import { readColumnLineage } from '../../src/lib/server/ingest/column-index';
 import { ingestUpload } from '../../src/lib/server/ingest/deploy';
 import { parseManifest } from '../../src/lib/server/ingest/manifest';
-import { IngestProfile } from '../../src/lib/server/ingest/profile';
+import { IngestProfile } from '../../src/lib/server/profile';
 import { insertAccount } from '../../src/lib/server/repo/accounts';
 import { upsertWarehouse } from '../../src/lib/server/repo/warehouses';
 import { createWorkspace } from '../../src/lib/server/repo/workspaces';

@@ -17,7 +17,7 @@ export async function startBridge(): Promise<{ url: string; seen: BridgeRequest[
 		const chunks: Buffer[] = [];
 		for await (const c of req) chunks.push(c as Buffer);
 		const headers: Record<string, string> = {};
-		for (const name of ['authorization', 'content-encoding']) {
+		for (const name of ['authorization', 'content-encoding', 'accept', 'mcp-protocol-version']) {
 			const v = req.headers[name];
 			if (typeof v === 'string') headers[name] = v;
 		}
@@ -31,7 +31,7 @@ export async function startBridge(): Promise<{ url: string; seen: BridgeRequest[
 		const retry = r.headers.get('retry-after');
 		if (retry) out['retry-after'] = retry;
 		res.writeHead(r.status, out);
-		res.end(typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
+		res.end(r.body === null ? undefined : typeof r.body === 'string' ? r.body : JSON.stringify(r.body));
 	});
 	await new Promise<void>((ok) => server.listen(0, '127.0.0.1', ok));
 	return {

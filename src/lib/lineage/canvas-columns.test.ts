@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { cardAnchor, cardRows, COLUMN_ROWS, columnsByAsset, link, producerVia, rowAnchor, rowsHeight, scanPath, tracePaths, type CardColumn, type Ends } from './canvas-columns';
 import { buildDbtColumnGraph, columnId, edgeKey } from './column-trace';
-import { col, edge, producer } from './trace-fixtures';
+import { col, edge, producer } from '../../../tests/support/trace-fixtures';
 
 const cols = (n: number): CardColumn[] => Array.from({ length: n }, (_, i) => ({ name: `c${i}`, type: 'int', id: `id${i}` }));
 const card = { id: 'dbt:main/s/orders', x: 100, y: 40, w: 220, h: 58 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { densestWindow, neighbourhood, stepAlong, within, type Box, type Depth } from './canvas-focus';
-import { namedGraphs } from './test-graphs';
+import { namedGraphs } from '../../../tests/support/test-graphs';
 
 // The named column graphs at model level: `a.x → b.x` is the edge a → b.
 function modelGraph(name: string) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canvasFromAssetGraph } from './canvas-model';
-import { syntheticProject } from './canvas-fixtures';
+import { syntheticProject } from '../../../tests/support/canvas-fixtures';
 import { ancestorsOf, buildGroupTree, collapse, cutOf, initialOpen, isGroupId, reveal, ROOT, unitEdges, unitOf } from './canvas-groups';
 import { CARD, LayoutCache, layoutLevels } from './canvas-layout';
 import { chooseOpen, composeCut, levelsOf, type Placed } from './canvas-view';

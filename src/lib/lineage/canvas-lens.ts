@@ -2,6 +2,7 @@
 // tests' state (the worst test wins). Each card falls in one legend entry; the legend lists the
 // entries of the lens with how many cards each holds. Pure: colours are CSS custom properties
 // named after the entry (`--lens-<lens>-<key>`), defined in the global stylesheet.
+import type { RunState, TestState } from '../types/canvas';
 
 export type Lens = 'none' | 'type' | 'materialization' | 'run' | 'tests';
 
@@ -24,8 +25,8 @@ export interface LensNode {
 	tests?: { error: number; warn: number };
 }
 
-export type RunState = 'running' | 'materialized' | 'failed' | 'passed' | 'warned' | 'skipped';
-export type TestState = 'fail' | 'warn' | 'pass';
+// The states are wire types (types/canvas.ts): the server sends them in page data.
+export type { RunState, TestState } from '../types/canvas';
 
 export interface LensEntry {
 	key: string;

@@ -3,6 +3,9 @@
 // graph is ~13 MB with SQL and columns; this is the few hundred KB the canvas is drawn from,
 // while a selection's details are read on demand.
 import type { AssetGraph, DbtProvenance } from '../types/asset-graph';
+import type { CanvasProject, CanvasWire } from '../types/canvas';
+
+export type { CanvasProject, CanvasWire } from '../types/canvas';
 
 export interface CanvasNode {
 	/** `dbt:<path>`, `ducklake:<path>` for assets; `script:<path>` for producer scripts. */
@@ -32,12 +35,6 @@ export interface CanvasEdge {
 	source: string;
 	target: string;
 	kind: 'ref' | 'read' | 'write';
-}
-
-export interface CanvasProject {
-	path: string;
-	hash: string | null;
-	modelCount: number;
 }
 
 export interface CanvasGraph {
@@ -165,23 +162,6 @@ export function canvasFromAssetGraph(g: AssetGraph, opts: { projectFilter?: (pat
 // 3000-model folder is 1.7 MB as objects. Repeated words (kinds, materializations, unique-id
 // prefixes, file directories, projects) go into one table, a unique id or file name that merely
 // repeats the relation's name is not repeated, and edges are index pairs.
-
-export interface CanvasWire {
-	v: 1;
-	digest: string;
-	hidden: number;
-	projects: CanvasProject[];
-	strings: string[];
-	/**
-	 * Per node: type (0 asset, 1 runnable), kind, path, resource type, materialized, unique-id
-	 * prefix, unique-id name (0 = the node's name), project, error tests, warn tests, tags
-	 * (0 = none), file directory (-1 = none), file name (0 = `<name>.sql`). Strings are
-	 * indexes into `strings`, -1 for absent.
-	 */
-	nodes: (number | string | number[])[][];
-	/** Flat triples: source index, target index, kind (0 ref, 1 read, 2 write). */
-	edges: number[];
-}
 
 const EDGE_KINDS = ['ref', 'read', 'write'] as const;
 

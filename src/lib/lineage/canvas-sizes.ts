@@ -1,5 +1,6 @@
 // The fixed sizes and the layout's input and output shapes, apart from the layout itself: the
 // page composes cuts with these, and must not pull the layout library into the browser.
+import type { Direction, LevelLayout } from '../types/canvas';
 
 /** Card sizes: the page gives xyflow these as width/height/measured so it never measures. */
 export const CARD = { w: 220, h: 58 } as const;
@@ -7,11 +8,7 @@ export const GROUP_CARD = { w: 240, h: 66 } as const;
 /** Space a frame (an open group) adds around its children: sides, and the header on top. */
 export const FRAME = { pad: 16, header: 34 } as const;
 
-/**
- * Which way the layers run: `LR` (sources on the left, the default every dbt tool uses) or
- * `TB` (sources on top). Each is laid out and cached on the server in its own right.
- */
-export type Direction = 'LR' | 'TB';
+export type { Direction, LevelLayout } from '../types/canvas';
 export const DIRECTIONS: readonly Direction[] = ['LR', 'TB'];
 export const isDirection = (v: unknown): v is Direction => v === 'LR' || v === 'TB';
 /** The cookie the page remembers the reader's direction in (read by the server for the first paint). */
@@ -25,13 +22,6 @@ export interface LevelInput {
 	children: LevelChild[];
 	/** Indexes into `children`, upstream first. */
 	edges: [number, number][];
-}
-
-export interface LevelLayout {
-	/** Top-left of each child, relative to the level's own top-left. */
-	pos: Record<string, [number, number]>;
-	w: number;
-	h: number;
 }
 
 /** The outer size of an open group drawn as a frame around a level of this size. */

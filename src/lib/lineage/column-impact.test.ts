@@ -12,7 +12,7 @@ import {
 } from './column-impact';
 import { columnId, downstreamOf, upstreamOf } from './column-trace';
 import type { ColumnEdgeLike } from './components';
-import { col, edge, producer, storageGraphsAsAnswers, traceFixtures } from './trace-fixtures';
+import { col, edge, producer, storageGraphsAsAnswers, traceFixtures } from '../../../tests/support/trace-fixtures';
 
 /** Back to the fixtures' `asset.column` spelling. */
 function refOf(e: { kind: string; asset_path: string; column: string }): string {

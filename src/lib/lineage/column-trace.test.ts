@@ -15,7 +15,7 @@ import {
 	TRACE,
 	traceScrollLeft
 } from './column-trace';
-import { col, edge, producer, storageGraphsAsAnswers, traceFixtures, type TraceFixture } from './trace-fixtures';
+import { col, edge, producer, storageGraphsAsAnswers, traceFixtures, type TraceFixture } from '../../../tests/support/trace-fixtures';
 
 const idOf = (ref: string) => {
 	const c = col(ref);

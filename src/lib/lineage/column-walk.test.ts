@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ColumnEdgeLike } from './components';
 import { COLUMN_LINEAGE_LIMIT, keepNearest, reachComponent, walkColumnComponent } from './column-walk';
-import { namedGraphs } from './test-graphs';
+import { namedGraphs } from '../../../tests/support/test-graphs';
 
 const show = (e: ColumnEdgeLike) => `${e.parentUniqueId}.${e.parentColumn}>${e.childUniqueId}.${e.childColumn}:${e.lineageKind}`;
 

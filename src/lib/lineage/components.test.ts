@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { directComponents } from './components';
-import { namedGraphs } from './test-graphs';
+import { namedGraphs } from '../../../tests/support/test-graphs';
 
 describe('directComponents', () => {
 	it.each(namedGraphs)('$name', ({ edges, components }) => {

@@ -5,7 +5,7 @@ import { OPENLINEAGE_REFERENCE, openLineageValidator } from '../../../tests/supp
 import type { RunEvent } from '../types/openlineage';
 import { datasetId, modelEvent, producerEvent, transformationsOf, type ModelEventInput, type OlNode } from './openlineage';
 import { sqlColumnUses } from './sql-clauses';
-import { namedGraphs } from './test-graphs';
+import { namedGraphs } from '../../../tests/support/test-graphs';
 
 const naming = { workspace: 'acme', defaultDatabase: new Map([['main', 'jaffle_shop'], ['bare', null]]) };
 const frame = { eventType: 'COMPLETE' as const, eventTime: '2026-01-01T00:00:00.000Z', runId: '00000000-0000-5000-8000-000000000001' };

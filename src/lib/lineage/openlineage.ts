@@ -1,6 +1,6 @@
 // A stored graph as OpenLineage RunEvents (spec 2-0-2): one job per dbt model, seed or snapshot
 // with its input and output datasets, and one per producer script. Pure: the server reads the
-// rows and applies the gates; this only maps. Naming (README "OpenLineage"):
+// rows and applies the gates; this only maps. Naming (docs/openlineage.md, "OpenLineage out"):
 //   dataset namespace  `<asset kind>://<workspace>/<warehouse or lake catalog>`
 //   dataset name       the rest of the asset path dotted, a dbt relation qualified with its
 //                      warehouse's default database when its path does not name one

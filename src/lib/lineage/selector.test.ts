@@ -5,7 +5,7 @@ import { parseManifest } from '../server/ingest/manifest';
 import { assetNodeId, scriptNodeId, type CanvasEdge, type CanvasNode } from './canvas-model';
 import { buildDbtColumnGraph, buildProducerColumnGraph, columnId, mergeColumnGraphs, type ColumnId } from './column-trace';
 import { columnUniverse, evaluateSelector, parseSelector, searchByName, selectorGraph, type CanvasNodeLike, type SelectorResult } from './selector';
-import { col, traceFixtures, type TraceFixture } from './trace-fixtures';
+import { col, traceFixtures, type TraceFixture } from '../../../tests/support/trace-fixtures';
 
 // ---------------------------------------------------------------------------------------------
 // A small canvas: dbt models, a source, a seed, a producer script and the lake table it writes.

@@ -12,7 +12,7 @@ import { getDatabase, type Database } from './db';
 import { ApiError, badRequest, forbidden, gone, notFound, unauthorized } from './http';
 import { isWorkspaceId, parseScriptPath } from './paths';
 import { getFolder } from './repo/folders';
-import { getJobView, isJobWithin, type JobView } from './repo/jobs';
+import { getJobView, isJobWithin, type JobListAccess, type JobView, type ScopePathFilter } from './repo/jobs';
 import { RETENTION, type GraphKey } from './repo/graph';
 import { graphExists, latestDbtVersion, versionByHash } from './repo/graph-diff';
 import { findVersion, lineageCandidatesSql, parseLineageCandidates, pinnedGraphOf, type LineageOwner, type ScriptPathFilter, type VersionRef } from './repo/lineage';
@@ -200,6 +200,15 @@ export function requireWorkspaceCreate(auth: AuthContext): void {
 	if (!authScopeAllows(auth, 'workspaces', 'write')) throw forbidden('this token lacks the scope workspaces:write');
 }
 
+/**
+ * Forking a workspace: an admin of the source (a fork carries every folder, so nothing less
+ * than reading all of them may copy them); a token also needs `workspaces:write`, as creating one does.
+ */
+export function requireFork(p: Principal): void {
+	if (!p.isAdmin) throw forbidden('only an admin of this workspace may fork it');
+	requireScope(p, 'workspaces', 'write');
+}
+
 /** The instance's stats (GET /api/admin/stats): an instance admin; a token of one also needs `instance:read`. */
 export function requireInstanceStats(auth: AuthContext): void {
 	if (!auth.instanceAdmin) throw forbidden('only an instance admin may read the instance stats');
@@ -330,7 +339,7 @@ export function requireScope(p: Principal, domain: string, action: string, path?
 	}
 }
 
-export type ScopePathFilter = { all: true } | { all: false; exact: string[]; prefixes: string[] };
+export type { ScopePathFilter } from './repo/jobs';
 
 /**
  * The paths a listing may return under `domain:action`, for filtering in SQL. Prefixes end
@@ -458,12 +467,7 @@ export function readablePathFilter(p: Principal): { all: boolean; folders: strin
 	};
 }
 
-/** What listJobs needs to apply the job read rule and the token's `jobs:read` paths in SQL. */
-export interface JobListAccess {
-	username: string;
-	readable: { all: boolean; folders: string[]; userPrefix: string };
-	scope: ScopePathFilter;
-}
+export type { JobListAccess } from './repo/jobs';
 
 /** The list half of job read access (share links open single jobs, never listings). */
 export function jobListAccess(p: Principal): JobListAccess {

@@ -228,30 +228,33 @@ class DbtLineageReader {
 type TestsOf = (assetPaths: string[]) => Promise<RelationTestRow[]>;
 
 /**
- * Walks from the start over the held dbt lineage and the producers' lineage; where the walk
- * reaches dbt columns whose components are not yet held (in any project describing them),
- * fetches those and walks again, until nothing new arrives. The tests of the listed relations
- * are read beside each round's lookup; the last round's are the answer's.
+ * Walks from the start over the held dbt lineage and the producers' lineage, each direction
+ * asked; where the walks reach dbt columns whose components are not yet held (in any project
+ * describing them), fetches those (for every direction in one lookup) and walks again, until
+ * nothing new arrives. The tests of the listed relations are read beside each round's lookup;
+ * the last round's are the answer's.
  */
 async function walkAcross(
 	q: ImpactQuery,
+	directions: readonly ImpactDirection[],
 	reader: DbtLineageReader,
 	producers: readonly ProducerLineageOf[],
 	visible: (path: string) => boolean,
 	testsOf: TestsOf,
 	opts: ImpactOptions
-): Promise<{ answer: ColumnImpactAnswer; startKnown: boolean }> {
+): Promise<{ answers: ColumnImpactAnswer[]; startKnown: boolean }> {
 	const start = { kind: q.kind, path: q.assetPath, column: q.column };
 	if (q.kind === 'dbt') await reader.add([{ path: q.assetPath, column: q.column }]);
 	for (let round = 1; ; round++) {
 		const ig = buildImpactGraph(reader.wireEdges(), producers);
-		const walk = walkColumnImpact(ig, start, q.direction, { limit: opts.limit ?? COLUMN_IMPACT_LIMIT, visible: (n) => visible(n.path) });
-		const reached = walk.columns.filter((c) => c.kind === 'dbt').map((c) => ({ path: c.asset_path, column: c.column }));
+		const walks = directions.map((d) => walkColumnImpact(ig, start, d, { limit: opts.limit ?? COLUMN_IMPACT_LIMIT, visible: (n) => visible(n.path) }));
+		const reached = walks.flatMap((w) => w.columns.filter((c) => c.kind === 'dbt').map((c) => ({ path: c.asset_path, column: c.column })));
 		const last = round >= MAX_ROUNDS;
-		const [grew, tests] = await Promise.all([last ? false : reader.add(reached), testsOf(impactRelations(walk.columns))]);
+		const [grew, tests] = await Promise.all([last ? false : reader.add(reached), testsOf(impactRelations(walks.flatMap((w) => w.columns)))]);
 		if (!grew) {
+			const cut = last && reader.unlooked(reached) > 0;
 			return {
-				answer: { ...walk, truncated: walk.truncated || (last && reader.unlooked(reached) > 0), tests: testsByRelation(tests) },
+				answers: walks.map((walk) => ({ ...walk, truncated: walk.truncated || cut, tests: testsByRelation(tests) })),
 				startKnown: ig.graph.nodes.has(columnId(start.kind, start.path, start.column))
 			};
 		}
@@ -273,8 +276,25 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * a 400.
  */
 export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const walk = await unpinnedWalk(h, p, q);
+	if (!walk) return noImpact();
+	return answer(h, q, walk.reader, walk.producers, assetPathGate(p), walk.testsOf, opts);
+}
+
+/**
+ * The walk of one column both ways (an MCP trace): both directions walked round by round over
+ * ONE reader, each round's lookup shared. No tests are read (a trace does not list them).
+ */
+export async function unpinnedColumnTrace(h: Database, p: Principal, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
+	const walk = await unpinnedWalk(h, p, q);
+	if (!walk) return directions.map(noImpact);
+	return answers(h, q, directions, walk.reader, walk.producers, assetPathGate(p), async () => [], opts);
+}
+
+/** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
+async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
 	const named = await readableVersion(h, p, q.scriptHash);
-	if (named && !authoredShownOf(p, named.path)) return noImpact();
+	if (named && !authoredShownOf(p, named.path)) return null;
 	const filter = authoredPathFilter(p);
 	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
 	// The producers' rows and the start column's dbt lineage do not depend on each other.
@@ -282,10 +302,10 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind !== 'dbt') {
 		const pg = buildImpactGraph([], producers).graph;
-		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return noImpact();
+		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return null;
 		if (!pg.nodes.has(columnId(q.kind, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return answer(h, q, reader, producers, assetPathGate(p), (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named), opts);
+	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named) };
 }
 
 async function answer(
@@ -297,13 +317,27 @@ async function answer(
 	testsOf: TestsOf,
 	opts: ImpactOptions
 ): Promise<ColumnImpactAnswer> {
-	const walked = await walkAcross(q, reader, producers, visible, testsOf, opts);
+	return (await answers(h, q, [q.direction], reader, producers, visible, testsOf, opts))[0];
+}
+
+/** answer() for several directions, walked round by round together (one lookup per round for all). */
+async function answers(
+	h: Database,
+	q: ImpactQuery,
+	directions: readonly ImpactDirection[],
+	reader: DbtLineageReader,
+	producers: readonly ProducerLineageOf[],
+	visible: (path: string) => boolean,
+	testsOf: TestsOf,
+	opts: ImpactOptions
+): Promise<ColumnImpactAnswer[]> {
+	const walked = await walkAcross(q, directions, reader, producers, visible, testsOf, opts);
 	if (q.kind === 'dbt') {
 		const owners = reader.ownersOf.get(q.assetPath) ?? [];
-		if (owners.length === 0) return noImpact();
+		if (owners.length === 0) return directions.map(noImpact);
 		if (!walked.startKnown && !(await relationHasColumn(h, owners, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return walked.answer;
+	return walked.answers;
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */

@@ -265,6 +265,21 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/workspaces', summary: 'Create a workspace; the caller becomes its admin', gate: 'instance admin',
 		body: obj({ id: WORKSPACE_ID, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
 	},
+	{
+		method: 'post', path: '/api/w/{ws}/fork', summary: "Fork the workspace: a new one with its folders, grants, groups, members, warehouses (without secrets) and every path's newest live version with its graph, column lineage and producers; the caller becomes its admin",
+		gate: 'workspace admin (a token also needs workspaces:write)',
+		body: obj({ id: str, name: str }, ['id']),
+		ok: { status: 201, description: 'the fork and what it copied', schema: obj({ id: str, name: str, forked_from: str, copied: { type: 'object' } }) },
+		errors: [400, 401, 403, 404, 409]
+	},
+	{
+		method: 'post', path: '/api/w/{ws}/mcp', summary: 'The MCP server (streamable HTTP, stateless, JSON answers): tools search_assets, get_asset, trace_column, column_impact, diff, run_status over the same gated reads as this API (docs/mcp.md)',
+		gate: 'member; each tool the gate of its HTTP read (assets:read, scripts:read, jobs:read …)',
+		body: { type: 'object', description: 'a JSON-RPC 2.0 request of the Model Context Protocol' },
+		ok: { status: 200, description: 'the JSON-RPC answer (202 for a notification)' }, errors: [400, 401, 404, 406, 413]
+	},
+	{ method: 'get', path: '/api/w/{ws}/mcp', summary: 'Not served: the MCP endpoint is stateless (no server stream)', gate: 'member', ok: { status: 405, description: 'POST only' }, errors: [401, 404] },
+	{ method: 'delete', path: '/api/w/{ws}/mcp', summary: 'Not served: the MCP endpoint keeps no session', gate: 'member', ok: { status: 405, description: 'POST only' }, errors: [401, 404] },
 	{ method: 'get', path: '/api/w/{ws}/users', summary: 'Members of the workspace', gate: 'workspace admin', ok: { status: 200, description: 'members' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/users', summary: 'Create the account if new and add the member', gate: 'workspace admin',

@@ -1,4 +1,4 @@
-// The OpenLineage export (README "OpenLineage") between the routes and the repo: a deployed
+// The OpenLineage export (docs/openlineage.md, "OpenLineage out") between the routes and the repo: a deployed
 // version's graph as one COMPLETE RunEvent per dbt node plus one per producer around it, and a
 // run's events (START and COMPLETE/FAIL/ABORT per node, inside the run's own START/end). The
 // gates are access.ts's; the mapping is src/lib/lineage/openlineage.ts. A version's events are

@@ -1,7 +1,7 @@
 // The head of an upload: the path it writes, known before its files are read, so the write gate
 // refuses a caller before a gigabyte arrives (issue 14, finding 6). The path comes from the
 // query (`?path=`) or from the multipart's text fields before its first file part (the CLI and
-// the README's curl send it first); the rest of the body stays unread until the gate passed.
+// the curl in docs/deploying.md send it first); the rest of the body stays unread until the gate passed.
 import { badRequest } from './http';
 
 /** Text fields before the first file may take this much of the body, no more. */

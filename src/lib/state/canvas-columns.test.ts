@@ -4,7 +4,7 @@ import { layoutLevels } from '$lib/lineage/canvas-layout';
 import { assetNodeId, digestOf, scriptNodeId, type CanvasEdge, type CanvasNode } from '$lib/lineage/canvas-model';
 import { levelsOf } from '$lib/lineage/canvas-view';
 import { columnId, edgesAmong } from '$lib/lineage/column-trace';
-import { col, edge, producer, traceFixtures } from '$lib/lineage/trace-fixtures';
+import { col, edge, producer, traceFixtures } from '../../../tests/support/trace-fixtures';
 import type { ColumnLineageAnswer, ColumnLineageEdge, DbtProvenance, GraphRunnable } from '$lib/types/asset-graph';
 import { CanvasState } from './canvas.svelte';
 import { CanvasColumns } from './canvas-columns.svelte';

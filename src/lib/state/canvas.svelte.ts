@@ -10,6 +10,7 @@ import type { CanvasGraph, CanvasNode } from '$lib/lineage/canvas-model';
 import { composeCut, levelKey, levelsOf, type ComposedCut, type Placed } from '$lib/lineage/canvas-view';
 import { evaluateSelector, selectorGraph, type SelectorResult } from '$lib/lineage/selector';
 import type { ColumnSearch } from './column-search.svelte';
+import type { NodeStatus } from '$lib/types/canvas';
 
 export type LayoutFetcher = (levels: LevelInput[], direction: Direction) => Promise<Record<string, LevelLayout>>;
 
@@ -20,12 +21,7 @@ export interface FlowApi {
 	getViewport: () => { x: number; y: number; zoom: number };
 }
 
-/** A relation's state in a run, as the run page colours it. */
-export interface NodeStatus {
-	status: 'running' | 'materialized' | 'failed' | 'passed' | 'warned' | 'skipped';
-	rowCount?: number;
-	error?: string;
-}
+export type { NodeStatus } from '$lib/types/canvas';
 
 export interface CanvasInit {
 	canvas: CanvasGraph;

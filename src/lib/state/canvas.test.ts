@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { syntheticProject } from '$lib/lineage/canvas-fixtures';
+import { syntheticProject } from '../../../tests/support/canvas-fixtures';
 import { buildGroupTree, cutOf, isGroupId } from '$lib/lineage/canvas-groups';
 import { layoutLevels, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { digestOf } from '$lib/lineage/canvas-model';

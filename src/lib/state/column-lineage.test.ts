@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { assetColumns, columnId, edgeKey } from '$lib/lineage/column-trace';
-import { edge } from '$lib/lineage/trace-fixtures';
+import { edge } from '../../../tests/support/trace-fixtures';
 import type { ColumnLineageAnswer } from '$lib/types/asset-graph';
 import { ColumnLineage, httpLineageFetcher, type LineagePin } from './column-lineage.svelte';
 

@@ -2,7 +2,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { assetNodeId, digestOf, scriptNodeId, toWire, type CanvasGraph, type CanvasNode } from '$lib/lineage/canvas-model';
 import { columnId } from '$lib/lineage/column-trace';
 import type { DeepLink } from '$lib/lineage/deep-link';
-import { dbtPath, edge, producer } from '$lib/lineage/trace-fixtures';
+import { dbtPath, edge, producer } from '../../../tests/support/trace-fixtures';
 import type { ColumnLineageAnswer } from '$lib/types/asset-graph';
 import { NOT_FOUND } from './deep-link.svelte';
 import { LineagePage } from './lineage-page.svelte';

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { edge, producer } from '$lib/lineage/trace-fixtures';
+import { edge, producer } from '../../../tests/support/trace-fixtures';
 import type { ColumnLineageAnswer, DbtProvenance, ModelColumnLineage } from '$lib/types/asset-graph';
 import { ColumnTraceView, lineageNotice, RelationDetails, TRACE_CULL_MIN, TraceWindow, type LineageNotice } from './details.svelte';
 

@@ -11,7 +11,7 @@
 // cursor is known or the row count disagrees), merged by relation.
 import { JOB_LOG_TAIL, type JobDetail, type JobPoll, type RunProgressChanges, type RunProgressItem } from '$lib/types/jobs';
 import { untrack } from 'svelte';
-import type { NodeStatus } from './canvas.svelte';
+export { runStatuses } from '$lib/lineage/run-status';
 
 export type JsonFetcher = (url: string) => Promise<unknown>;
 
@@ -68,55 +68,6 @@ export function mergeJobLog(held: JobDetail | null, heldLength: number | null, a
 		return { job: { ...job, logs, logs_truncated: truncated }, logLength: log_length };
 	}
 	return { job: { ...job, logs_truncated: log_from > 0 }, logLength: log_length };
-}
-
-/** dbt's outcome words and our progress words, as the canvas colours them. */
-function outcomeStatus(outcome: string): NodeStatus['status'] | null {
-	switch (outcome) {
-		case 'passed':
-			return 'passed';
-		case 'failed':
-		case 'unknown':
-			return 'failed';
-		case 'warned':
-			return 'warned';
-		case 'skipped':
-		case 'no_op':
-			return 'skipped';
-		default:
-			return null;
-	}
-}
-
-interface ResultNode {
-	unique_id: string;
-	outcome: string;
-	rows_affected?: number;
-	message?: string;
-}
-
-/** Statuses by canvas node id: live progress by relation, then the settled result by unique id. */
-export function runStatuses(
-	progress: readonly RunProgressItem[],
-	result: Record<string, unknown> | null,
-	nodeOfUniqueId: (uid: string) => string | undefined
-): Map<string, NodeStatus> {
-	const out = new Map<string, NodeStatus>();
-	for (const p of progress) {
-		out.set(`${p.asset_kind}:${p.asset_path}`, { status: p.status, rowCount: p.row_count, error: p.error });
-	}
-	const nodes = Array.isArray(result?.nodes) ? (result!.nodes as ResultNode[]) : [];
-	for (const n of nodes) {
-		const id = nodeOfUniqueId(n.unique_id);
-		const st = outcomeStatus(n.outcome);
-		if (!id || !st) continue;
-		const prev = out.get(id);
-		// A built model keeps its row count; a test's outcome lands on the relation it tests
-		// only when it is worse than what the relation already shows.
-		if (st === 'passed' && prev?.status === 'materialized') continue;
-		out.set(id, { status: st === 'passed' && n.rows_affected !== undefined ? 'materialized' : st, rowCount: n.rows_affected ?? prev?.rowCount, error: n.message ?? prev?.error });
-	}
-	return out;
 }
 
 export class RunLive {

@@ -5,7 +5,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { inferencePlan, resolverOf } from './index';
 import { inferModel, modelEdges } from './infer';
-import { readIndexEdges, scoreEdges, type EdgeScore, type ScoredEdge } from './score';
+import { readIndexEdges, scoreEdges, type EdgeScore, type ScoredEdge } from '../../../../tests/support/infer-score';
 
 const JAFFLE = 'jaffle-shop-1.12-duckdb-docs-generate';
 const loadJaffle = () => inferencePlan(JSON.parse(readFileSync(fixture(JAFFLE, 'manifest.json'), 'utf8')), JSON.parse(readFileSync(fixture(JAFFLE, 'catalog.json'), 'utf8')));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { inferencePlan } from '../../lineage/infer/index';
-import { readIndexEdges, scoreEdges } from '../../lineage/infer/score';
+import { readIndexEdges, scoreEdges } from '../../../../tests/support/infer-score';
 import { inferProject } from './pool';
 
 describeFixtures('column lineage inference coverage on the real fixtures', () => {

@@ -5,7 +5,7 @@
 import { requireCatalogBytes } from '../limits';
 import { IngestError } from './errors';
 import { decodeUtf8Bytes } from './manifest';
-import type { UploadedFile } from './graph-content';
+import type { UploadedFile } from './uploaded-file';
 
 export interface ParsedCatalog {
 	/** The parsed JSON, as inferencePlan takes it. */

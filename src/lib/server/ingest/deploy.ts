@@ -9,13 +9,13 @@ import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
-import { processWorker } from '../runner/worker';
+import { wakeWorker } from '../wake-worker';
 import { planInference, type PlannedInference } from './inference-plan';
 import { parseDescriptor } from './descriptor';
 import { buildGraphContent, decodeUtf8, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
-import { mark, type IngestProfile } from './profile';
+import { mark, type IngestProfile } from '../profile';
 import { IngestError } from './errors';
 import { adapterPackage, EngineSpecError } from '../dbt-engine-spec';
 
@@ -324,7 +324,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		return { jobId: id, lineageJobId, pendingPublish };
 	});
 	mark(p, 'commit');
-	if (lineageJobId || pin) processWorker()?.kick();
+	if (lineageJobId || pin) wakeWorker();
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, measured 4× slower on a
 	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
@@ -411,7 +411,7 @@ export async function queueSourceDeploy(h: Database, req: SourceDeployRequest): 
 			logs: log.join('\n') + '\n'
 		});
 	});
-	processWorker()?.kick();
+	wakeWorker();
 	return {
 		hash: hashToHex(hash),
 		job_id: jobId,

@@ -8,12 +8,10 @@ import { IngestError } from './errors';
 import { requireManifestBytes } from '../limits';
 import { parseUploadBytes } from './manifest-thread';
 import { decodeUtf8Bytes, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
-import { mark, type IngestProfile } from './profile';
+import { mark, type IngestProfile } from '../profile';
+import type { UploadedFile } from './uploaded-file';
 
-export interface UploadedFile {
-	name: string;
-	bytes: Uint8Array;
-}
+export type { UploadedFile } from './uploaded-file';
 
 export interface GraphInput {
 	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view. */

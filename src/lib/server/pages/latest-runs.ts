@@ -11,7 +11,7 @@ import { getJobPayloadWithoutLog, listJobs, progressOf } from '$lib/server/repo/
 import { pinnedGraphOf, testOwnersOf } from '$lib/server/repo/lineage';
 import { testStatusesByOwner, type RunState, type TestState } from '$lib/lineage/canvas-lens';
 import { assetNodeId, scriptNodeId } from '$lib/lineage/canvas-model';
-import { runStatuses } from '$lib/state/run-live.svelte';
+import { runStatuses } from '$lib/lineage/run-status';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { LatestRuns } from '$lib/types/canvas';
 

@@ -5,20 +5,15 @@ import { createHash, type Hash } from 'node:crypto';
 import { and, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import type { GraphNodeInput } from '$lib/lineage/asset-graph';
-import type { ModelOutcomeKind } from '$lib/types/asset-graph';
 import { directComponents } from '$lib/lineage/components';
 import type { Database, Tx } from '../db';
 import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
-import { mark, type IngestProfile } from '../ingest/profile';
+import { mark, type IngestProfile } from '../profile';
 import { dbtColumnEdge, dbtEdge, dbtGraphColumn, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
+import type { GraphKey, StoredModelOutcome } from './graph-key';
 import { deleteEndedPlans, pruneInferCache } from './inference';
 
-export interface GraphKey {
-	workspace: string;
-	scriptPath: string;
-	scriptHash: bigint | null;
-	jobId: string;
-}
+export type { GraphKey, StoredModelOutcome } from './graph-key';
 
 /** A dbt_node row to store: the node as the asset graph reads it, plus the incremental key. */
 export type NodeRow = GraphNodeInput & { uniqueKey: string | null };
@@ -319,15 +314,6 @@ export function assignComponents(rows: ColumnEdgeRow[]): ColumnEdgeRow[] {
 	const comps = directComponents(rows);
 	for (let i = 0; i < rows.length; i++) rows[i].component = comps[i];
 	return rows;
-}
-
-/** One model's inference outcome as dbt_node.column_lineage stores it. */
-export interface StoredModelOutcome {
-	outcome: ModelOutcomeKind;
-	message: string | null;
-	line: number | null;
-	column: number | null;
-	untraced: { column: string; reason: string }[];
 }
 
 /**

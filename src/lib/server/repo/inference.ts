@@ -7,7 +7,7 @@ import type { JobStatus } from '../../types/jobs';
 import type { Database, Tx } from '../db';
 import { toNumber } from '../db';
 import { dbtGraphSnapshot, inferCache, job, lineagePlan } from '../schema';
-import type { GraphKey, StoredModelOutcome } from './graph';
+import type { GraphKey, StoredModelOutcome } from './graph-key';
 
 /** Cache entries unused for this many days are dropped by the retention sweep. */
 export const INFER_CACHE_DAYS = 30;

@@ -3,7 +3,6 @@
 import { randomUUID } from 'node:crypto';
 import { and, desc, eq, sql, type SQL } from 'drizzle-orm';
 import type { JobKind, JobStatus, ProgressStatus } from '../../types/jobs';
-import type { JobListAccess } from '../access';
 import { toNumber, type Database, type Tx } from '../db';
 import { dbtRunProgress, job } from '../schema';
 
@@ -209,6 +208,16 @@ export interface JobListRow {
 	createdBy: string;
 	createdAt: Date;
 	completedAt: Date | null;
+}
+
+/** A token's narrowing of a domain's paths, as data for SQL (built by scopePathFilter in access.ts). */
+export type ScopePathFilter = { all: true } | { all: false; exact: string[]; prefixes: string[] };
+
+/** What listJobs needs to apply the job read rule and the token's `jobs:read` paths in SQL (built by jobListAccess in access.ts). */
+export interface JobListAccess {
+	username: string;
+	readable: { all: boolean; folders: string[]; userPrefix: string };
+	scope: ScopePathFilter;
 }
 
 /**

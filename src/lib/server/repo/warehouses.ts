@@ -4,6 +4,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Database } from '../db';
 import { warehouse } from '../schema';
+import { FORK_UNSET_SECRET } from './fork';
 import { isSealed, openSecret, sealSecret, secretKeys, secretPlace, SecretUnreadable } from '../secret-box';
 
 export const SECRET_MASK = '***';
@@ -105,7 +106,17 @@ export async function getWarehouseWithSecrets(h: Database, ws: string, name: str
 	const secrets: Record<string, string> = {};
 	if (Object.keys(stored).length) {
 		const keys = await secretKeys(h);
-		for (const [k, v] of Object.entries(stored)) if (typeof v === 'string') secrets[k] = openSecret(keys, secretPlace(ws, r.name, k), v).value;
+		const unset: string[] = [];
+		for (const [k, v] of Object.entries(stored)) {
+			if (typeof v !== 'string') continue;
+			secrets[k] = openSecret(keys, secretPlace(ws, r.name, k), v).value;
+			if (secrets[k] === FORK_UNSET_SECRET) unset.push(k);
+		}
+		if (unset.length) {
+			throw new SecretUnreadable(
+				`the warehouse "${r.name}" came with this workspace's fork without its secrets (${unset.sort().join(', ')}): a workspace admin sets them under Settings → Warehouses before anything runs against it`
+			);
+		}
 	}
 	return { name: r.name, defaultDatabase: r.defaultDatabase, settings: asObject(r.settings), secrets };
 }

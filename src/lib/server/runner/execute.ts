@@ -45,6 +45,7 @@ import { failureSummary, isRetryable, mergeNodes, parseRunResults, runResultOf, 
 import { storeOwnGraph } from './run-graph';
 import { engineForJob, EngineRefused, type JobEngine } from './engine/for-job';
 import { declaresPackages, PACKAGE_LOCK, readPackageLock, restorePackages, savePackages } from './engine/packages';
+import type { Engine } from './engine/provision';
 import { createJobDirs, jobDirs, removeJobDirs, unpackProject, type JobDirs } from './workdir';
 import { warehousesRoot, withEmbeddedPath } from './embedded-warehouse';
 
@@ -338,7 +339,10 @@ export async function setupProject(
 		throw e;
 	}
 	try {
-		const engine = await detectEngineIn(ctx, dbt.dbtBin, dirs, env, network, embedded.writable);
+		// A provisioned engine was verified when it was built and its versions are its key: asking it
+		// `dbt --version` again would cost a whole Python start per job. An engine the operator
+		// brought (DBT_BIN, Fusion) is asked.
+		const engine = dbt.provisioned ? provisionedEngineInfo(dbt.provisioned) : await detectEngineIn(ctx, dbt.dbtBin, dirs, env, network, embedded.writable);
 		checkpoint(ctx, 'preparation');
 		log.say(`engine: ${engine.name} ${engine.version}${engine.emitsNodeEvents ? '' : ' (no live node events: progress settles when the run ends)'}`);
 		if (lock && dbt.source === 'dbt_bin' && lock.engine_version !== engine.version) {
@@ -361,6 +365,12 @@ export async function setupProject(
 		await dbt.release();
 		throw e;
 	}
+}
+
+/** What `dbt --version` would say of an engine this worker provisioned. */
+export function provisionedEngineInfo(e: Pick<Engine, 'coreVersion' | 'adapterType' | 'adapterVersion'>): EngineInfo {
+	const one = e.coreVersion.startsWith('1.');
+	return { name: 'dbt-core', version: e.coreVersion, writesIndex: one ? false : null, emitsNodeEvents: one, adapter: e.adapterType, adapterVersion: e.adapterVersion };
 }
 
 /** `dbt --version` of the engine, inside the sandbox as every invocation is. */

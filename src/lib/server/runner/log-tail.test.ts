@@ -1,7 +1,7 @@
 // The live progress reader on REAL recorded dbt JSON logs: fed in random chunk sizes it must
 // produce exactly what one whole-file pass produces, and its relations must be the paths the
 // manifest ingest gives the same nodes.
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -188,5 +188,23 @@ describe('followLog', () => {
 		await f.finish();
 		expect(seen).toEqual([...first, 'again 1', 'again 2', 'partial line']);
 		expect(f.stats().resets).toBe(1);
+	});
+
+	it('reads a line when the file changes, not when its interval comes round', async () => {
+		// The file is missing at first (its folder is there: the runner watches once dbt made it).
+		const file = path.join(dir, 'later', 'dbt.log');
+		mkdirSync(path.dirname(file));
+		const seen: string[] = [];
+		const f = followLog(file, (lines) => void seen.push(...lines), { intervalMs: 60_000 });
+		try {
+			await new Promise((r) => setTimeout(r, 100));
+			appendFileSync(file, 'first\n');
+			// With only the interval, nothing would be read for a minute.
+			await expect.poll(() => seen, { timeout: 10_000 }).toEqual(['first']);
+			appendFileSync(file, 'second\nthird\n');
+			await expect.poll(() => seen, { timeout: 10_000 }).toEqual(['first', 'second', 'third']);
+		} finally {
+			await f.stop();
+		}
 	});
 });

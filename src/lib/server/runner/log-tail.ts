@@ -1,7 +1,9 @@
 // Following dbt's JSON event log while dbt writes it. The reader lives in the worker process,
 // outside any limit the child runs under, so everything it holds is bounded: one read per tick,
 // one line's worth of carry-over. A project's macro can print anything into a log line.
+import { watch, type FSWatcher } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import path from 'node:path';
 
 /** Bytes taken from the file per read. */
 export const LOG_READ_MAX_BYTES = 1 << 20;
@@ -104,10 +106,16 @@ export interface LogFollower {
 	stats(): { skippedLines: number; resets: number; bytesRead: number };
 }
 
+/** After the file changes, how soon it is read: a burst of writes is read in one pass. */
+const CHANGE_DELAY_MS = 20;
+
 /**
  * Follows `file` from offset 0 as it grows, handing complete lines to `onLines` (awaited, so a
  * slow consumer slows the reader rather than piling lines up). A file that is missing is waited
- * for; a file that shrank was rewritten, so the offset and any partial line are dropped.
+ * for; a file that shrank was rewritten, so the offset and any partial line are dropped. The
+ * kernel tells when the file changes (inotify, through fs.watch on its folder), so a node's
+ * event is read within moments of dbt writing it; the interval is the fallback where watching
+ * is not possible.
  */
 export function followLog(file: string, onLines: (lines: string[]) => Promise<void> | void, opts: FollowOptions = {}): LogFollower {
 	const intervalMs = opts.intervalMs ?? 200;
@@ -121,6 +129,30 @@ export function followLog(file: string, onLines: (lines: string[]) => Promise<vo
 	let stopped = false;
 	let timer: NodeJS.Timeout | null = null;
 	let wake: (() => void) | null = null;
+	let watcher: FSWatcher | null = null;
+	let changed = false;
+
+	/** Watches the file's folder once it exists (dbt creates it when it starts). */
+	function startWatching(): void {
+		if (watcher || stopped) return;
+		try {
+			watcher = watch(path.dirname(file), { persistent: false }, (_event, name) => {
+				if (name !== null && name !== path.basename(file)) return;
+				// Brings the next read forward once; later changes of the burst do not postpone it.
+				if (wake && timer && !changed) {
+					clearTimeout(timer);
+					timer = setTimeout(wake, CHANGE_DELAY_MS);
+				}
+				changed = true;
+			});
+			watcher.on('error', () => {
+				watcher?.close();
+				watcher = null;
+			});
+		} catch {
+			watcher = null;
+		}
+	}
 
 	/** One pass: everything currently in the file past the offset, in bounded reads. */
 	async function drain(): Promise<void> {
@@ -160,11 +192,14 @@ export function followLog(file: string, onLines: (lines: string[]) => Promise<vo
 	let finishing = false;
 	const loop = (async () => {
 		while (!stopped) {
+			changed = false;
 			await drain();
 			if (stopped) break;
+			startWatching();
 			await new Promise<void>((resolve) => {
 				wake = resolve;
-				timer = setTimeout(resolve, intervalMs);
+				// A change seen while draining is read at once, not after a whole interval.
+				timer = setTimeout(resolve, changed ? CHANGE_DELAY_MS : intervalMs);
 			});
 			wake = null;
 		}
@@ -173,6 +208,8 @@ export function followLog(file: string, onLines: (lines: string[]) => Promise<vo
 	const halt = async () => {
 		stopped = true;
 		if (timer) clearTimeout(timer);
+		watcher?.close();
+		watcher = null;
 		wake?.();
 		await loop;
 	};

@@ -19,6 +19,7 @@ import { executeDeployJob } from './deploy-job';
 import { enginesOf, FUSION_MISSING } from './engine/for-job';
 import { EngineUnavailable, findPython } from './engine/provision';
 import { jobDirs } from './workdir';
+import { setWorkerWake } from '../wake-worker';
 
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
 
@@ -355,12 +356,14 @@ export function processWorker(): Worker | null {
 
 export function startProcessWorker(opts: WorkerOptions): Worker {
 	inProcess ??= new Worker(opts).start();
+	setWorkerWake(() => inProcess?.kick());
 	return inProcess;
 }
 
 export async function stopProcessWorker(opts?: StopOptions): Promise<void> {
 	const w = inProcess;
 	inProcess = null;
+	setWorkerWake(null);
 	await w?.stop(opts);
 }
 

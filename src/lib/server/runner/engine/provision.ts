@@ -137,6 +137,12 @@ export function engineKey(core: string, adapterType: string, adapterVersion: str
 	return `dbt-core-${core}+${adapterType}-${adapterVersion}+py${pythonSeries}`;
 }
 
+let setprivFound: Promise<string | null> | null = null;
+function setprivPath(pathVar: string): Promise<string | null> {
+	setprivFound ??= resolveProgram('setpriv', `${pathVar}:/usr/bin:/bin`);
+	return setprivFound;
+}
+
 let pythonProbe: { python: string; at: number; info: PythonInfo | EngineUnavailable } | null = null;
 
 /** The interpreter engines are built on (≥ 3.10), or EngineUnavailable saying what is missing and how to fix it. */
@@ -409,10 +415,15 @@ export class EngineCache {
 				opts.log(`engine ${key} was provisioned by another worker meanwhile`);
 				return found;
 			}
-			// Leftovers of a build that was interrupted: never used, removed under the key's lock.
+			// Leftovers of a build that was interrupted: never used, removed under the key's lock. The
+			// installer of a killed worker may outlive it and still be writing there, so a leftover
+			// is first renamed out of the way and its removal is best effort.
 			await mkdir(this.p('.building'), { recursive: true });
 			for (const name of await readdir(this.p('.building'))) {
-				if (name.startsWith(`${key}.`)) await rm(this.p('.building', name), { recursive: true, force: true });
+				if (!name.startsWith(`${key}.`)) continue;
+				const trash = name.includes('.removed-') ? this.p('.building', name) : this.p('.building', `${key}.removed-${randomBytes(4).toString('hex')}`);
+				if (trash !== this.p('.building', name)) await rename(this.p('.building', name), trash);
+				await rm(trash, { recursive: true, force: true, maxRetries: 3 }).catch((e) => opts.log(`a leftover of an interrupted build is still being written (${(e as Error).message}); it is never used and is removed later`));
 			}
 			const started = Date.now();
 			opts.log(`provisioning engine ${key} (dbt-core ${resolved.core}, ${adapterPkg} ${resolved.adapter}, Python ${python.version})`);
@@ -458,8 +469,13 @@ export class EngineCache {
 	}
 
 	private async run(bin: string, argv: string[], env: Record<string, string>, opts: ProvisionOptions, how: { capture?: boolean; progress?: boolean } = {}): Promise<ProcessOutcome> {
+		// The installer runs in a process group of its own (so a cancel stops all of it), which a
+		// killed worker's group kill does not reach: util-linux's setpriv has the kernel kill it with
+		// its parent, so no orphan keeps writing into a build folder the next worker cleans.
+		const setpriv = await setprivPath(this.settings.pathVar);
+		const spec = setpriv ? { bin: setpriv, argv: ['--pdeathsig', 'KILL', bin, ...argv] } : { bin, argv };
 		const out = await runProcess(
-			{ bin, argv, cwd: this.settings.dir, env },
+			{ ...spec, cwd: this.settings.dir, env },
 			{ deadline: opts.deadline, signal: opts.signal, killGraceMs: 2000 },
 			{ captureStdout: how.capture ? 4 * 1024 * 1024 : undefined, onLine: how.progress ? (line) => line.trim() && opts.log(`  ${line.trim()}`) : undefined, stderrTailLines: 60 }
 		);

@@ -4,16 +4,18 @@ import {
 	mayListTokens,
 	pagePrincipal,
 	requireAdminAccess,
+	requireFork,
 	requireTokenMint,
 	requireTokenRevoke,
 	type AdminResource,
 	type Principal
 } from '$lib/server/access';
 import { addUser, mintTokenFor } from '$lib/server/auth/admin';
-import { parseFolderInput, parseGroupInput, parseTokenInput, parseUserInput, parseWarehouseInput, tokenView } from '$lib/server/auth/admin-input';
+import { parseFolderInput, parseGroupInput, parseTokenInput, parseUserInput, parseWarehouseInput, parseWorkspaceInput, tokenView } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { listFolders, replaceFolder } from '$lib/server/repo/folders';
+import { forkWorkspaceAs } from '$lib/server/api/workspaces/fork';
 import { listGroups, replaceGroup } from '$lib/server/repo/groups';
 import { deleteToken, getToken, listTokensOf } from '$lib/server/repo/tokens';
 import { listWarehouses, upsertWarehouse } from '$lib/server/repo/warehouses';
@@ -71,6 +73,29 @@ async function adminAction(
 }
 
 export const actions: Actions = {
+	// POST fork's gate and input, answered on the page: the new workspace's link, or the refusal.
+	fork: async (event) => {
+		const p = await pagePrincipal(event, event.params.ws);
+		const form = await event.request.formData();
+		try {
+			requireFork(p);
+			const id = String(form.get('id') ?? '').trim();
+			const name = String(form.get('name') ?? '').trim();
+			const input = parseWorkspaceInput({ id, ...(name ? { name } : {}) });
+			const a = await forkWorkspaceAs(await getDatabase(), p.workspace, input, { accountId: p.accountId, username: p.username });
+			const secrets = a.copied.warehouses_needing_secrets;
+			return {
+				section: 'fork',
+				forked: a.id,
+				done:
+					`Forked into ${a.id}: ${a.copied.scripts} scripts, ${a.copied.graphs} graphs, ${a.copied.column_edges.toLocaleString('en-US')} column edges.` +
+					(secrets.length ? ` Set the secrets of ${secrets.join(', ')} there before running.` : '')
+			};
+		} catch (e) {
+			if (e instanceof ApiError) return fail(e.status, { section: 'fork', adminError: e.message });
+			throw e;
+		}
+	},
 	addMember: (event) =>
 		adminAction(event, 'members', 'users', async (p, form) => {
 			const password = String(form.get('password') ?? '');

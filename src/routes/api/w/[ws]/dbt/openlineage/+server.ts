@@ -1,5 +1,5 @@
 // GET dbt/openlineage?path=&ref=: a deployed version's lineage as OpenLineage RunEvents, streamed
-// as NDJSON (README "OpenLineage"). Gated like the graph reads; shape only for a caller who may
+// as NDJSON (docs/openlineage.md, "OpenLineage out"). Gated like the graph reads; shape only for a caller who may
 // not read the project's authored parts.
 import { workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';

@@ -1,7 +1,7 @@
 // Named graphs for the column-trace tests, in wire terms (asset paths, producer lineage) rather
 // than the storage terms of test-graphs.ts. Columns are written `<asset>.<column>`; a dbt asset
 // `x` lives at `main/s/x`, a lake table `lake:x` at `ducklake` path `main/x`.
-import type { ColumnLineageEdge, GraphRunnable } from '../types/asset-graph';
+import type { ColumnLineageEdge, GraphRunnable } from '../../src/lib/types/asset-graph';
 import { namedGraphs } from './test-graphs';
 
 export const dbtPath = (name: string) => `main/s/${name}`;

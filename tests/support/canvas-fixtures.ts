@@ -1,6 +1,6 @@
 // Synthetic canvas graphs for the disclosure and layout tests: a dbt-shaped project (sources,
 // staging, intermediate families, marts) of any size, deterministic for a seed.
-import { assetNodeId, type CanvasEdge, type CanvasNode } from './canvas-model';
+import { assetNodeId, type CanvasEdge, type CanvasNode } from '../../src/lib/lineage/canvas-model';
 
 function rng(seed: number) {
 	let s = seed >>> 0;

@@ -2,7 +2,7 @@
 // accuracy test and the `infer` benchmark, so both report the same figures.
 import { parquetReadObjects } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import type { InferredKind } from './types';
+import type { InferredKind } from '../../src/lib/lineage/infer/types';
 
 export interface ScoredEdge {
 	fromNode: string;

@@ -1,6 +1,6 @@
 // Named column graphs shared by the lineage tests (house rule: tests are table-driven over
 // these shapes). Columns are written `model.col`; every edge is `copy` unless given.
-import type { ColumnEdgeLike } from './components';
+import type { ColumnEdgeLike } from '../../src/lib/lineage/components';
 
 function e(from: string, to: string, kind = 'copy'): ColumnEdgeLike {
 	const [pu, pc] = split(from);
