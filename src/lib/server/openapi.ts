@@ -16,6 +16,8 @@ interface Op {
 	multipart?: Record<string, string>;
 	ok: { status: number; description: string; schema?: Schema; csv?: string; contentType?: string; example?: unknown; /** Another success status with the same answer (200 when an upsert replaced). */ also?: number };
 	errors?: number[];
+	/** Error statuses whose body is not the `{error}` object (the MCP endpoint answers JSON-RPC errors). */
+	errorBodies?: Record<number, Schema>;
 }
 
 const str = { type: 'string' };
@@ -44,6 +46,10 @@ function impactQuery(extra: Op['query']): Op['query'] {
 
 const schemas: Record<string, Schema> = {
 	Error: obj({ error: str }, ['error']),
+	JsonRpcError: obj(
+		{ jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, error: obj({ code: int, message: str, data: {} }, ['code', 'message']) },
+		['jsonrpc', 'error']
+	),
 	Whoami: obj({ username: str, instance_admin: bool, workspaces: { type: 'array', items: obj({ id: str, is_admin: bool }) } }),
 	JobSummary: obj({
 		id: str, kind: { enum: ['run', 'deploy', 'preview', 'recorded', 'lineage'] }, status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
@@ -276,7 +282,9 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/mcp', summary: 'The MCP server (streamable HTTP, stateless, JSON answers): tools search_assets, get_asset, trace_column, column_impact, diff, run_status over the same gated reads as this API (docs/mcp.md)',
 		gate: 'member; each tool the gate of its HTTP read (assets:read, scripts:read, jobs:read …)',
 		body: { type: 'object', description: 'a JSON-RPC 2.0 request of the Model Context Protocol' },
-		ok: { status: 200, description: 'the JSON-RPC answer (202 for a notification)' }, errors: [400, 401, 404, 406, 413]
+		ok: { status: 200, description: 'the JSON-RPC answer (202 for a notification)' }, errors: [400, 401, 404, 406, 413],
+		// Refused before a tool runs (not JSON, not acceptable, too big): a JSON-RPC error, as MCP clients read it.
+		errorBodies: { 400: ref('JsonRpcError'), 406: ref('JsonRpcError'), 413: ref('JsonRpcError') }
 	},
 	{ method: 'get', path: '/api/w/{ws}/mcp', summary: 'Not served: the MCP endpoint is stateless (no server stream)', gate: 'member', ok: { status: 405, description: 'POST only' }, errors: [401, 404] },
 	{ method: 'delete', path: '/api/w/{ws}/mcp', summary: 'Not served: the MCP endpoint keeps no session', gate: 'member', ok: { status: 405, description: 'POST only' }, errors: [401, 404] },
@@ -536,7 +544,7 @@ export function openapiDocument(): Record<string, unknown> {
 					: {})
 		};
 		const responses: Record<string, unknown> = { [op.ok.status]: success, ...(op.ok.also ? { [op.ok.also]: success } : {}) };
-		for (const s of op.errors ?? []) responses[s] = { description: 'error', content: { 'application/json': { schema: ref('Error') } } };
+		for (const s of op.errors ?? []) responses[s] = { description: 'error', content: { 'application/json': { schema: op.errorBodies?.[s] ?? ref('Error') } } };
 		const requestBody = op.body
 			? { required: true, content: { 'application/json': { schema: op.body } } }
 			: op.multipart
