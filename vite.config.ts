@@ -1,5 +1,9 @@
 import { sveltekit } from '@sveltejs/kit/vite';
 import { defineConfig } from 'vitest/config';
+import { quietFrameworkNotices } from './scripts/quiet-build.js';
+
+// `vite build` (npm run build, npm start): no framework notices that do not apply here.
+if (process.argv.includes('build')) quietFrameworkNotices();
 
 export default defineConfig({
 	plugins: [sveltekit()],

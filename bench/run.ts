@@ -29,7 +29,8 @@ const registry: Record<string, () => Promise<{ run: () => Promise<BenchResult> }
 	'real-dbt': () => import('./real-dbt'),
 	'lineage-peers': () => import('./lineage-peers'),
 	fork: () => import('./fork'),
-	mcp: () => import('./mcp')
+	mcp: () => import('./mcp'),
+	'upload-latency': () => import('./upload-latency')
 };
 
 const asked = process.argv.slice(2).filter((a) => !a.startsWith('-'));

@@ -83,7 +83,6 @@ const KNOWN: Record<string, string[]> = {
 		'src/routes/api/workspaces/+server.ts → $lib/server/repo/workspaces',
 		'src/routes/login/+page.server.ts → $lib/server/repo/workspaces',
 		'src/routes/w/[ws]/+layout.server.ts → $lib/server/repo/workspaces',
-		'src/routes/w/[ws]/+page.server.ts → $lib/server/repo/jobs',
 		'src/routes/w/[ws]/dbt/[...path]/+page.server.ts → $lib/server/repo/jobs',
 		'src/routes/w/[ws]/run/[id]/+page.server.ts → $lib/server/repo/jobs',
 		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/folders',

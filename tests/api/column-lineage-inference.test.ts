@@ -252,15 +252,15 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		});
 
 		it('refuses a catalog over the size limit with a 413 naming the file and the variable', async () => {
-			// A real catalog padded past a limit the manifest stays under (whitespace keeps it valid JSON).
+			// A real catalog padded past its own limit (whitespace keeps it valid JSON).
 			const padded = new TextEncoder().encode(new TextDecoder().decode(catalogBytes) + ' '.repeat(2 * manifestBytes.length));
-			process.env.TRIBUTARY_MAX_MANIFEST_MB = String((manifestBytes.length * 1.5) / 1024 / 1024);
+			process.env.TRIBUTARY_MAX_CATALOG_MB = String((manifestBytes.length * 1.5) / 1024 / 1024);
 			try {
 				const r = await deploy('f/analytics/bad_catalog', { manifest: manifestBytes, catalog: padded });
 				expect(r.status).toBe(413);
-				expect(r.body.error).toMatch(/^catalog\.json: .* over the catalog size limit .*TRIBUTARY_MAX_MANIFEST_MB/);
+				expect(r.body.error).toMatch(/^catalog\.json: .* over the catalog size limit .*TRIBUTARY_MAX_CATALOG_MB/);
 			} finally {
-				delete process.env.TRIBUTARY_MAX_MANIFEST_MB;
+				delete process.env.TRIBUTARY_MAX_CATALOG_MB;
 			}
 		});
 

@@ -45,6 +45,16 @@ const MUTATIONS: Record<string, (a: Artifacts) => void> = {
 				!(r.from_node_unique_id === `${M}stg_customers` && r.from_column_name === 'customer_name')
 		);
 	},
+	// order_items.product_price is what the `revenue` metric sums (jaffle-shop's own semantic layer).
+	dropped_price(a) {
+		const id = `${M}order_items`;
+		const n = a.manifest.nodes[id];
+		n.raw_code = n.raw_code.replace('products.product_price,', '');
+		a.columns = a.columns.filter((r) => !(r.unique_id === id && r.column_name === 'product_price'));
+		a.lineage = a.lineage.filter(
+			(r) => !(r.to_node_unique_id === id && r.to_column_name === 'product_price') && !(r.from_node_unique_id === id && r.from_column_name === 'product_price')
+		);
+	},
 	retyped_column(a) {
 		const n = a.manifest.nodes[`${M}stg_customers`];
 		n.raw_code = n.raw_code.replace('id as customer_id', 'cast(id as integer) as customer_id');
@@ -158,7 +168,8 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 			for (const [name, mutate] of Object.entries(MUTATIONS)) {
 				const a = clone(real);
 				mutate(a);
-				previews[name] = (await upload(alice, 'preview', a)).job_id;
+				// Retention keeps 5 previews per path and person: the sixth is the workspace admin's.
+				previews[name] = (await upload(name === 'dropped_price' ? admin : alice, 'preview', a)).job_id;
 			}
 		});
 		afterAll(async () => {
@@ -199,6 +210,26 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 			expect(m.changes).toEqual(expect.arrayContaining(['sql', 'column_types']));
 			expect(m.classification).toBe('breaking');
 			expect(d.columns!.removed).toEqual([]);
+		});
+
+		it('a dropped column a metric reads is breaking, naming the metric and what is built on it', async () => {
+			const d = await ok(admin, `to=${previews.dropped_price}`);
+			const m = d.models.modified.find((x) => x.unique_id === `${M}order_items`)!;
+			expect(m.classification).toBe('breaking');
+			expect(m.reason).toContain('removes `order_items.product_price`');
+			expect(m.reason).toMatch(/breaks the metric `[^`]+` \(and \d+ more metrics\) and the saved query `Revenue Metrics`/);
+			const removed = d.columns!.removed.find((c) => c.asset_path === `${REL}order_items` && c.column === 'product_price')!;
+			expect(removed.consumers!.find((c) => c.name === 'revenue')).toMatchObject({ type: 'metric', via: ['order_items.product_price'] });
+			const names = d.consumers!.map((c) => `${c.type}:${c.name}`);
+			expect(names).toEqual(expect.arrayContaining(['metric:revenue', 'metric:food_revenue_pct', 'metric:cumulative_revenue', 'saved_query:revenue_metrics']));
+			expect(names).not.toContain('metric:order_total');
+			expect(d.classification).toBe('breaking');
+			// A shape-only caller is told it breaks, never what.
+			const t = await admin.post(`/api/w/${WS}/tokens`, { label: 'shape-metrics', scopes: ['assets:read', 'jobs:read'] });
+			const shape = await ok(admin.withBearer(t.body.token), `to=${previews.dropped_price}`);
+			expect(shape.classification).toBe('breaking');
+			expect('consumers' in shape).toBe(false);
+			expect(JSON.stringify(shape)).not.toContain('revenue');
 		});
 
 		it('a renamed model: removed, added, paired as a rename, its old columns removed', async () => {

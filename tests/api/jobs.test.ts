@@ -184,14 +184,21 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 				for (const m of AUTHORED_MARKERS) expect(text).not.toContain(m);
 				expect(r.body.args).toEqual({ command: 'build', select: ['orders'] });
 				expect(r.body.logs).toBe('');
-				// The outcome stays (what failed, dbt's status word); dbt's message does not.
-				expect(r.body.result.nodes[0]).toEqual({ unique_id: 'model.p.orders', status: 'error', outcome: 'failed' });
+				// The outcome stays (what failed, dbt's status word, why in words that quote nothing); dbt's message does not.
+				expect(r.body.result.nodes[0]).toEqual({
+					unique_id: 'model.p.orders',
+					status: 'error',
+					outcome: 'failed',
+					reason: 'Database error in model orders: a referenced column was not found'
+				});
 				expect(r.body.result.messages_withheld).toBe(true);
 				expect(text).not.toContain('Database Error');
 			} else {
 				expect(r.body.args.vars).toEqual({ api_key: 'v-secret-api-key' });
 				expect(r.body.logs).toContain('select secret_column');
 				expect(r.body.result.nodes[0].compiled_code).toBe('select secret_column from raw');
+				// A reader of the project gets dbt's whole message, quoted SQL included.
+				expect(r.body.result.nodes[0].message).toMatch(/^Database Error in model orders \(models\/secret_orders\.sql\)\n {2}Binder Error: Referenced column "secret_column"/);
 			}
 		});
 

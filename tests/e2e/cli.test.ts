@@ -74,9 +74,11 @@ describe('npx tributary deploy|preview against a running app', () => {
 			{ env: { PATH: process.env.PATH } }
 		);
 		await expect(outside).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/deploy failed \(403\).*scripts:write/) });
-		const missing = run(process.execPath, ['bin/tributary.js', 'deploy', dir, '--path', 'f/demo/x', '--url', app.url, '--token', token], {
+		// A folder that is neither a target/ nor a project (a project's folder is deployed as source).
+		const neither = path.join(dir, 'models');
+		const missing = run(process.execPath, ['bin/tributary.js', 'deploy', neither, '--path', 'f/demo/x', '--url', app.url, '--token', token], {
 			env: { PATH: process.env.PATH }
 		});
-		await expect(missing).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no manifest.json here') });
+		await expect(missing).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('no manifest.json here (is this a dbt target/ directory? or a project directory, with dbt_project.yml') });
 	});
 });

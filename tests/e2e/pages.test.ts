@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiLogin, launchBrowser, screenshotDir, startApp, type RunningApp } from './server';
 import { demoProducers, generateProject, roasteryProducers } from '../../src/lib/server/demo/generator';
 import { Api, deployProducers, deployProject, openCanvas, seededRuns, shot, signedInContext, totalsLine, watchErrors } from './support';
+import { canRunRealDbt } from '../support/real-dbt';
 
 // Authored text of the demo project: a share-link viewer's page must contain none of it.
 const AUTHORED = ["ref('stg_orders')", 'Orders with their item count', 'Customers with their order history', 'Primary key of the order'];
@@ -44,7 +45,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		const page = await member.newPage();
 		await page.goto(`${app.url}/w/demo`);
 		await expect.poll(() => page.locator('a[href="/w/demo/pipeline/demo"]').count()).toBe(1);
-		await expect.poll(() => page.locator(`a[href="/w/demo/run/${runId}"]`).count()).toBe(1);
+		await expect.poll(() => page.locator(`[data-testid=recent-runs] a[href="/w/demo/run/${runId}"]`).count()).toBe(1);
 		await shot(page, 'home');
 		await page.close();
 	});
@@ -52,7 +53,7 @@ describe('pages (chromium, built app, demo workspace)', () => {
 	it('the workspace home lists the seeded runs and the preview under Recent runs, with kind and status', async () => {
 		const page = await member.newPage();
 		await page.goto(`${app.url}/w/demo`);
-		const row = (id: string) => page.locator('tr', { has: page.locator(`a[href="/w/demo/run/${id}"]`) });
+		const row = (id: string) => page.locator('[data-testid=recent-runs] tr', { has: page.locator(`a[href="/w/demo/run/${id}"]`) });
 		for (const [id, kind, status] of [
 			[runs.succeeded, 'recorded', 'success'],
 			[runs.failed, 'recorded', 'failure'],
@@ -60,7 +61,9 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		]) {
 			await expect.poll(() => row(id).count()).toBe(1);
 			const cells = await row(id).locator('td').allTextContents();
-			expect(cells.slice(1, 4), id).toEqual([kind, 'f/demo/shop', status]);
+			// The run is named by what it did (a recorded build, a preview) and when; then its project and status.
+			expect(cells[0], id).toMatch(kind === 'recorded' ? /^recorded build · / : /^preview · /);
+			expect(cells.slice(1, 3), id).toEqual(['f/demo/shop', status]);
 			expect(await row(id).locator(`.status.${status}`).count()).toBe(1);
 		}
 		await row(runs.preview).scrollIntoViewIfNeeded();
@@ -193,14 +196,21 @@ describe('pages (chromium, built app, demo workspace)', () => {
 		await expect.poll(() => page.locator('.card .status[data-status=materialized]').count()).toBeGreaterThan(0);
 		await shot(page, 'run-page');
 
-		// Resume queues a retry naming this run (answered here: the runner is not under test).
-		let posted: unknown = null;
-		await page.route('**/api/w/demo/jobs/run/p/f/demo/shop', async (route) => {
-			posted = route.request().postDataJSON();
-			await route.fulfill({ status: 201, contentType: 'application/json', body: JSON.stringify({ job_id: runId, url: `/w/demo/run/${runId}` }) });
-		});
-		await page.getByRole('button', { name: 'Resume this run' }).click();
-		await expect.poll(() => posted).toEqual({ command: 'retry', retry_job: runId });
+		// A recorded run ran elsewhere: there is nothing here to resume (dbt retry needs this
+		// server's run of it). Where the project can run here, "Run it here" queues a build of it
+		// (answered here: the runner is not under test).
+		expect(await page.getByRole('button', { name: 'Resume this run' }).count()).toBe(0);
+		if (canRunRealDbt) {
+			let posted: unknown = null;
+			await page.route('**/api/w/demo/jobs/run/p/f/demo/shop', async (route) => {
+				posted = route.request().postDataJSON();
+				await route.fulfill({ status: 201, contentType: 'application/json', body: JSON.stringify({ job_id: runId, url: `/w/demo/run/${runId}` }) });
+			});
+			await page.getByRole('button', { name: 'Run it here' }).click();
+			await expect.poll(() => posted).toEqual({ command: 'build' });
+		} else {
+			expect(await page.getByTestId('run-offer').count()).toBe(0);
+		}
 
 		await page.getByRole('button', { name: 'Share…' }).click();
 		const dialog = page.getByRole('dialog', { name: 'Share this run' });

@@ -11,11 +11,12 @@ import { load as projectLoad } from '../../src/routes/w/[ws]/dbt/[...path]/+page
 import { load as pipelineLoad } from '../../src/routes/w/[ws]/pipeline/[folder]/+page.server';
 import { load as runLoad } from '../../src/routes/w/[ws]/run/[id]/+page.server';
 import { actions, load } from '../../src/routes/w/[ws]/settings/+page.server';
+import { load as workspaceLoad } from '../../src/routes/w/[ws]/+page.server';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { needFixtures } from '../support/fixtures';
 import { pageEventOf, pageOutcome } from '../support/pages';
-import { buildLineageWorld, JAFFLE, SHOP, WS, type Caller, type LineageWorld } from '../support/lineage-world';
+import { buildLineageWorld, JAFFLE, LEDGER, REPORT, SHOP, WS, type Caller, type LineageWorld } from '../support/lineage-world';
 
 /** Each page section and the API endpoint that reads the same thing, with the name of an entry. */
 const SECTIONS: [section: string, api: string, name: (x: any) => string][] = [
@@ -149,6 +150,39 @@ describe.skipIf(!needFixtures('the page gates')).each(testBackends())('page gate
 			const api = await c.post(`/api/w/${WS}/jobs/run/p/${path}`, { command: 'unknown-command' });
 			expect(api.status === 403, JSON.stringify(api.body)).toBe(!may);
 		}
+	});
+
+	// The workspace page's projects: each caller sees exactly the projects whose folder it reads.
+	it.each([
+		['bob (reads only the folder `analytic`, a prefix of `analytics`)', 'bob', []],
+		['alice (writes analytics)', 'alice', [JAFFLE, REPORT, SHOP]],
+		['carol (reads finance through her group)', 'carol', [LEDGER]],
+		['wsadmin (workspace admin)', 'wsadmin', [JAFFLE, REPORT, SHOP, LEDGER].sort()]
+	] as const)('the workspace page lists projects: %s', async (_name, user, paths) => {
+		const page = await pageOutcome(workspaceLoad((await pageEventOf(w.c[user as Caller], `/w/${WS}`, { ws: WS })) as never));
+		expect(page.status, JSON.stringify(page.data)).toBe(200);
+		expect(page.data.projects.map((p: { path: string }) => p.path)).toEqual(paths);
+		expect(JSON.stringify(page.data.projects)).not.toContain('f/analytics/gone');
+	});
+
+	it('the workspace page: a project\'s size and last run are what its project page and the jobs list say', async () => {
+		const page = await pageOutcome(workspaceLoad((await pageEventOf(w.c.alice, `/w/${WS}`, { ws: WS })) as never));
+		const jaffle = page.data.projects.find((p: { path: string }) => p.path === JAFFLE);
+		const project = await pageOutcome(projectLoad((await pageEventOf(w.c.alice, `/w/${WS}/dbt/${JAFFLE}`, { ws: WS, path: JAFFLE })) as never));
+		expect(jaffle.language).toBe('dbt');
+		expect(jaffle.nodes).toBe(project.data.version.nodes);
+		expect(jaffle.nodes).toBeGreaterThan(10);
+		expect(jaffle.version).toBe(project.data.version.hash);
+		const shop = page.data.projects.find((p: { path: string }) => p.path === SHOP);
+		const runs = (await w.c.alice.get(`/api/w/${WS}/jobs/list?script_path=${SHOP}`)).body.filter((j: { kind: string; status: string }) => (j.kind === 'run' || j.kind === 'recorded') && j.status !== 'queued');
+		expect(shop.lastRun?.id).toBe(runs[0].id);
+		const report = page.data.projects.find((p: { path: string }) => p.path === REPORT);
+		expect(report.language).toBe('sql');
+		// A token without jobs:read lists the projects but none of their runs.
+		const narrow = await pageOutcome(workspaceLoad((await pageEventOf(await w.token('alice', ['assets:read']), `/w/${WS}`, { ws: WS })) as never));
+		expect(narrow.data.projects.map((p: { path: string }) => p.path)).toEqual([JAFFLE, REPORT, SHOP]);
+		expect(narrow.data.projects.every((p: { lastRun: unknown }) => p.lastRun === null)).toBe(true);
+		expect(narrow.data.recentRuns).toEqual([]);
 	});
 
 	it.each([

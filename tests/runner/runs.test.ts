@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
+import { getJobView } from '../../src/lib/server/repo/jobs';
+import { runOffer } from '../../src/lib/server/runner/enqueue';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
 import { buildRunnerWorld, hostPidOf, PG_LOGS, replay, SECRET, WS, type RunnerWorld } from '../support/runner-world';
@@ -349,6 +351,11 @@ describeFixtures('dbt runs through the worker', () => {
 			expect((await w.progress(failed.id)).find((r) => r.asset_path === 'main/public/orders')).toMatchObject({ status: 'failed' });
 			const ok = (await w.wendy.get(`/api/w/${WS}/jobs/list?script_path=f/data/ok&status=success&kind=run&limit=1`)).body[0];
 			expect((await w.wendy.post(`/api/w/${WS}/jobs/run/p/f/data/broken`, { command: 'retry', retry_job: ok.id })).status).toBe(400);
+			// The run page offers exactly what the API accepts: a resume of the failed run, nothing for the succeeded one.
+			const offerFor = async (id: string) => runOffer(h, (await getJobView(h, WS, id))!);
+			expect(await offerFor(failed.id)).toMatchObject({ label: 'Resume this run', body: { command: 'retry', retry_job: failed.id } });
+			expect((await offerFor(failed.id))!.explains).toMatch(/^dbt retry: runs again what failed or was skipped in this run, on the same version/);
+			expect(await offerFor(ok.id)).toBeNull();
 			const job = await w.waitJob(await w.run('broken', { command: 'retry', retry_job: failed.id }));
 			expect(job.status, job.logs).toBe('success');
 			expect(job.result.invocation_args).toMatchObject({ command: 'retry', retry_job: failed.id, resumed_command: 'run', select: ['orders'] });
@@ -359,6 +366,7 @@ describeFixtures('dbt runs through the worker', () => {
 			const r = await w.wendy.post(`/api/w/${WS}/jobs/run/p/f/data/broken`, { command: 'retry', retry_job: failed.id });
 			expect(r.status).toBe(400);
 			expect(r.body.error).toMatch(/deployed again/);
+			expect(await offerFor(failed.id)).toBeNull();
 		});
 	});
 });

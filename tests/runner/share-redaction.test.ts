@@ -87,12 +87,13 @@ describeFixtures('a share-link viewer of a failed run', () => {
 			const text = JSON.stringify(r.body);
 			for (const m of AUTHORED) expect(text, `${name}: ${m}`).not.toContain(m);
 			expect(text).not.toContain('resolution_digest');
-			// The generic outcome: which node failed, and dbt's status word.
+			// The generic outcome: which node failed, dbt's status word, and why in words that quote nothing.
+			const reason = 'Database error in model orders: the SQL could not be parsed';
 			expect(r.body.status).toBe('failure');
-			expect(r.body.result.error).toBe(`1 dbt node did not succeed:\n  ${FAILED} [error]`);
+			expect(r.body.result.error).toBe(`1 dbt node did not succeed:\n  ${FAILED} [error]: ${reason}`);
 			expect(r.body.result.messages_withheld).toBe(true);
 			const node = r.body.result.nodes.find((n: any) => n.unique_id === FAILED);
-			expect(node).toMatchObject({ unique_id: FAILED, status: 'error', outcome: 'failed' });
+			expect(node).toMatchObject({ unique_id: FAILED, status: 'error', outcome: 'failed', reason });
 			expect(node.message).toBeUndefined();
 			// The nodes that succeeded are still there, with their statuses.
 			expect(r.body.result.nodes.filter((n: any) => n.outcome === 'passed').length).toBe(r.body.result.totals.success);
@@ -120,7 +121,7 @@ describeFixtures('a share-link viewer of a failed run', () => {
 			for (const m of AUTHORED) expect(text, `${name}: ${m}`).not.toContain(m);
 			expect(text).not.toContain('resolution_digest');
 			expect(page.progress.find((p: any) => p.asset_path === 'main/public/orders').status).toBe('failed');
-			expect(page.job.result.nodes.find((n: any) => n.unique_id === FAILED).status).toBe('error');
+			expect(page.job.result.nodes.find((n: any) => n.unique_id === FAILED)).toMatchObject({ status: 'error', reason: 'Database error in model orders: the SQL could not be parsed' });
 		});
 
 		it('a reader who opens the link keeps what they may read', async () => {

@@ -121,7 +121,7 @@ export async function buildJobWorld(h: Database): Promise<JobWorld> {
 							unique_id: 'model.p.orders',
 							status: 'error',
 							outcome: 'failed',
-							message: 'Database Error in model orders',
+							message: 'Database Error in model orders (models/secret_orders.sql)\n  Binder Error: Referenced column "secret_column" not found in FROM clause!',
 							compiled_code: 'select secret_column from raw',
 							original_file_path: 'models/secret_orders.sql'
 						}

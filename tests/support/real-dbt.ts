@@ -30,6 +30,9 @@ function havePython(): boolean {
 
 const python = havePython();
 
+/** Whether this machine can run real dbt-core (Python 3.10+ with venv). */
+export const canRunRealDbt = python;
+
 /** `describe` over real dbt-core: skipped with a notice where Python is missing, a failure in CI. */
 export function describeRealDbt(name: string, fn: () => void): void {
 	if (python) {

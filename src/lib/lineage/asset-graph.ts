@@ -1,6 +1,7 @@
 // Assembling the asset graph (DESIGN.md §6) from plain rows: one node per relation however many
 // projects describe it, tests folded onto what they test, `ref()` edges resolved to relations,
 // and THE redaction of authored fields. Pure, so the rules are tested without a database.
+import type { Consumer, GraphConsumer } from '$lib/types/consumers';
 import type {
 	AssetGraph,
 	AssetKind,
@@ -45,6 +46,8 @@ export interface DescribedGraph {
 	edges: { parent: string; child: string }[];
 	/** Every relation of this graph is an asset of the answer (a pinned or named version). */
 	ownsAssets?: boolean;
+	/** Exposures, semantic models, metrics, saved queries stored with the graph. */
+	consumers?: Consumer[];
 }
 
 /** The facts the one redaction predicate is decided on. */
@@ -259,7 +262,9 @@ export function assembleAssetGraph(input: AssembleInput): AssetGraph {
 		if (p) a.dbt = p;
 	}
 	const drawn = (path: string) => assets.has(`dbt\u0000${path}`);
+	const consumers = graphConsumers(input.graphs, drawn);
 	return {
+		...(consumers.length ? { consumers } : {}),
 		assets: [...assets.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, a]) => a),
 		runnables: [...input.runnables].sort((a, b) => cmp(a.path, b.path)),
 		edges: [...edges.entries()].sort((a, b) => cmp(a[0], b[0])).map(([, e]) => e),
@@ -291,4 +296,65 @@ export function modelCount(usage: readonly UsageInput[], scriptPath: string): nu
 
 function cmp(a: string, b: string): number {
 	return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The consumers of the graphs whose authored fields the caller may read, with relation ends as
+ * asset paths. One that reads a relation not drawn (withheld, or outside the answer), or a
+ * consumer so hidden, is hidden too (not counted: `hidden` counts scripts and assets): its name
+ * and edges would tell what it reads.
+ */
+export interface ConsumerGraph {
+	scriptPath: string;
+	authored: boolean;
+	/** At least the relations the consumers name (unique_id → asset path). */
+	nodes: readonly { uniqueId: string; assetPath: string | null }[];
+	consumers?: Consumer[];
+}
+
+export function graphConsumers(graphs: readonly ConsumerGraph[], drawn: (path: string) => boolean): GraphConsumer[] {
+	const out: GraphConsumer[] = [];
+	for (const g of graphs) {
+		const list = g.consumers ?? [];
+		if (list.length === 0) continue;
+		// Authored content, like a model's SQL: redacted (not counted as hidden) where authored fields are.
+		if (!g.authored) continue;
+		const pathOf = new Map<string, string | null>();
+		for (const n of g.nodes) pathOf.set(n.uniqueId, n.assetPath);
+		const ids = new Set(list.map((c) => c.unique_id));
+		const shown = new Map<string, GraphConsumer>();
+		const hide = new Set<string>();
+		// Dependencies first: semantic models, then metrics (over metrics), saved queries, exposures.
+		const pending = [...list];
+		for (let round = 0; pending.length && round <= list.length; round++) {
+			for (let i = 0; i < pending.length; ) {
+				const c = pending[i];
+				const consumerDeps = c.depends_on.filter((d) => ids.has(d));
+				if (consumerDeps.some((d) => !shown.has(d) && !hide.has(d))) {
+					i++;
+					continue;
+				}
+				pending.splice(i, 1);
+				const relationDeps = c.depends_on.filter((d) => !ids.has(d));
+				const relationCols = [...(c.columns ?? []).map((x) => x.node), ...(c.model ? [c.model] : [])];
+				const paths = [...relationDeps, ...relationCols].map((d) => pathOf.get(d) ?? null);
+				if (consumerDeps.some((d) => hide.has(d)) || paths.some((p) => p === null || !drawn(p))) {
+					hide.add(c.unique_id);
+					continue;
+				}
+				const { columns, ...rest } = c;
+				const gc: GraphConsumer = {
+					...rest,
+					script_path: g.scriptPath,
+					depends_on_assets: [...new Set(relationDeps.map((d) => pathOf.get(d)!))].sort()
+				};
+				if (c.model) gc.model_asset = pathOf.get(c.model) ?? null;
+				if (columns) gc.columns = columns.map((x) => ({ asset_path: pathOf.get(x.node)!, column: x.column }));
+				shown.set(c.unique_id, gc);
+			}
+		}
+		out.push(...shown.values());
+	}
+	out.sort((a, b) => cmp(a.script_path, b.script_path) || cmp(a.unique_id, b.unique_id));
+	return out;
 }

@@ -54,6 +54,7 @@ interface Category {
 
 function categoryOf(n: CanvasNode): Category {
 	if (n.type === 'runnable') return { key: `scripts:${n.schema}`, label: `scripts · ${n.schema}` };
+	if (n.type === 'consumer') return { key: `consumers:${n.schema}`, label: `metrics & exposures · ${n.schema.slice(n.schema.lastIndexOf('/') + 1)}` };
 	if (n.kind !== 'dbt') return { key: `${n.kind}:${n.schema}`, label: `${n.kind === 'ducklake' ? 'lake' : n.kind === 'openlineage' ? 'datasets' : n.kind} · ${n.schema}` };
 	switch (n.resourceType) {
 		case 'source':

@@ -37,6 +37,9 @@ describe('lenses', () => {
 		[['pass', 'warn'], 'warn'],
 		[['warn', 'pass'], 'warn'],
 		[['pass'], 'pass'],
+		[['pass', 'skip', 'pass'], 'skip'],
+		[['skip', 'warn'], 'warn'],
+		[['skip', 'fail'], 'fail'],
 		[[], undefined]
 	] as const)('the worst of %j is %s', (results, want) => {
 		expect(worstTest(results)).toBe(want);
@@ -62,7 +65,7 @@ describe('test results onto the relations they test', () => {
 		['a warning and passes: it warns', [r('not_null_orders_order_id', 'warned'), r('unique_orders_order_id', 'passed')], { 'dbt:orders': 'warn' }],
 		['the longer relation name wins', [r('not_null_orders_items_id', 'failed'), r('not_null_orders_id', 'passed')], { 'dbt:orders_items': 'fail', 'dbt:orders': 'pass' }],
 		['a source by its source and table', [r('source_not_null_raw_payments_id', 'failed')], { 'dbt:raw/payments': 'fail' }],
-		['skipped tests and models say nothing', [r('not_null_orders_order_id', 'skipped'), { unique_id: 'model.shop.orders', outcome: 'failed' }], {}],
+		['a skipped test reads as skipped, not passed; a model result is no test', [r('not_null_orders_order_id', 'skipped'), r('unique_orders_order_id', 'passed'), { unique_id: 'model.shop.orders', outcome: 'failed' }], { 'dbt:orders': 'skip' }],
 		['a test of a kind the relation does not declare is not its', [r('relationships_orders_customer_id__id__ref_customers_', 'failed')], {}],
 		['a singular test names no relation', [{ unique_id: 'test.shop.assert_orders_positive', outcome: 'failed' }], {}]
 	] as const)('%s', (_name, results, want) => {
@@ -79,7 +82,7 @@ describe('test results onto the relations they test', () => {
 		['a namespaced test, by its attached node', [r('dbt_utils_accepted_range_orders_amount__0', 'failed')], { 'dbt:orders': 'fail' }],
 		['a singular test, onto every relation it reads', [r('assert_orders_match_items', 'warned')], { 'dbt:orders': 'warn', 'dbt:orders_items': 'warn' }],
 		['owned and unowned results together: the worst wins', [r('not_null_orders_order_id', 'passed'), r('unique_orders_order_id', 'failed')], { 'dbt:orders': 'fail' }],
-		['skipped says nothing, owned or not', [r('assert_orders_match_items', 'skipped')], {}]
+		['a skipped singular test marks every relation it reads as skipped', [r('assert_orders_match_items', 'skipped')], { 'dbt:orders': 'skip', 'dbt:orders_items': 'skip' }]
 	] as const)('by owner: %s', (_name, results, want) => {
 		expect(Object.fromEntries(testStatusesByOwner(results, owners, relations))).toEqual(want);
 	});

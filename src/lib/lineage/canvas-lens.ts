@@ -18,7 +18,7 @@ export const isLens = (v: unknown): v is Lens => LENSES.some((l) => l.id === v);
 
 /** What a lens reads of a card's node. */
 export interface LensNode {
-	type: 'asset' | 'runnable';
+	type: 'asset' | 'runnable' | 'consumer';
 	kind: string;
 	resourceType?: string;
 	materialized?: string | null;
@@ -67,6 +67,7 @@ const ENTRIES: Record<Exclude<Lens, 'none'>, LensEntry[]> = {
 	tests: [
 		{ key: 'fail', label: 'a test failed' },
 		{ key: 'warn', label: 'a test warned' },
+		{ key: 'skip', label: 'a test was skipped' },
 		{ key: 'pass', label: 'tests passed' },
 		{ key: 'untested', label: 'tests, no result' },
 		{ key: 'none', label: 'no tests' }
@@ -94,7 +95,7 @@ export function lensKey(lens: Lens, n: LensNode, run?: RunState, test?: TestStat
 			if (n.kind === 'openlineage') return 'dataset';
 			return n.resourceType && KNOWN_TYPES.has(n.resourceType) ? n.resourceType : 'other';
 		case 'materialization': {
-			if (n.type === 'runnable' || n.kind !== 'dbt' || n.resourceType === 'source' || n.resourceType === 'seed') return 'none';
+			if (n.type !== 'asset' || n.kind !== 'dbt' || n.resourceType === 'source' || n.resourceType === 'seed') return 'none';
 			const m = n.resourceType === 'snapshot' ? 'snapshot' : n.materialized;
 			if (!m) return 'none';
 			return KNOWN_MATS.has(m) ? m : 'other';
@@ -108,13 +109,18 @@ export function lensKey(lens: Lens, n: LensNode, run?: RunState, test?: TestStat
 	}
 }
 
-/** The worst of some test results: one failure makes the relation's tests fail. */
+const TEST_RANK: Record<TestState, number> = { fail: 3, warn: 2, skip: 1, pass: 0 };
+
+/**
+ * The worst of some test results: one failure makes the relation's tests fail; a skipped test
+ * (dbt did not run it, e.g. after its model failed) outranks passes, so a relation whose tests
+ * did not all run in this run never reads as passed.
+ */
 export function worstTest(results: Iterable<TestState>): TestState | undefined {
 	let worst: TestState | undefined;
 	for (const r of results) {
 		if (r === 'fail') return 'fail';
-		if (r === 'warn') worst = 'warn';
-		else if (!worst) worst = 'pass';
+		if (worst === undefined || TEST_RANK[r] > TEST_RANK[worst]) worst = r;
 	}
 	return worst;
 }
@@ -128,7 +134,7 @@ export interface TestedRelation {
 	kinds: readonly (string | null)[];
 }
 
-const OUTCOME_TEST: Record<string, TestState> = { passed: 'pass', warned: 'warn', failed: 'fail', unknown: 'fail' };
+const OUTCOME_TEST: Record<string, TestState> = { passed: 'pass', warned: 'warn', failed: 'fail', unknown: 'fail', skipped: 'skip' };
 
 /**
  * The worst test result of each relation, from a run's results and the graph's own record of

@@ -10,8 +10,9 @@ export type { CanvasProject, CanvasWire } from '../types/canvas';
 export interface CanvasNode {
 	/** `dbt:<path>`, `ducklake:<path>` for assets; `script:<path>` for producer scripts. */
 	id: string;
-	type: 'asset' | 'runnable';
-	/** The asset kind, or the script's language. */
+	/** consumer: an exposure, semantic model, metric or saved query of a dbt project. */
+	type: 'asset' | 'runnable' | 'consumer';
+	/** The asset kind, the script's language, or the consumer's type (`metric`, `exposure`, ...). */
 	kind: string;
 	path: string;
 	/** Relation or script name: the last path segment. */
@@ -50,6 +51,8 @@ export interface CanvasGraph {
 
 export const assetNodeId = (kind: string, path: string) => `${kind}:${path}`;
 export const scriptNodeId = (path: string) => `script:${path}`;
+/** A consumer's node: its path is `<project path>/<unique_id>`. */
+export const consumerNodeId = (project: string, uniqueId: string) => `consumer:${project}/${uniqueId}`;
 
 function lastSegment(path: string): string {
 	return path.slice(path.lastIndexOf('/') + 1);
@@ -131,6 +134,25 @@ export function canvasFromAssetGraph(g: AssetGraph, opts: { projectFilter?: (pat
 		nodes.push(n);
 		ids.add(n.id);
 	}
+	// The consumer layer: downstream of every model it reads, so the layers put it to their right.
+	const consumers = (g.consumers ?? []).filter((c) => !keep || keep(c.script_path));
+	for (const c of consumers) {
+		const n: CanvasNode = {
+			id: consumerNodeId(c.script_path, c.unique_id),
+			type: 'consumer',
+			kind: c.type,
+			path: `${c.script_path}/${c.unique_id}`,
+			name: c.name,
+			schema: c.script_path,
+			resourceType: c.type,
+			// The card's second chip: a metric's type, an exposure's (dashboard, notebook...).
+			materialized: c.metric_type ?? c.exposure_type ?? null,
+			uniqueId: c.unique_id,
+			project: c.script_path
+		};
+		nodes.push(n);
+		ids.add(n.id);
+	}
 	const edges: CanvasEdge[] = [];
 	const seen = new Set<string>();
 	const push = (e: CanvasEdge) => {
@@ -147,6 +169,11 @@ export function canvasFromAssetGraph(g: AssetGraph, opts: { projectFilter?: (pat
 		// writer: the layered layout needs the producer above what it writes.
 		if (u.access === 'r') push({ source: asset, target: script, kind: 'read' });
 		else push({ source: script, target: asset, kind: 'write' });
+	}
+	for (const c of consumers) {
+		const target = consumerNodeId(c.script_path, c.unique_id);
+		for (const a of c.depends_on_assets) push({ source: assetNodeId('dbt', a), target, kind: 'ref' });
+		for (const d of c.depends_on) push({ source: consumerNodeId(c.script_path, d), target, kind: 'ref' });
 	}
 	const projects: CanvasProject[] = g.runnables
 		.filter((r) => r.language === 'dbt' && (!keep || keep(r.path)))
@@ -185,7 +212,7 @@ export function toWire(g: CanvasGraph): CanvasWire {
 		const slash = n.filePath ? n.filePath.lastIndexOf('/') : -1;
 		const fileName = n.filePath ? n.filePath.slice(slash + 1) : null;
 		return [
-			n.type === 'asset' ? 0 : 1,
+			n.type === 'asset' ? 0 : n.type === 'runnable' ? 1 : 2,
 			s(n.kind),
 			n.path,
 			s(n.resourceType),
@@ -209,6 +236,23 @@ export function fromWire(w: CanvasWire): CanvasGraph {
 	const str = (i: unknown) => (typeof i === 'number' && i >= 0 ? w.strings[i] : undefined);
 	const nodes: CanvasNode[] = w.nodes.map((t) => {
 		const [type, kind, path, rt, mat, uidPrefix, uidName, project, te, tw, tags, dir, file] = t as [number, number, string, number, number, number, number | string, number, number, number, number | number[], number, number | string];
+		if (type === 2) {
+			const projectPath = str(project)!;
+			const uid = path.slice(projectPath.length + 1);
+			const c: CanvasNode = {
+				id: consumerNodeId(projectPath, uid),
+				type: 'consumer',
+				kind: str(kind)!,
+				path,
+				name: uid.slice(uid.lastIndexOf('.') + 1),
+				schema: projectPath,
+				resourceType: str(rt),
+				materialized: mat >= 0 ? str(mat) : null,
+				uniqueId: uid,
+				project: projectPath
+			};
+			return c;
+		}
 		const name = lastSegment(path);
 		const n: CanvasNode = {
 			id: type === 0 ? assetNodeId(str(kind)!, path) : scriptNodeId(path),

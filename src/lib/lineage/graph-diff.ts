@@ -15,6 +15,7 @@ import type {
 	RetypedColumn
 } from '../types/graph-diff';
 import { CLASSIFICATION_ORDER } from '../types/graph-diff';
+import type { ColumnImpactConsumer } from '../types/column-impact';
 import type { ColumnEdgeLike } from './components';
 
 /** The fields of one stored node the diff compares (tests are compared through their digests). */
@@ -53,6 +54,8 @@ export interface DiffInput {
 	 * asked when that graph has column lineage.
 	 */
 	impactOf: (assetPath: string, column: string) => ImpactEntry[];
+	/** The consumers (metrics, exposures...) of the `from` graph these relation columns reach. */
+	consumersOf?: (columns: { asset_path: string; column: string }[]) => ColumnImpactConsumer[];
 }
 
 const columnKey = (uid: string, col: string) => `${uid}\u0000${col}`;
@@ -112,6 +115,19 @@ export function describeImpact(impact: readonly ImpactEntry[]): string {
 	return parts.join(' and ') || 'nothing downstream';
 }
 
+/** "the `revenue` metric (and 3 more metrics) and the exposure `Finance dashboard`": what a change breaks past the relations. */
+export function describeConsumers(list: readonly ColumnImpactConsumer[]): string {
+	const named = (type: string, noun: string) => {
+		const of = list.filter((c) => c.type === type);
+		if (of.length === 0) return null;
+		const first = `the ${noun} \`${of[0].label ?? of[0].name}\``;
+		return of.length === 1 ? first : `${first} (and ${of.length - 1} more ${noun}${of.length === 2 ? '' : 's'})`;
+	};
+	const parts = [named('metric', 'metric'), named('exposure', 'exposure'), named('saved_query', 'saved query')].filter((p): p is string => p !== null);
+	if (parts.length === 0) parts.push(named('semantic_model', 'semantic model')!);
+	return parts.join(' and ');
+}
+
 const relationName = (n: DiffNode) => n.assetPath?.split('/').pop() ?? n.uniqueId;
 
 /** The worse of two classifications (CLASSIFICATION_ORDER). */
@@ -134,6 +150,13 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 	const lineage = input.hasColumnLineage.from && input.hasColumnLineage.to;
 	const impactOf = (path: string | null, column: string): ImpactEntry[] | null =>
 		path !== null && input.hasColumnLineage.from ? input.impactOf(path, column) : null;
+	// What a removed or retyped column breaks past the relations: its own readers and its impact's.
+	const reaching = <C extends { asset_path: string; column: string; impact: ImpactEntry[] | null }>(c: C): C => {
+		if (!input.consumersOf) return c;
+		const cols = [{ asset_path: c.asset_path, column: c.column }, ...(c.impact ?? []).filter((i) => i.kind === 'dbt')];
+		const found = input.consumersOf(cols);
+		return found.length ? { ...c, consumers: found } : c;
+	};
 
 	const added: string[] = [];
 	const removed: string[] = [];
@@ -158,7 +181,7 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 		if (c.to === null && c.from !== null) {
 			removed.push(c.uniqueId);
 			const path = c.from.assetPath;
-			if (path) for (const col of c.from.columnSchema ?? []) colsRemoved.push({ asset_path: path, column: col.name, type: col.type ?? null, impact: impactOf(path, col.name) });
+			if (path) for (const col of c.from.columnSchema ?? []) colsRemoved.push(reaching({ asset_path: path, column: col.name, type: col.type ?? null, impact: impactOf(path, col.name) }));
 			continue;
 		}
 		if (!c.from || !c.to) continue;
@@ -172,9 +195,9 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 		if (a && b) {
 			for (const [name, type] of a) {
 				if (!b.has(name) || moved) {
-					if (c.from.assetPath) removedHere.push({ asset_path: c.from.assetPath, column: name, type, impact: impactOf(c.from.assetPath, name) });
+					if (c.from.assetPath) removedHere.push(reaching({ asset_path: c.from.assetPath, column: name, type, impact: impactOf(c.from.assetPath, name) }));
 				} else if (b.get(name) !== type && c.from.assetPath) {
-					retypedHere.push({ asset_path: c.from.assetPath, column: name, from_type: type, to_type: b.get(name) ?? null, impact: impactOf(c.from.assetPath, name) });
+					retypedHere.push(reaching({ asset_path: c.from.assetPath, column: name, from_type: type, to_type: b.get(name) ?? null, impact: impactOf(c.from.assetPath, name) }));
 				}
 			}
 			for (const [name, type] of b) if ((!a.has(name) || moved) && c.to.assetPath) colsAdded.push({ asset_path: c.to.assetPath, column: name, type });
@@ -206,14 +229,17 @@ export function diffGraphs(input: DiffInput, sides: Pick<GraphDiff, 'from' | 'to
 	let classification: DiffClassification | null = null;
 	for (const m of modified) classification = worseOf(classification, m.classification);
 	// A removed model's columns count like a modified model's: what reads them breaks.
-	if (colsRemoved.some((c) => c.impact && c.impact.length > 0)) classification = worseOf(classification, 'breaking');
+	if (colsRemoved.some((c) => (c.impact && c.impact.length > 0) || c.consumers)) classification = worseOf(classification, 'breaking');
 	else if (removed.length > 0 && !input.hasColumnLineage.from) classification = worseOf(classification, 'unknown');
 	else if (added.length > 0 || removed.length > 0) classification = worseOf(classification, 'non_breaking');
 
 	const fromIds = new Set(input.columnEdges.from.map(edgeId));
 	const toIds = new Set(input.columnEdges.to.map(edgeId));
+	const broken = new Map<string, ColumnImpactConsumer>();
+	for (const c of [...colsRemoved, ...colsRetyped]) for (const x of c.consumers ?? []) broken.set(`${x.script_path}\u0000${x.unique_id}`, x);
 	return {
 		...sides,
+		...(broken.size ? { consumers: sortBy([...broken.values()], (x) => `${x.script_path}\u0000${x.unique_id}`) } : {}),
 		models: { added: added.sort(), removed: removed.sort(), renamed, modified: sortBy(modified, (m) => m.unique_id) },
 		asset_paths: Object.fromEntries([...added, ...removed, ...modified.map((m) => m.unique_id)].sort().map((u) => [u, assetPaths[u] ?? null])),
 		columns: {
@@ -252,11 +278,12 @@ function classify(
 		if (!lineage) missing.push('a graph has no column lineage');
 		if (missing.length > 0) return { classification: 'unknown', reason: `its ${changes.join(', ')} changed, but ${missing.join(' and ')}` };
 	}
-	const read = [...removed, ...retyped].filter((c) => c.impact && c.impact.length > 0);
+	const read = [...removed, ...retyped].filter((c) => (c.impact && c.impact.length > 0) || c.consumers);
 	if (read.length > 0) {
 		const what = read.map((c) => {
 			const verb = 'from_type' in c ? `retypes \`${name}.${c.column}\` (${c.from_type ?? '?'} → ${c.to_type ?? '?'})` : `removes \`${name}.${c.column}\``;
-			return `${verb}, which ${describeImpact(c.impact!)} read${c.impact!.length === 1 ? 's' : ''}`;
+			const readers = c.impact?.length ? `, which ${describeImpact(c.impact)} read${c.impact.length === 1 ? 's' : ''}` : '';
+			return `${verb}${readers}${c.consumers ? `${readers ? ',' : ''} and breaks ${describeConsumers(c.consumers)}` : ''}`;
 		});
 		return { classification: 'breaking', reason: `this change ${what.join('; ')}` };
 	}
@@ -303,7 +330,7 @@ const SHAPE_CHANGES: ReadonlySet<ModelChange> = new Set(['materialized', 'tests'
  * SQL or columns (the classification stays: it says how bad, not what).
  */
 export function redactDiff(d: GraphDiff): GraphDiff {
-	const { columns: _columns, ...rest } = d;
+	const { columns: _columns, consumers: _consumers, ...rest } = d;
 	return {
 		...rest,
 		models: {

@@ -435,6 +435,15 @@ export function matchMethod(method: string, value: string, u: SelectorUniverse, 
 			return each((n) => n.version != null && glob(String(n.version)));
 		case 'unit_test':
 			return each((n) => n.resourceType === 'unit_test' && fqnMatches(n, value));
+		case 'exposure':
+		case 'metric':
+		case 'semantic_model':
+		case 'saved_query': {
+			// The manifest's own reading first (the ingest's selection); on the canvas these are nodes.
+			const extra = u.extraMethod?.(method, value);
+			if (extra) return extra;
+			return each((n) => n.resourceType === method && glob(n.name));
+		}
 		default: {
 			const extra = u.extraMethod?.(method, value);
 			if (extra) return extra;
@@ -681,7 +690,7 @@ export interface SelectorGraph {
 /** What the canvas's nodes carry that a selector reads (CanvasNode, without importing the canvas model). */
 export interface CanvasNodeLike {
 	id: string;
-	type: 'asset' | 'runnable';
+	type: 'asset' | 'runnable' | 'consumer';
 	kind: string;
 	path: string;
 	name: string;

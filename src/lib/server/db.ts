@@ -146,6 +146,9 @@ export async function copyRows(h: Database, tx: Tx, table: string, columns: read
 			parts = [];
 			size = 0;
 			await c.query(`copy ${target} from '/dev/blob'`, [], { blob });
+			// PGlite runs a statement synchronously and answers in a microtask: without a turn of
+			// the event loop between statements, a big graph's COPY held the thread for seconds.
+			await new Promise<void>((resolve) => setImmediate(resolve));
 		};
 		for (const chunk of chunks) {
 			parts.push(chunk);
@@ -167,8 +170,15 @@ export async function copyRows(h: Database, tx: Tx, table: string, columns: read
 	const w = await q.writable();
 	w.on('error', (e) => fail(e));
 	try {
+		let sinceTurn = 0;
 		for (const chunk of chunks) {
 			if (!w.write(chunk)) await Promise.race([once(w, 'drain'), failed]);
+			// Making the lines is our thread's work: a turn of the event loop every ~1 MB of them.
+			sinceTurn += chunk.length;
+			if (sinceTurn >= 1 << 20) {
+				sinceTurn = 0;
+				await new Promise<void>((resolve) => setImmediate(resolve));
+			}
 		}
 	} catch (e) {
 		// Our side failed (or the server did): CopyFail ends the COPY; the caller rolls back.

@@ -3,7 +3,9 @@
 // impact of removed and retyped columns over the `from` graph and the workspace's producers
 // (lineage/column-impact.ts) over only the changed columns' downstream edges, and leaves the authored parts out unless both refs show them.
 import { buildImpactGraph, walkColumnImpact, type ImpactGraph } from '../lineage/column-impact';
-import { diffGraphs, emptyDiff, redactDiff, type ChangedNode } from '../lineage/graph-diff';
+import { diffGraphs, emptyDiff, redactDiff, type ChangedNode, type DiffInput } from '../lineage/graph-diff';
+import { graphConsumers } from '../lineage/asset-graph';
+import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
 import type { ColumnLineageEdge } from '../types/asset-graph';
 import type { GraphDiff, ImpactEntry, RefEdgeChange } from '../types/graph-diff';
 import { assetPathGate, mayReadPath, type DiffRefGrant, type Principal } from './access';
@@ -11,7 +13,7 @@ import type { Database } from './db';
 import { groupProducerLineage } from './lineage-api';
 import type { GraphKey } from './repo/graph';
 import { changedNodes, columnEdgesTouching, diffNodesOf, downstreamColumnEdges, graphState, liveProducerVersions, refEdgeChanges } from './repo/graph-diff';
-import { assetPathsOf, producerLineage } from './repo/lineage';
+import { assetPathsOf, consumersOf, producerLineage } from './repo/lineage';
 
 const TEST_TYPES = new Set(['test', 'unit_test']);
 
@@ -36,6 +38,22 @@ async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: str
 	const producers = principal === null ? [] : (await liveProducerVersions(h, key.workspace)).filter((v) => mayReadPath(principal, v.path, 'scripts'));
 	const lineage = groupProducerLineage(await producerLineage(h, key.workspace, producers));
 	return buildImpactGraph(dbtEdges, [...lineage].map(([path, column_lineage]) => ({ path, column_lineage })));
+}
+
+/** The `from` graph's consumers as the diff asks for them: by the relation columns a change reaches. */
+async function consumerReader(h: Database, key: GraphKey, visible: (path: string) => boolean): Promise<DiffInput['consumersOf']> {
+	const list = await consumersOf(h, key);
+	if (list.length === 0) return undefined;
+	const ids = new Set<string>();
+	for (const c of list) {
+		for (const d of c.depends_on) ids.add(d);
+		if (c.model) ids.add(c.model);
+		for (const col of c.columns ?? []) ids.add(col.node);
+	}
+	const nodes = [...(await assetPathsOf(h, key, [...ids]))].map(([uniqueId, assetPath]) => ({ uniqueId, assetPath }));
+	const index = consumerIndex(graphConsumers([{ scriptPath: key.scriptPath, authored: true, nodes, consumers: list }], visible));
+	return (cols) =>
+		consumersReached(index, cols).map(({ consumer: c, via }) => ({ type: c.type, name: c.name, label: c.label, unique_id: c.unique_id, script_path: c.script_path, via }));
 }
 
 export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGrant): Promise<GraphDiff> {
@@ -104,6 +122,6 @@ export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGr
 					kinds: c.kinds,
 					via: c.via
 				}));
-	const diff = diffGraphs({ ...input, impactOf }, sides);
+	const diff = diffGraphs({ ...input, impactOf, consumersOf: await consumerReader(h, from.key, visible) }, sides);
 	return authored ? diff : redactDiff(diff);
 }

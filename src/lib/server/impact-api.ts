@@ -17,7 +17,9 @@ import {
 	type ProducerLineageOf
 } from '../lineage/column-impact';
 import type { ColumnLineageEdge } from '../types/asset-graph';
-import type { ColumnImpactAnswer, ColumnImpactTest } from '../types/column-impact';
+import type { ColumnImpactAnswer, ColumnImpactConsumer, ColumnImpactTest } from '../types/column-impact';
+import { graphConsumers } from '../lineage/asset-graph';
+import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
 import {
 	assetPathGate,
 	authoredPathFilter,
@@ -32,7 +34,9 @@ import type { Database } from './db';
 import { badRequest } from './http';
 import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
 import {
+	assetPathsOf,
 	columnComponents,
+	consumersOf,
 	edgesOfComponents,
 	pinnedGraphOf,
 	readableProducerLineage,
@@ -337,7 +341,48 @@ async function answers(
 		if (owners.length === 0) return directions.map(noImpact);
 		if (!walked.startKnown && !(await relationHasColumn(h, owners, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return walked.answers;
+	return Promise.all(
+		walked.answers.map(async (a, i) => {
+			if (directions[i] !== 'downstream') return a;
+			const consumers = await consumersReachedBy(h, reader, q, a, visible);
+			return consumers.length ? { ...a, consumers } : a;
+		})
+	);
+}
+
+/**
+ * The consumers of the graphs the walk read (each already under the caller's gate) that the
+ * asked column or a listed one reaches; one reading a relation the caller may not see is not named.
+ */
+async function consumersReachedBy(
+	h: Database,
+	reader: DbtLineageReader,
+	q: ImpactQuery,
+	a: ColumnImpactAnswer,
+	visible: (path: string) => boolean
+): Promise<ColumnImpactConsumer[]> {
+	const cols = [...(q.kind === 'dbt' ? [{ asset_path: q.assetPath, column: q.column }] : []), ...a.columns.filter((c) => c.kind === 'dbt')];
+	const keys = new Map<string, GraphKey>();
+	for (const c of cols) for (const k of reader.ownersOf.get(c.asset_path) ?? []) keys.set(keyId(k), k);
+	const out: ColumnImpactConsumer[] = [];
+	for (const key of keys.values()) {
+		const list = await consumersOf(h, key);
+		if (list.length === 0) continue;
+		const ids = new Set<string>();
+		for (const c of list) {
+			for (const d of c.depends_on) ids.add(d);
+			if (c.model) ids.add(c.model);
+			for (const col of c.columns ?? []) ids.add(col.node);
+		}
+		const pathOf = await assetPathsOf(h, key, [...ids]);
+		const nodes = [...pathOf].map(([uniqueId, assetPath]) => ({ uniqueId, assetPath }));
+		const served = graphConsumers([{ scriptPath: key.scriptPath, authored: true, nodes, consumers: list }], visible);
+		for (const hit of consumersReached(consumerIndex(served), cols)) {
+			const c = hit.consumer;
+			out.push({ type: c.type, name: c.name, label: c.label, unique_id: c.unique_id, script_path: c.script_path, via: hit.via });
+		}
+	}
+	return out;
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */

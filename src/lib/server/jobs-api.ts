@@ -21,6 +21,7 @@ import { parseProgressCursor, type JobListFilter, type JobListRow, type JobPaylo
 import type { ShareLinkRow } from './repo/share-links';
 import { MAX_SHARE_EXPIRES_IN, shareLinkState } from './share';
 import { failureSummary } from './runner/run-results';
+import { sourcelessReason } from './runner/failure-reason';
 
 export const DEFAULT_JOB_LIMIT = 50;
 export const MAX_JOB_LIMIT = 500;
@@ -215,6 +216,15 @@ export function jobDetailOf(j: JobView, payload: JobPayload, canReadScript: bool
 function redactedResult(result: Record<string, unknown>, status: JobStatus): Record<string, unknown> {
 	const out = withoutAuthored(result) as Record<string, unknown>;
 	delete out.resolution_digest;
+	// Each failed or warned node keeps WHY in a form that quotes nothing (failure-reason.ts).
+	if (Array.isArray(result.nodes) && Array.isArray(out.nodes)) {
+		out.nodes = out.nodes.map((n, i) => {
+			const src = (result.nodes as unknown[])[i];
+			if (!isObject(n) || !isObject(src) || typeof src.unique_id !== 'string' || !NEEDS_REASON.has(String(src.outcome))) return n;
+			const failures = typeof src.failures === 'number' ? src.failures : null;
+			return { ...n, reason: sourcelessReason(src.unique_id, typeof src.message === 'string' ? src.message : null, failures) };
+		});
+	}
 	if (isObject(out.invocation_args)) out.invocation_args = pick(out.invocation_args, SHAPE_INVOCATION_ARGS);
 	if ('rows' in out) {
 		delete out.rows;
@@ -226,10 +236,15 @@ function redactedResult(result: Record<string, unknown>, status: JobStatus): Rec
 	return out;
 }
 
+const NEEDS_REASON = new Set(['failed', 'unknown', 'warned']);
+
 function genericError(nodes: unknown, status: JobStatus): string {
-	// Nodes come from results we wrote (or a recorded import): only well-formed ones are named.
+	// Nodes come from results we wrote (or a recorded import): only well-formed ones are named,
+	// each with its sourceless reason in place of dbt's message.
 	const named = Array.isArray(nodes)
-		? nodes.filter((n): n is RunNodeResult => isObject(n) && typeof n.unique_id === 'string' && typeof n.status === 'string' && typeof n.outcome === 'string')
+		? nodes
+				.filter((n): n is RunNodeResult & { reason?: string } => isObject(n) && typeof n.unique_id === 'string' && typeof n.status === 'string' && typeof n.outcome === 'string')
+				.map((n) => (typeof n.reason === 'string' ? { ...n, message: n.reason, failures: undefined } : n))
 		: [];
 	return failureSummary(named) ?? (status === 'canceled' ? 'the run was canceled' : 'the run failed');
 }

@@ -1,8 +1,8 @@
 // Bounds on what one request may ask of the server (issue 14, "every request bounded"): the
 // layout endpoint's work, and the size of what one upload may store. A request over a bound is
 // refused with 413 and a message naming the bound and the value found, before the work starts.
-// The upload bounds are read from the environment on each use (documented in the README's
-// configuration table), far above the largest real project measured.
+// The upload bounds are read from the environment on each use (docs/operating.md, "Upload
+// limits"), far above the largest real project measured.
 import type { LevelInput } from '$lib/lineage/canvas-sizes';
 import { ApiError } from './api-error';
 import { IngestError } from './ingest/errors';
@@ -55,16 +55,99 @@ export function producerLimits() {
 
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
-/** A catalog.json is bounded like a manifest (it is smaller than its project's manifest). */
+/**
+ * catalog.json: the largest real one in ../shared/fixtures is 1.8 MB (tuva 1.9.4: 908 relations,
+ * 11,141 columns); the most columns 14,609 (fivetran-sap), the widest relation 548. The defaults
+ * are about 30× those; a relation may be as wide as BigQuery allows (10,000 columns).
+ */
+export function catalogLimits() {
+	return {
+		bytes: envNumber('TRIBUTARY_MAX_CATALOG_MB', 64) * 1024 * 1024,
+		relations: envNumber('TRIBUTARY_MAX_CATALOG_RELATIONS', 30_000),
+		relationColumns: envNumber('TRIBUTARY_MAX_CATALOG_RELATION_COLUMNS', 10_000),
+		columns: envNumber('TRIBUTARY_MAX_CATALOG_COLUMNS', 500_000)
+	};
+}
+
+/** The files of a deploy, preview or recorded run, and what each may weigh. */
+export type UploadFileKind = 'manifest' | 'catalog' | 'column_lineage' | 'node_columns' | 'run_results' | 'project' | 'log';
+
+/**
+ * Each file of an upload is counted as it streams in and refused past its limit (the rest of
+ * the body is never read). The largest real run_results.json in ../shared/fixtures is 4.2 MB; the
+ * column-lineage index of the generator's 3000-model project with 200,000 edges is 1.6 MB; a
+ * project archive is its source without target/ (unpacked size bounded in project-archive.ts).
+ */
+export function uploadFileLimit(kind: UploadFileKind): { bytes: number; env: string } {
+	const limit = (env: string, megabytes: number) => ({ bytes: envNumber(env, megabytes) * 1024 * 1024, env });
+	switch (kind) {
+		case 'manifest':
+			return { bytes: manifestLimits().bytes, env: 'TRIBUTARY_MAX_MANIFEST_MB' };
+		case 'catalog':
+			return { bytes: catalogLimits().bytes, env: 'TRIBUTARY_MAX_CATALOG_MB' };
+		case 'column_lineage':
+		case 'node_columns':
+			return limit('TRIBUTARY_MAX_INDEX_MB', 128);
+		case 'run_results':
+			return limit('TRIBUTARY_MAX_RUN_RESULTS_MB', 128);
+		case 'project':
+			return limit('TRIBUTARY_MAX_PROJECT_MB', 128);
+		case 'log':
+			return limit('TRIBUTARY_MAX_LOG_MB', 256);
+	}
+}
+
+/** 413 naming the file and its limit; `bytes` null when only "more than the limit" is known (it was not read on). */
+export function fileTooLarge(file: string, what: string, bytes: number | null, limit: { bytes: number; env: string }): IngestError {
+	if (bytes === null) {
+		return new IngestError(file, `more than ${mb(limit.bytes)}, over the ${what} size limit of ${mb(limit.bytes)} (${limit.env}); refused there, the rest of the upload unread`, undefined, 413);
+	}
+	return new IngestError(file, `${mb(bytes)} is over the ${what} size limit of ${mb(limit.bytes)} (${limit.env})`, undefined, 413);
+}
+
+/** A catalog.json already in memory (a run's own, or one read before the streaming bound). */
 export function requireCatalogBytes(file: string, bytes: number): void {
-	const { bytes: limit } = manifestLimits();
-	if (bytes > limit) throw new IngestError(file, `${mb(bytes)} is over the catalog size limit of ${mb(limit)} (TRIBUTARY_MAX_MANIFEST_MB)`, undefined, 413);
+	const limit = uploadFileLimit('catalog');
+	if (bytes > limit.bytes) throw fileTooLarge(file, 'catalog', bytes, limit);
+}
+
+/**
+ * Right after the catalog's JSON.parse, before its columns are read: the relation count, then
+ * each relation's columns and their sum (counted without reading a column).
+ */
+export function requireCatalogShape(file: string, groups: readonly [section: string, tables: Record<string, unknown>][]): void {
+	const limits = catalogLimits();
+	let relations = 0;
+	for (const [, tables] of groups) relations += Object.keys(tables).length;
+	if (relations > limits.relations) {
+		throw new IngestError(file, `${fmt(relations)} relations is over the limit of ${fmt(limits.relations)} relations (TRIBUTARY_MAX_CATALOG_RELATIONS)`, undefined, 413);
+	}
+	let columns = 0;
+	for (const [section, tables] of groups) {
+		for (const [uid, table] of Object.entries(tables)) {
+			const cols = typeof table === 'object' && table !== null ? (table as { columns?: unknown }).columns : null;
+			if (typeof cols !== 'object' || cols === null) continue;
+			const n = Array.isArray(cols) ? cols.length : Object.keys(cols).length;
+			if (n > limits.relationColumns) {
+				throw new IngestError(
+					file,
+					`${uid} has ${fmt(n)} columns, over the limit of ${fmt(limits.relationColumns)} columns per relation (TRIBUTARY_MAX_CATALOG_RELATION_COLUMNS)`,
+					`${section}.${uid}.columns`,
+					413
+				);
+			}
+			columns += n;
+		}
+	}
+	if (columns > limits.columns) {
+		throw new IngestError(file, `${fmt(columns)} columns in all is over the limit of ${fmt(limits.columns)} columns (TRIBUTARY_MAX_CATALOG_COLUMNS)`, undefined, 413);
+	}
 }
 
 /** Before the manifest is decoded (an ingest refusal: 413, naming the file). */
 export function requireManifestBytes(file: string, bytes: number): void {
-	const { bytes: limit } = manifestLimits();
-	if (bytes > limit) throw new IngestError(file, `${mb(bytes)} is over the manifest size limit of ${mb(limit)} (TRIBUTARY_MAX_MANIFEST_MB)`, undefined, 413);
+	const limit = uploadFileLimit('manifest');
+	if (bytes > limit.bytes) throw fileTooLarge(file, 'manifest', bytes, limit);
 }
 
 /** Right after JSON.parse, before any per-node work: `nodes`, `sources` and `unit_tests` entries. */

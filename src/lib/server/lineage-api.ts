@@ -145,6 +145,7 @@ const toDescribed = (g: LoadedGraph, authored: boolean, ownsAssets = false): Des
 	authored,
 	nodes: g.nodes,
 	edges: g.edges,
+	consumers: g.consumers,
 	ownsAssets
 });
 

@@ -111,7 +111,8 @@ const schemas: Record<string, Schema> = {
 			},
 			truncated: { type: 'boolean', description: 'reachable columns were left out (at most 5000 are listed, nearest first)' },
 			withheld: { type: 'integer', description: "reached columns of relations the caller may not see (outside the token's assets:read): counted, never named, not walked through" },
-			tests: { type: 'object', additionalProperties: { type: 'array', items: obj({ kind: { type: ['string', 'null'] }, column: { type: ['string', 'null'] }, severity: { type: ['string', 'null'] } }) }, description: 'the dbt tests on each listed relation, by asset path' }
+			tests: { type: 'object', additionalProperties: { type: 'array', items: obj({ kind: { type: ['string', 'null'] }, column: { type: ['string', 'null'] }, severity: { type: ['string', 'null'] } }) }, description: 'the dbt tests on each listed relation, by asset path' },
+			consumers: { type: 'array', items: ref('ImpactConsumer'), description: 'downstream only, absent when none: the metrics, semantic models, saved queries and exposures reached (docs/exposures-and-metrics.md)' }
 		},
 		['columns', 'truncated', 'withheld', 'tests']
 	),
@@ -122,8 +123,24 @@ const schemas: Record<string, Schema> = {
 		dbt_edges: { type: 'array', items: { type: 'object', description: 'ref() between relations' } },
 		hidden: { type: 'integer', description: 'how many scripts and assets in scope the caller may not see (their names and edges are withheld)' },
 		dbt_snapshot_job: { type: 'string', description: 'pinned reads only: the job whose snapshot is drawn (omitted otherwise)' },
-		dbt_graph_ingested_at: { type: 'string', description: 'pinned reads only (omitted otherwise)' }
+		dbt_graph_ingested_at: { type: 'string', description: 'pinned reads only (omitted otherwise)' },
+		consumers: {
+			type: 'array',
+			items: { type: 'object', description: 'an exposure, semantic model, metric or saved query (types/consumers.ts GraphConsumer): for readers of its project only, and only when every relation it reads is drawn' },
+			description: 'absent when none'
+		}
 	}),
+	ImpactConsumer: obj(
+		{
+			type: { enum: ['semantic_model', 'metric', 'saved_query', 'exposure'] },
+			name: str,
+			label: { type: ['string', 'null'] },
+			unique_id: str,
+			script_path: str,
+			via: { type: 'array', items: str, description: 'the columns (`orders.amount`) or entries (`metric revenue`) that reach it' }
+		},
+		['type', 'name', 'unique_id', 'script_path', 'via']
+	),
 	GraphDiff: obj({
 		from: obj({ hash: { type: ['string', 'null'], description: '16 hex digits; null for a preview' }, job_id: { type: ['string', 'null'], description: 'the job whose own graph it is; null for a version graph' } }),
 		to: obj({ hash: { type: ['string', 'null'] }, job_id: { type: ['string', 'null'] } }),
@@ -147,13 +164,14 @@ const schemas: Record<string, Schema> = {
 			description: 'absent for a caller who may see the shape only; impact null when the from graph has no column lineage',
 			properties: {
 				added: { type: 'array', items: obj({ asset_path: str, column: str, type: { type: ['string', 'null'] } }) },
-				removed: { type: 'array', items: obj({ asset_path: str, column: str, type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') } }) },
-				retyped: { type: 'array', items: obj({ asset_path: str, column: str, from_type: { type: ['string', 'null'] }, to_type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') } }) }
+				removed: { type: 'array', items: obj({ asset_path: str, column: str, type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') }, consumers: { type: 'array', items: ref('ImpactConsumer') } }) },
+				retyped: { type: 'array', items: obj({ asset_path: str, column: str, from_type: { type: ['string', 'null'] }, to_type: { type: ['string', 'null'] }, impact: { type: ['array', 'null'], items: ref('ImpactEntry') }, consumers: { type: 'array', items: ref('ImpactConsumer') } }) }
 			}
 		},
 		asset_paths: { type: 'object', additionalProperties: { type: ['string', 'null'] }, description: 'the relation of every unique_id listed under models' },
 		ref_edges: obj({ added: { type: 'array', items: ref('RefEdgeChange') }, removed: { type: 'array', items: ref('RefEdgeChange') } }),
 		column_edges: { type: ['object', 'null'], properties: { added: int, removed: int }, description: 'over the edges touching a changed model; null without column lineage on a side (or for a shape-only caller)' },
+		consumers: { type: 'array', items: ref('ImpactConsumer'), description: 'what the removed and retyped columns break past the relations; absent when none and for a shape-only caller' },
 		classification: { type: ['string', 'null'], enum: ['breaking', 'partial', 'non_breaking', 'unknown', null], description: 'the worst of the changes; null when nothing changed' },
 		authored: bool
 	}, ['from', 'to', 'models', 'asset_paths', 'ref_edges', 'column_edges', 'classification', 'authored']),
@@ -381,7 +399,7 @@ export const operations: Op[] = [
 		ok: { status: 200, description: 'the impact list', schema: ref('ColumnImpact'), csv: IMPACT_CSV }, errors: [400, 401, 403, 404]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; result.error is then the generic outcome), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
+		method: 'get', path: '/api/w/{ws}/jobs/get/{id}', summary: 'A job: status, result, log tail', gate: "job read access + jobs:read; log and authored args withheld (redacted: true) from callers who cannot read the project, and so are dbt's messages (result.messages_withheld: true; each failed or warned node carries `reason` instead, dbt's error kind, the node and a fixed cause, quoting nothing; result.error is then the generic outcome with those reasons), result.resolution_digest and a show job's data rows (result.rows_withheld: true)",
 		query: {
 			view_token: { description: 'share link token' },
 			logs: { description: 'true (default) or false: false answers without the log (logs is empty)' },

@@ -414,6 +414,9 @@ export const dbtGraphSnapshot = pgTable(
 		// the lineage is the engine's index or there is none (stats.column_edges tells which).
 		// Kept after the job ends: its status explains the graph.
 		lineageJobId: uuid('lineage_job_id'),
+		// The graph's exposures, semantic models, metrics and saved queries (types/consumers.ts),
+		// each mapped down to the columns it reads; NULL when the manifest has none.
+		consumers: jsonb('consumers'),
 		ingestedAt: ts('ingested_at').notNull().defaultNow()
 	},
 	(t) => [

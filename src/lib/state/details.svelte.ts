@@ -6,6 +6,7 @@ import {
 	buildProducerColumnGraph,
 	connectedComponent,
 	dbtRelationsOf,
+	downstreamOf,
 	edgeKey,
 	edgesAmong,
 	emptyColumnGraph,
@@ -20,6 +21,8 @@ import {
 	type TraceGeometry
 } from '$lib/lineage/column-trace';
 import type { DbtProvenance, ModelColumnLineage, ProducerColumnLineage } from '$lib/types/asset-graph';
+import { consumerIndex, consumersReached, type ConsumerHit, type ConsumerIndex } from '$lib/lineage/consumer-trace';
+import type { GraphConsumer } from '$lib/types/consumers';
 import { ColumnLineage, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
 
 export type RelationFetcher = (path: string) => Promise<DbtProvenance | null>;
@@ -190,6 +193,9 @@ export class ColumnTraceView {
 	edges: { from: ColumnId; to: ColumnId; style: EdgeStyle }[];
 	/** What stays lit while a column is traced; null when none is. */
 	impact: Set<ColumnId> | null;
+	/** Where the traced column ends in the consumer layer (metrics, exposures...); empty when none is traced. */
+	endsIn: ConsumerHit[];
+	#consumers: ConsumerIndex = $state.raw(consumerIndex([]));
 	/** What the pane shows: nothing (no target, or a viewer without lineage), loading, the trace, or empty. */
 	state: 'none' | 'loading' | 'ready' | 'empty';
 	/** Of the drawn dbt edges (both ends dbt relations), how many were inferred from compiled SQL, of how many. */
@@ -213,6 +219,16 @@ export class ColumnTraceView {
 		this.geometry = $derived(traceGeometry(this.lanes));
 		this.edges = $derived(edgesAmong(this.component, this.graph));
 		this.impact = $derived(this.traced ? traceColumn(this.traced, this.graph) : null);
+		this.endsIn = $derived.by(() => {
+			if (!this.traced) return [];
+			// The traced column and what is downstream of it: what a change to it reaches.
+			const cols: { asset_path: string; column: string }[] = [];
+			for (const id of [this.traced, ...downstreamOf(this.traced, this.graph)]) {
+				const [kind, path, column] = id.split('\u0000');
+				if (kind === 'dbt') cols.push({ asset_path: path, column });
+			}
+			return consumersReached(this.#consumers, cols);
+		});
 		this.state = $derived(
 			!this.target || !this.target.authored ? 'none' : this.ownColumns.length > 0 ? 'ready' : this.lineage.loading ? 'loading' : 'empty'
 		);
@@ -248,6 +264,10 @@ export class ColumnTraceView {
 
 	setPin(pin: LineagePin): void {
 		this.#pin = pin;
+	}
+
+	setConsumers(consumers: readonly GraphConsumer[]): void {
+		this.#consumers = consumerIndex(consumers);
 	}
 
 	setColumnOrder(f: (kind: string, path: string) => string[] | undefined): void {

@@ -3,7 +3,8 @@
 // same pin as the graph on screen.
 import { untrack } from 'svelte';
 import type { Direction, LevelLayout } from '$lib/lineage/canvas-sizes';
-import { fromWire, type CanvasNode, type CanvasWire } from '$lib/lineage/canvas-model';
+import { consumerNodeId, fromWire, type CanvasNode, type CanvasWire } from '$lib/lineage/canvas-model';
+import type { GraphConsumer } from '$lib/types/consumers';
 import type { DbtProvenance, ProducerColumnLineage } from '$lib/types/asset-graph';
 import { CanvasState, httpLayoutFetcher } from './canvas.svelte';
 import { httpLineageFetcher, type LineageFetcher, type LineagePin } from './column-lineage.svelte';
@@ -19,6 +20,7 @@ export interface LineagePageData {
 	layouts: Record<string, LevelLayout>;
 	direction?: Direction;
 	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
+	consumers?: GraphConsumer[];
 }
 
 export interface LineagePageOptions {
@@ -58,6 +60,8 @@ export class LineagePage {
 	columns: CanvasColumns;
 	/** The impact list of a traced column. */
 	impact: ImpactList;
+	/** The consumer layer's entries by canvas node id: what a consumer's details pane shows. */
+	consumers = $state.raw(new Map<string, GraphConsumer>());
 	#authored: boolean;
 	selectedNode: CanvasNode | null;
 
@@ -96,6 +100,8 @@ export class LineagePage {
 		if (data.wire.digest !== this.canvas.canvas.digest && this.canvas.canvas.digest) this.columns.reset();
 		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts, direction: data.direction });
 		this.trace.setProducers(data.producerLineage);
+		this.trace.setConsumers(data.consumers ?? []);
+		this.consumers = new Map((data.consumers ?? []).map((c) => [consumerNodeId(c.script_path, c.unique_id), c]));
 		this.columnSearch.setProducers(data.producerLineage);
 		this.columns.setProducers(data.producerLineage);
 	}

@@ -86,23 +86,31 @@ export class ShareLinks {
 	}
 }
 
-/** Queue a `retry` of a failed run; answers the new run's page. */
+/**
+ * Start what the run page offers from a finished run (the server's RunOffer: a `retry` of a
+ * failed run, or a build here of a recorded one); answers the new run's page.
+ */
 export class ResumeRun {
 	busy = $state(false);
 	error = $state<string | null>(null);
+	#fetch: Fetch;
 
-	async resume(workspace: string, scriptPath: string, jobId: string): Promise<string | null> {
+	constructor(fetchFn: Fetch = (input, init) => fetch(input, init)) {
+		this.#fetch = fetchFn;
+	}
+
+	async resume(workspace: string, scriptPath: string, body: Record<string, unknown>): Promise<string | null> {
 		this.busy = true;
 		this.error = null;
 		try {
-			const r = await fetch(`/api/w/${encodeURIComponent(workspace)}/jobs/run/p/${scriptPath}`, {
+			const r = await this.#fetch(`/api/w/${encodeURIComponent(workspace)}/jobs/run/p/${scriptPath}`, {
 				method: 'POST',
 				headers: { 'content-type': 'application/json' },
-				body: JSON.stringify({ command: 'retry', retry_job: jobId })
+				body: JSON.stringify(body)
 			});
-			const body = (await r.json().catch(() => ({}))) as { job_id?: string; url?: string; error?: string };
-			if (!r.ok) throw new Error(body.error ?? `status ${r.status}`);
-			return body.url ?? `/w/${workspace}/run/${body.job_id}`;
+			const answer = (await r.json().catch(() => ({}))) as { job_id?: string; url?: string; error?: string };
+			if (!r.ok) throw new Error(answer.error ?? `status ${r.status}`);
+			return answer.url ?? `/w/${workspace}/run/${answer.job_id}`;
 		} catch (e) {
 			this.error = e instanceof Error ? e.message : String(e);
 			return null;

@@ -1,6 +1,7 @@
 // Wire shapes of the read API (DESIGN.md §6): the asset graph and column lineage. Shared by the
 // server (which builds them from plain rows, never Drizzle objects) and the browser.
 import type { JobStatus } from './jobs';
+import type { GraphConsumer } from './consumers';
 
 export const ASSET_KINDS = ['dbt', 'ducklake', 'openlineage'] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
@@ -135,6 +136,8 @@ export interface AssetGraph {
 	dbt_edges: DbtRefEdge[];
 	/** How many scripts and assets in the asked scope were withheld from this caller (never which). */
 	hidden: number;
+	/** Exposures, semantic models, metrics and saved queries of the drawn projects; absent when none. */
+	consumers?: GraphConsumer[];
 	/** The job whose own stored graph answered (a run snapshot or a preview); absent otherwise. */
 	dbt_snapshot_job?: string;
 	/** When the pinned graph was stored; present only when the answer is pinned to a job. */

@@ -1,5 +1,6 @@
 // Wire types of the canvas pages beyond the graph itself.
 import type { ProducerColumnLineage } from './asset-graph';
+import type { GraphConsumer } from './consumers';
 
 /** A relation's state in a run, as the run lens colours it (lineage/canvas-lens.ts). */
 export type RunState = 'running' | 'materialized' | 'failed' | 'passed' | 'warned' | 'skipped';
@@ -11,7 +12,7 @@ export interface NodeStatus {
 }
 
 /** The worst result of a relation's tests. */
-export type TestState = 'fail' | 'warn' | 'pass';
+export type TestState = 'fail' | 'warn' | 'skip' | 'pass';
 
 /**
  * Which way the layers run: `LR` (sources on the left, the default every dbt tool uses) or
@@ -77,6 +78,8 @@ export interface CanvasPayload {
 	layouts: Record<string, LevelLayout>;
 	/** Producer scripts' column lineage: the producer half of every column trace on the page. */
 	producerLineage: { path: string; column_lineage: ProducerColumnLineage[] }[];
+	/** The consumer layer's entries (their details pane, where a trace ends); absent when none. */
+	consumers?: GraphConsumer[];
 	/** Server time spent, for the page's own timing line and the benchmark. */
 	timing: { layoutMs: number; levels: number };
 }

@@ -30,4 +30,19 @@ export interface ColumnImpactAnswer {
 	withheld: number;
 	/** The tests on each listed dbt relation, by asset path (relations without tests are absent). */
 	tests: Record<string, ColumnImpactTest[]>;
+	/**
+	 * Downstream only: the metrics, semantic models, saved queries and exposures the asked column
+	 * and the listed ones reach (what the change breaks); absent when none.
+	 */
+	consumers?: ColumnImpactConsumer[];
+}
+
+export interface ColumnImpactConsumer {
+	type: 'semantic_model' | 'metric' | 'saved_query' | 'exposure';
+	name: string;
+	label: string | null;
+	unique_id: string;
+	script_path: string;
+	/** What reaches it: columns (`orders.amount`), or the consumer it is built on (`metric revenue`). */
+	via: string[];
 }

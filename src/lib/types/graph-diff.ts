@@ -1,6 +1,8 @@
 // The lineage diff between two stored graphs (GET /api/w/{ws}/dbt/diff), as sent to the browser
 // and the CLI.
 
+import type { ColumnImpactConsumer } from './column-impact';
+
 export type DiffClassification = 'breaking' | 'partial' | 'non_breaking' | 'unknown';
 
 export type ModelChange = 'sql' | 'materialized' | 'tests' | 'columns' | 'column_types' | 'column_lineage' | 'description' | 'tags' | 'resource_type';
@@ -36,6 +38,8 @@ export interface DiffColumn {
 export interface RemovedColumn extends DiffColumn {
 	/** Who downstream reads it, in the `from` graph; null when that graph has no column lineage to walk. */
 	impact: ImpactEntry[] | null;
+	/** The metrics, semantic models, saved queries and exposures it reaches in the `from` graph; absent when none. */
+	consumers?: ColumnImpactConsumer[];
 }
 
 export interface RetypedColumn {
@@ -44,6 +48,7 @@ export interface RetypedColumn {
 	from_type: string | null;
 	to_type: string | null;
 	impact: ImpactEntry[] | null;
+	consumers?: ColumnImpactConsumer[];
 }
 
 export interface RefEdgeChange {
@@ -81,6 +86,8 @@ export interface GraphDiff {
 	ref_edges: { added: RefEdgeChange[]; removed: RefEdgeChange[] };
 	/** Counted over the edges touching a changed model; null when a side has no column lineage. */
 	column_edges: { added: number; removed: number } | null;
+	/** Every metric, semantic model, saved query and exposure a removed or retyped column reaches; absent when none (and for a shape-only caller). */
+	consumers?: ColumnImpactConsumer[];
 	/** The worst classification of any modified model: what `--fail-on` compares. */
 	classification: DiffClassification | null;
 	/** Authored parts (columns, reasons, SQL-derived changes) are left out for this caller. */

@@ -10,6 +10,8 @@ export interface ResultRow {
 	outcome: string;
 	status: string;
 	message: string | null;
+	/** Why it failed in words that quote nothing, for a viewer dbt's message is withheld from. */
+	reason: string | null;
 }
 
 const RANK: Record<string, number> = { failed: 0, unknown: 0, warned: 1, skipped: 2, no_op: 3, passed: 4 };
@@ -29,7 +31,8 @@ export function resultRows(result: Record<string, unknown> | null): ResultRow[] 
 			seconds: typeof n.execution_time === 'number' ? n.execution_time : null,
 			outcome: typeof n.outcome === 'string' ? n.outcome : 'unknown',
 			status: typeof n.status === 'string' ? n.status : '',
-			message: typeof n.message === 'string' && n.message ? n.message : null
+			message: typeof n.message === 'string' && n.message ? n.message : null,
+			reason: typeof n.reason === 'string' && n.reason ? n.reason : null
 		});
 	}
 	return rows.sort((a, b) => (RANK[a.outcome] ?? 0) - (RANK[b.outcome] ?? 0) || (a.uniqueId < b.uniqueId ? -1 : 1));
@@ -54,4 +57,20 @@ export function storedLine(result: Record<string, unknown> | null): string | nul
 
 export function hasFailures(result: Record<string, unknown> | null): boolean {
 	return resultRows(result).some((r) => r.outcome === 'failed' || r.outcome === 'unknown');
+}
+
+/**
+ * A node's name in pieces that may wrap after each `_` and `.` (a `<wbr>` between pieces), so a
+ * long test name breaks at its words instead of overflowing or splitting mid-word.
+ */
+export function breakablePieces(name: string): string[] {
+	return name.split(/(?<=[_.])/).filter(Boolean);
+}
+
+/** "orders" from `model.shop.orders`; a test's name without its hash; a source as source.table. */
+export function shortName(uniqueId: string): string {
+	const parts = uniqueId.split('.');
+	if (parts.length < 3) return uniqueId;
+	if (parts[0] === 'source') return parts.slice(2).join('.');
+	return parts[2];
 }

@@ -1,8 +1,8 @@
 // catalog.json (`dbt docs generate`): what the warehouse says each relation's columns are, in
-// its order. Read at upload, so a file that is not a catalog is refused (400 naming it) before
-// anything is stored; its columns become `column_schema` when no node_columns index came, and
+// its order. Read at upload, so a file that is not a catalog is refused (400 naming it), or one
+// over its relation or column limits (413 naming the limit), before anything is stored; its columns become `column_schema` when no node_columns index came, and
 // the inference expands `select *` with them.
-import { requireCatalogBytes } from '../limits';
+import { requireCatalogBytes, requireCatalogShape } from '../limits';
 import { IngestError } from './errors';
 import { decodeUtf8Bytes } from './manifest';
 import type { UploadedFile } from './uploaded-file';
@@ -36,6 +36,8 @@ export function parseCatalog(file: UploadedFile): ParsedCatalog {
 	if (json.sources !== undefined && json.sources !== null && !isObject(json.sources)) {
 		throw new IngestError(file.name, 'is not a dbt catalog: `sources` must be an object of unique_id → table', 'sources');
 	}
+	// Counted before a column is read: a catalog within its bytes may still be all columns.
+	requireCatalogShape(file.name, json.sources ? [['nodes', json.nodes], ['sources', json.sources as Record<string, unknown>]] : [['nodes', json.nodes]]);
 	const columns = new Map<string, { name: string; type?: string }[]>();
 	for (const group of [json.nodes, json.sources ?? {}] as Record<string, unknown>[]) {
 		for (const [uid, table] of Object.entries(group)) {

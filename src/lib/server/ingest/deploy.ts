@@ -4,15 +4,16 @@
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
-import { analyzeGraphTables, digestGraph, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { analyzeGraphTables, digestGraphInTurns, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
 import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
 import { wakeWorker } from '../wake-worker';
-import { planInference, type PlannedInference } from './inference-plan';
+import type { PlannedInference } from './inference-plan';
+import { planUploadInference } from './manifest-thread';
 import { parseDescriptor } from './descriptor';
-import { buildGraphContent, decodeUtf8, type UploadedFile } from './graph-content';
+import { buildGraphContent, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
 import { mark, type IngestProfile } from '../profile';
@@ -111,18 +112,19 @@ export function inferenceEnabled(env: NodeJS.ProcessEnv = process.env): boolean 
 /**
  * Whether the lineage job runs, from the plan made where the manifest was parsed: only when no
  * engine index was stored (its edges win) and some model has compiled SQL. An index uploaded but
- * unreadable was not foreseen there: that rare deploy plans here, on the request thread.
+ * unreadable was not foreseen there: that rare deploy plans again, where the upload was parsed.
  */
-function inferenceOf(
+async function inferenceOf(
 	req: UploadRequest,
 	planned: PlannedInference | null,
 	indexStored: boolean,
 	warn: (w: string) => void
-): { plan: PlannedInference | null; lineage: DeployColumnLineage } {
+): Promise<{ plan: PlannedInference | null; lineage: DeployColumnLineage }> {
 	const models = { analyzed: 0, partial: 0, failed: 0, skipped: 0, pending: 0 };
 	if (indexStored) return { plan: null, lineage: { source: 'engine', models } };
 	if (!inferenceEnabled()) return { plan: null, lineage: { source: null, models } };
-	const plan = planned ?? planInference(JSON.parse(decodeUtf8(req.manifest)), req.catalog ? JSON.parse(decodeUtf8(req.catalog)) : null);
+	const plan = planned ?? (await planUploadInference(req.manifest, req.catalog));
+	if (!plan) return { plan: null, lineage: { source: null, models } };
 	if (plan.noSql > 0) {
 		warn(
 			plan.withSql === 0
@@ -204,7 +206,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	}
 	log.push(...built.indexLog);
 	warnings.push(...built.warnings);
-	const { plan, lineage } = inferenceOf(req, built.inference, columnEdges !== null, warn);
+	const { plan, lineage } = await inferenceOf(req, built.inference, columnEdges !== null, warn);
 	if (!plan && built.catalogMissing) {
 		const { missing, relations } = built.catalogMissing;
 		warn(
@@ -218,7 +220,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	if (plan) log.push(`column lineage: ${fmt(lineage.models.pending)} models queued for inference from their compiled SQL (${plan.dialect})`);
 	else if (columnEdges === null && !inferenceEnabled()) log.push('column lineage: not inferred (TRIBUTARY_LINEAGE_INFERENCE=0)');
 
-	const { digest, nodeDigests } = digestGraph(content);
+	const { digest, nodeDigests } = await digestGraphInTurns(content);
 	mark(p, 'digest');
 	if (req.into && req.unlessDigest === digest) {
 		return {

@@ -10,11 +10,13 @@ import { parseUploadBytes } from './manifest-thread';
 import { decodeUtf8Bytes, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from '../profile';
 import type { UploadedFile } from './uploaded-file';
+import { resolveConsumers } from '$lib/lineage/consumers';
+import { consumerExprReader } from './consumer-exprs';
 
 export type { UploadedFile } from './uploaded-file';
 
 export interface GraphInput {
-	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view. */
+	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view (the catalog's too). */
 	manifest: UploadedFile;
 	columnLineage?: UploadedFile;
 	nodeColumns?: UploadedFile;
@@ -28,6 +30,8 @@ export interface GraphInput {
 	/** The descriptor asked for column lineage: only changes what the log says when no index came. */
 	columnLineageWanted: boolean;
 	profile?: IngestProfile;
+	/** The warehouse's adapter (the SQL dialect of semantic-model exprs); the manifest's when absent. */
+	adapterType?: string | null;
 }
 
 export interface DroppedCounts {
@@ -88,8 +92,11 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		},
 		{ catalog: input.catalog ?? null, plan: input.planInference ?? false },
 		undefined,
-		// Lent to the thread, not copied; the same bytes come back under the same file.
-		(bytes) => (input.manifest.bytes = bytes)
+		// Lent to the thread, not copied; the same bytes come back under the same files.
+		(bytes, catalogBytes) => {
+			input.manifest.bytes = bytes;
+			if (input.catalog && catalogBytes) input.catalog.bytes = catalogBytes;
+		}
 	);
 	const keptNodes = uploadRead.then((u) => new Set(u.graph.nodes.map((n) => n.uniqueId)) as ReadonlySet<string>);
 	// A refused manifest is reported through uploadRead; here its rejection must not go unhandled.
@@ -175,9 +182,18 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		indexLog.push(`${cat.name}: not used for typed columns (the node_columns index gives them)`);
 	}
 	const nodes: NodeRow[] = parsed.nodes.map((n) => toNodeRow(n, schemas));
+	// Never refuses the upload: what does not resolve is stored with a warning naming it.
+	const consumers = parsed.consumers;
+	if (consumers.length) {
+		for (const w of resolveConsumers(consumers, await consumerExprReader(consumers, input.adapterType ?? parsed.adapterType))) warn(w);
+		const count = (t: string) => consumers.filter((c) => c.type === t).length;
+		indexLog.push(
+			`consumers: ${count('exposure')} exposures, ${count('semantic_model')} semantic models, ${count('metric')} metrics, ${count('saved_query')} saved queries`
+		);
+	}
 	return {
 		parsed,
-		content: { nodes, edges: parsed.edges, columnEdges },
+		content: { nodes, edges: parsed.edges, columnEdges, consumers: consumers.length ? consumers : null },
 		typedNodes: nodes.filter((n) => n.columnSchema && n.columnSchema.length > 0).length,
 		dropped,
 		manifestLog,

@@ -1,9 +1,10 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority } from 'node:os';
 import { afterEach, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { IngestError } from './errors';
 import { parseManifest } from './manifest';
-import { manifestThreadBytes, parseManifestBytes, parseUploadBytes } from './manifest-thread';
+import { manifestThreadBytes, parseManifestBytes, parseUploadBytes, THREAD_NICE } from './manifest-thread';
 
 const REAL = ['jaffle-shop-1.12-duckdb-docs-generate', 'fivetran-sap-1.10.10-v12', 'jaffle-shop-1.9-bigquery-build'];
 const opts = { fileName: 'manifest.json', warehouse: 'main', defaultDatabase: null, selection: {} };
@@ -56,6 +57,62 @@ describeFixtures('manifests parsed on a worker thread', () => {
 		const kept = whole.slice();
 		await parseUploadBytes(kept, opts, {}, 0);
 		expect(Buffer.compare(kept, whole)).toBe(0);
+	});
+
+	it('a small manifest with a big catalog goes to the thread: their bytes together are counted, both lent and given back', async () => {
+		const manifest = new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')));
+		const catalogBytes = new Uint8Array(readFileSync(fixture(REAL[0], 'catalog.json')));
+		const catalog = { name: 'catalog.json', bytes: catalogBytes.slice() };
+		let back: { manifest: Uint8Array; catalog?: Uint8Array } | null = null;
+		// The manifest alone is under the threshold; with its catalog it is not.
+		const reading = parseUploadBytes(manifest.slice(), opts, { catalog }, manifest.length + 1, (m, c) => (back = { manifest: m, catalog: c }));
+		expect(catalog.bytes.byteLength).toBe(0);
+		const upload = await reading;
+		expect(back).not.toBeNull();
+		expect(Buffer.compare(back!.catalog!, catalogBytes)).toBe(0);
+		expect(Buffer.compare(back!.manifest, manifest)).toBe(0);
+		expect(upload.catalogColumns!.size).toBeGreaterThan(10);
+	});
+
+	it('only the columns of the graph\'s own nodes come back from the catalog', async () => {
+		const manifest = new Uint8Array(readFileSync(fixture(REAL[0], 'manifest.json')));
+		const catalog = JSON.parse(readFileSync(fixture(REAL[0], 'catalog.json'), 'utf8'));
+		catalog.nodes['model.elsewhere.not_in_the_manifest'] = { metadata: {}, columns: { a: { name: 'a', type: 'INTEGER', index: 1 } } };
+		const bytes = new TextEncoder().encode(JSON.stringify(catalog));
+		for (const threadBytes of [Number.MAX_SAFE_INTEGER, 0]) {
+			const upload = await parseUploadBytes(manifest.slice(), opts, { catalog: { name: 'catalog.json', bytes } }, threadBytes);
+			const ids = new Set(upload.graph.nodes.map((n) => n.uniqueId));
+			expect([...upload.catalogColumns!.keys()].every((id) => ids.has(id))).toBe(true);
+			expect(upload.catalogColumns!.has('model.elsewhere.not_in_the_manifest')).toBe(false);
+			expect(upload.catalogColumns!.size).toBeGreaterThan(10);
+		}
+	});
+
+	it.runIf(process.platform === 'linux')('the thread parses at a lower priority, and the process keeps its own', async () => {
+		const before = getPriority();
+		const threads = () => readdirSync('/proc/self/task');
+		const known = new Set(threads());
+		let niced: number[] = [];
+		const bytes = new Uint8Array(readFileSync(fixture('fivetran-sap-1.10.10-v12', 'manifest.json')));
+		const parsing = parseManifestBytes(bytes, opts, 0);
+		// While it parses, the new threads of this process: the parse thread among them runs niced.
+		for (let i = 0; i < 200 && niced.length === 0; i++) {
+			await new Promise((r) => setTimeout(r, 5));
+			niced = threads()
+				.filter((t) => !known.has(t))
+				.map((t) => {
+					try {
+						const stat = readFileSync(`/proc/self/task/${t}/stat`, 'utf8');
+						return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+					} catch {
+						return NaN;
+					}
+				})
+				.filter((nice) => nice === Math.max(before, THREAD_NICE));
+		}
+		await parsing;
+		expect(niced.length).toBeGreaterThan(0);
+		expect(getPriority()).toBe(before);
 	});
 
 	const refusals = [

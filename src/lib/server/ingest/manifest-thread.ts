@@ -6,12 +6,13 @@
 // otherwise this module, which answers when loaded with the tag in its workerData. Loading the
 // server chunk this module is bundled into costs the thread more than the parse itself
 // (bench/README.md, "ingest"); the answer comes back by structured clone.
+import { getPriority, setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseCatalog } from './catalog';
 import { findBuildEntry } from '../thread-entry';
 import { IngestError } from './errors';
 import { planInference, type PlannedInference } from './inference-plan';
-import { parseManifestFile, type ManifestOptions, type ParsedGraph } from './manifest';
+import { parseManifestFile, type ManifestOptions, type ParsedEdge, type ParsedGraph, type ParsedNode } from './manifest';
 
 const THREAD_TAG = 'tributary-manifest-parse';
 
@@ -33,13 +34,87 @@ export interface ParsedUpload {
 	inference: PlannedInference | null;
 }
 
-type ThreadAnswer = { ok: true; upload: ParsedUpload } | { ok: false; ingest: { file: string; message: string; field?: string; status: number } | null; message: string };
+/**
+ * A ParsedUpload as the thread sends it: its big lists as JSON text in slices. Structured clone
+ * rebuilds every object of a message in one go on the receiving thread (a 30,000-node graph held
+ * the request thread for a third of a second there); strings cross as bytes, and the request
+ * thread parses one slice per turn of its event loop, answering other requests in between.
+ */
+interface SlicedUpload {
+	graph: Omit<ParsedGraph, 'nodes' | 'edges'>;
+	nodes: string[];
+	edges: string[];
+	/** JSON of [unique_id, columns][] slices. */
+	catalogColumns: string[] | null;
+	inference: PlannedInference | null;
+}
+
+type ThreadAnswer = { ok: true; upload: SlicedUpload } | { ok: false; ingest: { file: string; message: string; field?: string; status: number } | null; message: string };
+
+/** Nodes per slice, and the edges or catalog columns that weigh about as much. */
+const SLICE_NODES = 500;
+const SLICE_ITEMS = 10_000;
+
+function slices<T>(items: readonly T[], weight: (t: T) => number, budget: number): string[] {
+	const out: string[] = [];
+	let part: T[] = [];
+	let used = 0;
+	for (const t of items) {
+		part.push(t);
+		used += weight(t);
+		if (used >= budget) {
+			out.push(JSON.stringify(part));
+			part = [];
+			used = 0;
+		}
+	}
+	if (part.length) out.push(JSON.stringify(part));
+	return out;
+}
+
+function sliced(u: ParsedUpload): SlicedUpload {
+	const { nodes, edges, ...graph } = u.graph;
+	return {
+		graph,
+		nodes: slices(nodes, () => 1, SLICE_NODES),
+		edges: slices(edges, () => 1, SLICE_ITEMS),
+		catalogColumns: u.catalogColumns ? slices([...u.catalogColumns], ([, cols]) => 1 + cols.length, SLICE_ITEMS) : null,
+		inference: u.inference
+	};
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The thread's answer whole again, a slice per turn of the event loop. */
+async function unsliced(s: SlicedUpload): Promise<ParsedUpload> {
+	const nodes: ParsedNode[] = [];
+	const edges: ParsedEdge[] = [];
+	for (const part of s.nodes) {
+		for (const n of JSON.parse(part) as ParsedNode[]) nodes.push(n);
+		await nextTurn();
+	}
+	for (const part of s.edges) {
+		for (const e of JSON.parse(part) as ParsedEdge[]) edges.push(e);
+		await nextTurn();
+	}
+	let catalogColumns: ParsedUpload['catalogColumns'] = null;
+	if (s.catalogColumns) {
+		catalogColumns = new Map();
+		for (const part of s.catalogColumns) {
+			for (const [id, cols] of JSON.parse(part) as [string, { name: string; type?: string }[]][]) catalogColumns.set(id, cols);
+			await nextTurn();
+		}
+	}
+	return { graph: { ...s.graph, nodes, edges }, catalogColumns, inference: s.inference };
+}
 
 interface ThreadInput {
 	tag: typeof THREAD_TAG;
 	bytes: Uint8Array;
 	/** The bytes were moved to the thread, not copied: it moves them back with its answer. */
 	lent: boolean;
+	/** The same for the catalog's bytes (extras.catalog). */
+	catalogLent: boolean;
 	opts: ThreadManifestOptions;
 	extras: UploadExtras;
 }
@@ -50,32 +125,44 @@ interface ThreadInput {
  * deploy's peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
  * A thread that dies before answering keeps them; the upload has failed then anyway.
  */
-export type TakeBack = (bytes: Uint8Array) => void;
+export type TakeBack = (bytes: Uint8Array, catalog?: Uint8Array) => void;
 
 /** Bytes that can be moved to a thread: a view of a whole, unshared ArrayBuffer. */
 const movable = (bytes: Uint8Array) => bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
 
-/** Manifests at or above this many bytes are parsed off the request thread. */
+/** Uploads whose manifest and catalog together reach this many bytes are parsed off the request thread. */
 export function manifestThreadBytes(env: NodeJS.ProcessEnv = process.env): number {
 	const mb = Number(env.TRIBUTARY_MANIFEST_THREAD_MB);
 	return (Number.isFinite(mb) && mb >= 0 && env.TRIBUTARY_MANIFEST_THREAD_MB !== '' ? mb : 8) * 1024 * 1024;
 }
 
-/** The catalog first (a bad one refuses the upload before the manifest's work), then the manifest, then the plan. */
+/**
+ * The catalog first (a bad one refuses the upload before the manifest's work), then the manifest,
+ * then the plan. Only the columns of the graph's own nodes are answered: a catalog describing
+ * the whole warehouse would otherwise come back whole, to be copied onto the request thread.
+ */
 function parseUploadInline(bytes: Uint8Array, opts: ManifestOptions, extras: UploadExtras): ParsedUpload {
 	const catalog = extras.catalog ? parseCatalog(extras.catalog) : null;
 	let doc: unknown = null;
 	const graph = parseManifestFile(bytes, { ...opts, onDocument: (d) => (doc = d) });
+	let catalogColumns: ParsedUpload['catalogColumns'] = null;
+	if (catalog) {
+		catalogColumns = new Map();
+		for (const n of graph.nodes) {
+			const cols = catalog.columns.get(n.uniqueId);
+			if (cols) catalogColumns.set(n.uniqueId, cols);
+		}
+	}
 	return {
 		graph,
-		catalogColumns: catalog?.columns ?? null,
+		catalogColumns,
 		inference: extras.plan ? planInference(doc, catalog?.json ?? null) : null
 	};
 }
 
 function answerOf(input: ThreadInput): ThreadAnswer {
 	try {
-		return { ok: true, upload: parseUploadInline(input.bytes, input.opts, input.extras) };
+		return { ok: true, upload: sliced(parseUploadInline(input.bytes, input.opts, input.extras)) };
 	} catch (e) {
 		if (e instanceof IngestError) {
 			// The message is already "<file> (<field>): <problem>"; keep it whole.
@@ -85,13 +172,34 @@ function answerOf(input: ThreadInput): ThreadAnswer {
 	}
 }
 
+/**
+ * The parse thread's nice value. On Linux it is the calling thread's own (not the process's): on a
+ * machine with few cores the parse gives way to the request thread, so other requests are answered
+ * while a big upload parses.
+ */
+export const THREAD_NICE = 10;
+
 /** A parse thread's whole work: answer its workerData, if it is ours. */
 export function answerThreadInput(): void {
 	if (!isMainThread && (workerData as ThreadInput | undefined)?.tag === THREAD_TAG) {
 		const input = workerData as ThreadInput;
+		try {
+			if (process.platform === 'linux') setPriority(Math.max(getPriority(), THREAD_NICE));
+		} catch {
+			// Not allowed here: the parse runs at the process's priority.
+		}
 		const answer = answerOf(input);
-		if (input.lent) parentPort!.postMessage({ ...answer, bytes: input.bytes }, [input.bytes.buffer as ArrayBuffer]);
-		else parentPort!.postMessage(answer);
+		const back: { bytes?: Uint8Array; catalogBytes?: Uint8Array } = {};
+		const moved: ArrayBuffer[] = [];
+		if (input.lent) {
+			back.bytes = input.bytes;
+			moved.push(input.bytes.buffer as ArrayBuffer);
+		}
+		if (input.catalogLent && input.extras.catalog) {
+			back.catalogBytes = input.extras.catalog.bytes;
+			moved.push(input.extras.catalog.bytes.buffer as ArrayBuffer);
+		}
+		parentPort!.postMessage({ ...answer, ...back }, moved);
 	}
 }
 
@@ -119,7 +227,9 @@ export function findBuiltThreadEntry(moduleUrl: URL): URL | null {
 // Under vitest this module is TypeScript, which a thread cannot load by itself: it is then
 // loaded through tsx (a dev dependency; the built app's module is plain JS and loads directly).
 function threadOf(input: ThreadInput, entry?: URL): Worker {
-	const transferList = input.lent ? [input.bytes.buffer as ArrayBuffer] : [];
+	const transferList: ArrayBuffer[] = [];
+	if (input.lent) transferList.push(input.bytes.buffer as ArrayBuffer);
+	if (input.catalogLent) transferList.push(input.extras.catalog!.bytes.buffer as ArrayBuffer);
 	if (entry) return new Worker(entry, { workerData: input, transferList });
 	const self = new URL(import.meta.url);
 	if (!self.pathname.endsWith('.ts')) {
@@ -142,14 +252,22 @@ export function parseManifestOffThread(
 	entry?: URL,
 	takeBack?: TakeBack
 ): Promise<ParsedUpload> {
-	const input: ThreadInput = { tag: THREAD_TAG, bytes, lent: takeBack !== undefined && movable(bytes), opts, extras };
+	const catalog = extras.catalog?.bytes;
+	const input: ThreadInput = {
+		tag: THREAD_TAG,
+		bytes,
+		lent: takeBack !== undefined && movable(bytes),
+		catalogLent: takeBack !== undefined && catalog !== undefined && catalog.buffer !== bytes.buffer && movable(catalog),
+		opts,
+		extras
+	};
 	return new Promise((resolve, reject) => {
 		const worker = threadOf(input, entry);
 		let settled = false;
-		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array }) => {
+		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array; catalogBytes?: Uint8Array }) => {
 			settled = true;
-			if (answer.bytes) takeBack?.(answer.bytes);
-			if (answer.ok) resolve(answer.upload);
+			if (answer.bytes || answer.catalogBytes) takeBack?.(answer.bytes ?? bytes, answer.catalogBytes);
+			if (answer.ok) unsliced(answer.upload).then(resolve, reject);
 			else if (answer.ingest) reject(new ThreadIngestError(answer.ingest.file, answer.ingest.message, answer.ingest.field, answer.ingest.status));
 			else reject(new Error(answer.message));
 			void worker.terminate();
@@ -181,9 +299,25 @@ export async function parseUploadBytes(
 	threadBytes = manifestThreadBytes(),
 	takeBack?: TakeBack
 ): Promise<ParsedUpload> {
-	if (bytes.length < threadBytes) return parseUploadInline(bytes, opts, extras);
+	if (bytes.length + (extras.catalog?.bytes.length ?? 0) < threadBytes) return parseUploadInline(bytes, opts, extras);
 	const { onParsed, onDocument: _doc, ...threadOpts } = opts;
 	const upload = await parseManifestOffThread(bytes, threadOpts, extras, undefined, takeBack);
 	onParsed?.();
 	return upload;
+}
+
+/**
+ * The inference plan alone, read where an upload of this size is parsed (on the thread when big):
+ * the deploy's second look when an uploaded index proved unreadable.
+ */
+export async function planUploadInference(
+	manifest: { name: string; bytes: Uint8Array },
+	catalog: { name: string; bytes: Uint8Array } | undefined,
+	threadBytes = manifestThreadBytes()
+): Promise<PlannedInference | null> {
+	const upload = await parseUploadBytes(manifest.bytes, { fileName: manifest.name }, { catalog: catalog ?? null, plan: true }, threadBytes, (bytes, catalogBytes) => {
+		manifest.bytes = bytes;
+		if (catalog && catalogBytes) catalog.bytes = catalogBytes;
+	});
+	return upload.inference;
 }

@@ -14,6 +14,8 @@ import {
 	type SelectorError,
 	type SelectorUniverse
 } from '$lib/lineage/selector';
+import { extractConsumers } from '$lib/lineage/consumers';
+import type { Consumer } from '$lib/types/consumers';
 import { requireManifestNodes } from '../limits';
 import { IngestError } from './errors';
 import { JsonSectionsError, readJsonSections } from './json-sections';
@@ -94,6 +96,8 @@ export interface ParsedGraph {
 	projectName: string | null;
 	adapterType: string | null;
 	stats: ManifestStats;
+	/** Exposures, semantic models, metrics, saved queries; `expr`s past a bare name still unresolved (resolveConsumers). */
+	consumers: Consumer[];
 }
 
 export interface Selection {
@@ -245,8 +249,14 @@ function graphOfDocument(doc: Json, opts: ManifestOptions): ParsedGraph {
 	const byResourceType: Record<string, number> = {};
 	for (const n of nodes) byResourceType[n.resourceType] = (byResourceType[n.resourceType] ?? 0) + 1;
 
+	const inSection = (section: unknown, id: string) => isObject(section) && Object.prototype.hasOwnProperty.call(section, id);
+	const consumers = extractConsumers(doc, (id) =>
+		byId.has(id) || [doc.nodes, doc.sources, doc.exposures, doc.metrics, doc.semantic_models, doc.saved_queries].some((s) => inSection(s, id))
+	);
+
 	opts.onDocument?.(doc);
 	return {
+		consumers,
 		nodes,
 		edges,
 		dbtVersion: str(metadata.dbt_version),

@@ -1,28 +1,30 @@
-// Reads the multipart body of a deploy or preview: fields `path`, `descriptor`; files
-// `manifest` (required), `catalog`, `column_lineage`, `node_columns`, `run_results`, `project`.
+// Reads the multipart body of a deploy or preview: fields `path`, `descriptor`, `pin`; files
+// `manifest` (required), `catalog`, `column_lineage`, `node_columns`, `run_results`, `project`,
+// each bounded as it streams in (multipart.ts).
 import { badRequest } from '../http';
+import { uploadFileLimit, type UploadFileKind } from '../limits';
+import { readMultipart, type MultipartBody, type MultipartSpec } from '../multipart';
 import { refuseJsonNul } from './json-nul';
 import { requireScriptPath } from '../paths';
 import { PIN_MODES, type PinMode, type SourceDeployRequest, type UploadedFile, type UploadRequest } from './deploy';
 
 const FILES = {
-	manifest: 'manifest.json',
-	catalog: 'catalog.json',
-	column_lineage: 'dbt.column_lineage.parquet',
-	node_columns: 'dbt.node_columns.parquet',
-	run_results: 'run_results.json',
-	project: 'project.tar.gz'
-} as const;
+	manifest: ['manifest.json', 'manifest'],
+	catalog: ['catalog.json', 'catalog'],
+	column_lineage: ['dbt.column_lineage.parquet', 'index'],
+	node_columns: ['dbt.node_columns.parquet', 'index'],
+	run_results: ['run_results.json', 'run_results'],
+	project: ['project.tar.gz', 'project archive']
+} as const satisfies Partial<Record<UploadFileKind, readonly [string, string]>>;
 
-async function fileField(form: FormData, field: keyof typeof FILES): Promise<UploadedFile | undefined> {
-	const v = form.get(field);
-	if (v === null) return undefined;
-	if (typeof v === 'string') {
-		// curl -F manifest=<file sends text; accept it rather than make CI scripts care.
-		return { name: FILES[field], bytes: new TextEncoder().encode(v) };
-	}
-	return { name: v.name && v.name !== 'blob' ? v.name : FILES[field], bytes: new Uint8Array(await v.arrayBuffer()) };
+/** What each file may weigh, read from the environment at each upload. */
+export function uploadFormSpec(): MultipartSpec {
+	const files: MultipartSpec['files'] = {};
+	for (const [field, [name, what]] of Object.entries(FILES)) files[field] = { name, what, limit: uploadFileLimit(field as UploadFileKind) };
+	return { files, fields: ['path', 'descriptor', 'pin'], what: 'a `manifest` file and a `path` field' };
 }
+
+const fileField = (form: MultipartBody, field: keyof typeof FILES): UploadedFile | undefined => form.files.get(field);
 
 /**
  * The whole form of an upload whose path the route already gated (`gatedPath`, from the query
@@ -33,31 +35,18 @@ export async function readUploadForm(
 	ctx: { workspace: string; username: string; kind: 'deploy' | 'preview' },
 	gatedPath: string
 ): Promise<UploadRequest | (SourceDeployRequest & { kind: 'deploy'; manifest?: undefined })> {
-	const type = request.headers.get('content-type') ?? '';
-	if (!type.startsWith('multipart/form-data')) {
-		throw badRequest('the request must be multipart/form-data with a `manifest` file and a `path` field');
-	}
-	let form: FormData;
-	try {
-		form = await request.formData();
-	} catch (e) {
-		throw badRequest(`the multipart body could not be read (${(e as Error).message})`);
-	}
-	const path = requireScriptPath(form.get('path') ?? gatedPath);
+	const form = await readMultipart(request, uploadFormSpec());
+	const path = requireScriptPath(form.fields.get('path') ?? gatedPath);
 	if (path !== gatedPath) throw badRequest(`path: the form names ${path} after naming ${gatedPath}`);
-	const descriptor = form.get('descriptor');
-	if (descriptor !== null && typeof descriptor !== 'string' && !(descriptor instanceof Blob)) {
-		throw badRequest('descriptor: must be YAML text');
-	}
-	const pinField = form.get('pin');
-	if (pinField !== null && (typeof pinField !== 'string' || !(PIN_MODES as readonly string[]).includes(pinField))) {
+	const pinField = form.fields.get('pin') ?? null;
+	if (pinField !== null && !(PIN_MODES as readonly string[]).includes(pinField)) {
 		throw badRequest(`pin: must be ${PIN_MODES.join(' or ')}`);
 	}
 	const pin = (pinField ?? undefined) as PinMode | undefined;
-	const descriptorText = descriptor === null ? undefined : typeof descriptor === 'string' ? descriptor : await descriptor.text();
-	const manifest = refuseJsonNul('manifest', await fileField(form, 'manifest'));
+	const descriptorText = form.fields.get('descriptor');
+	const manifest = refuseJsonNul('manifest', fileField(form, 'manifest'));
 	if (!manifest) {
-		const project = ctx.kind === 'deploy' ? await fileField(form, 'project') : undefined;
+		const project = ctx.kind === 'deploy' ? fileField(form, 'project') : undefined;
 		if (!project) {
 			throw badRequest(
 				ctx.kind === 'deploy'
@@ -74,10 +63,10 @@ export async function readUploadForm(
 		pin,
 		descriptor: descriptorText,
 		manifest,
-		catalog: refuseJsonNul('catalog', await fileField(form, 'catalog')),
-		columnLineage: await fileField(form, 'column_lineage'),
-		nodeColumns: await fileField(form, 'node_columns'),
-		runResults: refuseJsonNul('run_results', await fileField(form, 'run_results')),
-		project: await fileField(form, 'project')
+		catalog: refuseJsonNul('catalog', fileField(form, 'catalog')),
+		columnLineage: fileField(form, 'column_lineage'),
+		nodeColumns: fileField(form, 'node_columns'),
+		runResults: refuseJsonNul('run_results', fileField(form, 'run_results')),
+		project: fileField(form, 'project')
 	};
 }

@@ -80,7 +80,7 @@ export function runJobId(ws: string, runId: string): string {
 	return `${x.slice(0, 8)}-${x.slice(8, 12)}-${x.slice(12, 16)}-${x.slice(16, 20)}-${x.slice(20)}`;
 }
 
-const ownJobNamespace = jobNamespace;
+export const ownJobNamespace = jobNamespace;
 const OWN_JOB_WARNING = "the job namespace is Tributary's own (its export): the event is kept, and its job, already drawn, is not drawn a second time";
 
 const isObject = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
@@ -143,7 +143,7 @@ export function runStateOf(events: readonly RunEventSummary[]): RunState {
 }
 
 /** The run's job result: its events, and its error (the message and stack trace are authored: jobs-api withholds them). */
-function runResult(runId: string, s: RunState): Record<string, unknown> {
+export function runResult(runId: string, s: RunState): Record<string, unknown> {
 	const out: Record<string, unknown> = { openlineage: { run_id: runId, events: s.events } };
 	if (s.parentRunId) (out.openlineage as Record<string, unknown>).parent = { run_id: s.parentRunId, job: s.parentJob };
 	if (s.error) {
@@ -153,12 +153,12 @@ function runResult(runId: string, s: RunState): Record<string, unknown> {
 	return out;
 }
 
-const PROGRESS_OF: Record<RunState['status'], ProgressUpdate['status']> = { running: 'running', success: 'materialized', failure: 'failed', canceled: 'failed' };
+export const PROGRESS_OF: Record<RunState['status'], ProgressUpdate['status']> = { running: 'running', success: 'materialized', failure: 'failed', canceled: 'failed' };
 
 // ─── Lineage ───────────────────────────────────────────────────────────────────────────────
 
 /** An order-free digest of a job's lineage: equal digests, nothing to store. */
-function lineageDigest(l: JobLineage): string {
+export function lineageDigest(l: JobLineage): string {
 	const uses = l.uses.map((u) => `${u.assetKind}\u0000${u.assetPath}\u0000${u.access}`).sort();
 	const rows = l.rows.map((r) => [r.outputAssetKind, r.outputAssetPath, r.outputColumn, r.inputAssetKind, r.inputAssetPath, r.inputColumn, r.lineageKind ?? ''].join('\u0000')).sort();
 	return createHash('sha256').update(uses.join('\n')).update('\u0001').update(rows.join('\n')).digest('hex');
@@ -169,7 +169,7 @@ function lineageDigest(l: JobLineage): string {
  * describes the job itself) newer than the lineage's event, or its first; before any COMPLETE,
  * the newest event naming datasets. An event naming none says nothing about them.
  */
-function lineageApplies(ev: ReceivedEvent, job: StoredJob): boolean {
+export function lineageApplies(ev: ReceivedEvent, job: StoredJob): boolean {
 	if (ev.inputs.length + ev.outputs.length === 0) return false;
 	const complete = ev.eventType === 'COMPLETE' || ev.kind === 'job';
 	const newer = job.lineageEventTime === null || job.lineageEventTime.getTime() <= ev.eventTime.getTime();
@@ -183,7 +183,7 @@ const lastPrune = new Map<string, number>();
 const PRUNE_EVERY_MS = 3_600_000;
 
 /** Retention, at most hourly per workspace and process: events older than a run snapshot lives. */
-async function maybePrune(h: Database, ws: string): Promise<void> {
+export async function maybePrune(h: Database, ws: string): Promise<void> {
 	const now = Date.now();
 	if (now - (lastPrune.get(ws) ?? 0) < PRUNE_EVERY_MS) return;
 	lastPrune.set(ws, now);
@@ -222,7 +222,7 @@ async function storeVersion(h: Database, tx: Tx, ws: string, path: string, job: 
 	return hash;
 }
 
-function externalRows(datasets: readonly ReceivedDataset[], at: (d: ReceivedDataset) => ResolvedAsset): ExternalDatasetRow[] {
+export function externalRows(datasets: readonly ReceivedDataset[], at: (d: ReceivedDataset) => ResolvedAsset): ExternalDatasetRow[] {
 	const out = new Map<string, ExternalDatasetRow>();
 	for (const d of datasets) {
 		const a = at(d);

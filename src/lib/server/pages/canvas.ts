@@ -5,6 +5,7 @@
 import { buildGroupTree, reveal, type GroupTree } from '$lib/lineage/canvas-groups';
 import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { DIRECTION_COOKIE, isDirection } from '$lib/lineage/canvas-sizes';
+import type { GraphConsumer } from '$lib/types/consumers';
 import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire } from '$lib/lineage/canvas-model';
 import { chooseOpen, levelKey, levelsOf } from '$lib/lineage/canvas-view';
 import type { AssetGraph } from '$lib/types/asset-graph';
@@ -92,8 +93,14 @@ export function buildCanvasPayload(graph: AssetGraph, opts: { focus?: string | n
 		direction,
 		layouts,
 		producerLineage: graph.runnables.filter((r) => r.column_lineage?.length).map((r) => ({ path: r.path, column_lineage: r.column_lineage! })),
+		...consumersOf(graph, opts.projectFilter),
 		timing: { layoutMs: Math.round(performance.now() - t0), levels: levels.length }
 	};
+}
+
+function consumersOf(graph: AssetGraph, keep?: (p: string) => boolean): { consumers?: GraphConsumer[] } {
+	const list = (graph.consumers ?? []).filter((c) => !keep || keep(c.script_path));
+	return list.length ? { consumers: list } : {};
 }
 
 /** A layout request's direction: absent means left to right; anything but LR or TB is refused. */

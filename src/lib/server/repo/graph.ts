@@ -11,6 +11,7 @@ import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber } fr
 import { mark, type IngestProfile } from '../profile';
 import { dbtColumnEdge, dbtEdge, dbtGraphColumn, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
 import type { GraphKey, StoredModelOutcome } from './graph-key';
+import type { Consumer } from '$lib/types/consumers';
 import { deleteEndedPlans, pruneInferCache } from './inference';
 
 export type { GraphKey, StoredModelOutcome } from './graph-key';
@@ -41,6 +42,8 @@ export interface GraphContent {
 	edges: EdgeRow[];
 	/** null when the graph has no column lineage at all (not the same as zero edges). */
 	columnEdges: ColumnEdgeRow[] | null;
+	/** Exposures, semantic models, metrics, saved queries; null or absent when the manifest has none. */
+	consumers?: Consumer[] | null;
 }
 
 export interface MarkerInfo {
@@ -87,25 +90,68 @@ export interface GraphDigests {
 /** What a caller that stores the graph asks for: the nodes' digests come from the same pass. */
 export function digestGraph(g: GraphContent): GraphDigests {
 	const nodeDigests = new Map<NodeRow, string>();
-	return { digest: hashGraph(g, nodeDigests), nodeDigests };
+	const steps = hashSteps(g, nodeDigests);
+	let r = steps.next();
+	while (!r.done) r = steps.next();
+	return { digest: r.value, nodeDigests };
 }
 
+/**
+ * digestGraph, letting the event loop in between slices of rows: a 30,000-node graph's digest
+ * held a request thread for over a second, and every other request waited.
+ */
+export async function digestGraphInTurns(g: GraphContent): Promise<GraphDigests> {
+	const nodeDigests = new Map<NodeRow, string>();
+	const steps = hashSteps(g, nodeDigests);
+	let r = steps.next();
+	while (!r.done) {
+		await nextTurn();
+		r = steps.next();
+	}
+	return { digest: r.value, nodeDigests };
+}
+
+/** Lets pending I/O (other requests) run before the caller goes on. */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** Rows hashed between two yields of hashSteps. */
+const HASH_SLICE_ROWS = 2000;
+
 function hashGraph(g: GraphContent, nodeDigests: Map<NodeRow, string> | null): string {
+	const steps = hashSteps(g, nodeDigests);
+	let r = steps.next();
+	while (!r.done) r = steps.next();
+	return r.value;
+}
+
+/** The digest, yielding after every HASH_SLICE_ROWS rows (nodes, edges, column edges alike). */
+function* hashSteps(g: GraphContent, nodeDigests: Map<NodeRow, string> | null): Generator<void, string> {
 	const sink = new HashSink(createHash('sha256'));
 	const nodes = [...g.nodes].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
+	let rows = 0;
 	sink.write('nodes\n');
 	for (const n of nodes) {
 		const bytes = sink.writeAndGet(stable(n));
 		nodeDigests?.set(n, createHash('sha256').update(bytes).digest('hex'));
 		sink.write('\n');
+		if (++rows % HASH_SLICE_ROWS === 0) yield;
 	}
 	sink.write('edges\n');
-	for (const e of g.edges) sink.write(`${e.parent}\u0000${e.child}\n`);
+	for (const e of g.edges) {
+		sink.write(`${e.parent}\u0000${e.child}\n`);
+		if (++rows % (HASH_SLICE_ROWS * 10) === 0) yield;
+	}
 	if (g.columnEdges) {
 		sink.write('column_edges\n');
 		for (const c of g.columnEdges) {
 			sink.write(`${c.parentUniqueId}\u0000${c.parentColumn}\u0000${c.childUniqueId}\u0000${c.childColumn}\u0000${c.lineageKind}\n`);
+			if (++rows % (HASH_SLICE_ROWS * 10) === 0) yield;
 		}
+	}
+	// Only when present, so a graph without consumers keeps the digest it always had.
+	if (g.consumers?.length) {
+		sink.write('consumers\n');
+		sink.write(stable(g.consumers));
 	}
 	return sink.digest();
 }
@@ -253,7 +299,8 @@ export async function replaceGraph(
 			permissionedAs: marker.permissionedAs,
 			relationRootAtLastIngest: marker.relationRoot ?? null,
 			stats: marker.stats ?? {},
-			lineageJobId: marker.lineageJobId ?? null
+			lineageJobId: marker.lineageJobId ?? null,
+			consumers: g.consumers?.length ? g.consumers : null
 		})
 		.returning({ graphId: dbtGraphSnapshot.id });
 	mark(p, 'store: delete previous + marker');

@@ -208,6 +208,8 @@ export interface JobListRow {
 	createdBy: string;
 	createdAt: Date;
 	completedAt: Date | null;
+	/** The dbt command it ran (`build`, `run`, …; a recorded run's `which`), or null. */
+	command: string | null;
 }
 
 /** A token's narrowing of a domain's paths, as data for SQL (built by scopePathFilter in access.ts). */
@@ -255,7 +257,8 @@ export async function listJobs(h: Database, ws: string, filter: JobListFilter, a
 			scriptHash: job.scriptHash,
 			createdBy: job.createdBy,
 			createdAt: job.createdAt,
-			completedAt: job.completedAt
+			completedAt: job.completedAt,
+			command: sql<string | null>`coalesce(${job.args}->>'command', ${job.args}->>'which')`
 		})
 		.from(job)
 		.where(and(...conds))

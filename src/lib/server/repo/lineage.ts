@@ -7,6 +7,7 @@
 import { PRODUCER_LANGUAGES } from '../../types/asset-graph';
 import { sql, type SQL } from 'drizzle-orm';
 import type { GraphNodeInput } from '../../lineage/asset-graph';
+import type { Consumer } from '../../types/consumers';
 import type { Database, Tx } from '../db';
 import { toBigInt, toNumber } from '../db';
 import { ZERO_UUID } from '../schema';
@@ -38,7 +39,7 @@ export async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]
 }
 
 /** The filter as a predicate over a path column. starts_with, never LIKE: `_` is a legal path character. */
-function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
+export function pathAllowed(col: SQL, f: ScriptPathFilter): SQL {
 	const readable = f.readable.all
 		? sql`true`
 		: sql`(starts_with(${col}, ${f.readable.userPrefix})
@@ -326,6 +327,14 @@ export interface LoadedGraph {
 	key: GraphKey;
 	nodes: GraphNodeInput[];
 	edges: { parent: string; child: string }[];
+	/** Exposures, semantic models, metrics, saved queries stored with the graph. */
+	consumers: Consumer[];
+}
+
+/** The consumers stored on a graph's marker (none when the manifest had none). */
+export async function consumersOf(h: Database, key: GraphKey, tx?: Tx): Promise<Consumer[]> {
+	const rows = await jsonRows<{ c: Consumer[] | null }>(h, sql`select g.consumers as c from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
+	return rows[0]?.c ?? [];
 }
 
 /** Every node and `ref()` edge of one stored graph (a pinned read shows its whole project). */
@@ -338,7 +347,7 @@ export async function loadGraph(h: Database, key: GraphKey, read: NodeRead = {},
 		     order by e.parent_unique_id, e.child_unique_id`,
 		tx
 	);
-	return { key, nodes: nodes.map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })) };
+	return { key, nodes: nodes.map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })), consumers: await consumersOf(h, key, tx) };
 }
 
 /** How describeAssets reads nodes: which fields, and the authored gate as a path filter for SQL. */
@@ -404,7 +413,7 @@ export async function describeAssets(
 			     order by e.parent_unique_id, e.child_unique_id`,
 			tx
 		);
-		out.push({ key, nodes: [...rows, ...tests].map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })) });
+		out.push({ key, nodes: [...rows, ...tests].map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })), consumers: await consumersOf(h, key, tx) });
 	}
 	return out;
 }

@@ -402,3 +402,195 @@ export async function pruneJobVersions(h: Database, tx: Tx, ws: string, path: st
 	);
 	return toNumber(r?.n);
 }
+
+// ─── Batches: many events' steady-state work in a few statements (openlineage-in/batch.ts) ──
+
+export interface BatchContext {
+	warehouses: WarehouseNaming[];
+	/** namespace (or `*`, the default) → folder. */
+	folders: Map<string, string>;
+	/** `<namespace>\0<name>` → the job's stored state. */
+	jobs: Map<string, StoredJob>;
+}
+
+export const jobKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
+
+/** What a batch of events needs to know (ingestContext for many jobs), in one statement. */
+export async function batchContext(h: Database, tx: Tx, ws: string, jobs: readonly { namespace: string; name: string }[]): Promise<BatchContext> {
+	const namespaces = [...new Set(jobs.map((j) => j.namespace)), DEFAULT_NAMESPACE_KEY];
+	// The jobs' rows are locked for the batch's transaction (events of one job apply one at a
+	// time, as lockJob does for one event), in key order so two batches never deadlock.
+	const [r] = await h.rows<{ warehouses: string | null; folders: string | null; jobs: string | null }>(
+		sql`with locked as (
+		      select j.* from openlineage_job j
+		        join unnest(${sql.param(jobs.map((j) => j.namespace))}::text[], ${sql.param(jobs.map((j) => j.name))}::text[]) as k(ns, n)
+		          on j.namespace = k.ns and j.name = k.n
+		       where j.workspace = ${ws} order by j.namespace, j.name for update of j
+		    )
+		    select (select coalesce(json_agg(json_build_array(w.name, w.default_database, w.settings->>'openlineage_namespace') order by w.name), '[]')::text
+		              from warehouse w where w.workspace = ${ws}) as warehouses,
+		           (select coalesce(json_agg(json_build_array(m.namespace, m.folder)), '[]')::text from openlineage_namespace m
+		             where m.workspace = ${ws} and m.namespace = any(${sql.param(namespaces)}::text[])) as folders,
+		           (select coalesce(json_agg(json_build_object('ns', j.namespace, 'n', j.name, 'p', j.script_path, 't', j.lineage_event_time,
+		                                     'c', j.lineage_from_complete, 'd', j.lineage_digest, 'f', j.facets_event_time,
+		                                     'h', (select s.hash::text from script s where s.workspace = j.workspace and s.path = j.script_path
+		                                            and not s.deleted and not s.archived order by s.created_at desc, s.hash desc limit 1))), '[]')::text
+		              from locked j) as jobs`,
+		tx
+	);
+	const warehouses = JSON.parse(r?.warehouses ?? '[]') as [string, string | null, string | null][];
+	const folders = JSON.parse(r?.folders ?? '[]') as [string, string][];
+	const stored = JSON.parse(r?.jobs ?? '[]') as { ns: string; n: string; p: string; t: string | null; c: boolean; d: string | null; f: string | null; h: string | null }[];
+	return {
+		warehouses: warehouses.map(([name, db, ns]) => ({ name, defaultDatabase: db, openlineageNamespace: ns && ns.trim() !== '' ? ns : null })),
+		folders: new Map(folders),
+		jobs: new Map(
+			stored.map((j) => [
+				jobKey(j.ns, j.n),
+				{ scriptPath: j.p, lineageEventTime: date(j.t), lineageFromComplete: j.c, lineageDigest: j.d, facetsEventTime: date(j.f), scriptHash: j.h === null ? null : toBigInt(j.h) }
+			])
+		)
+	};
+}
+
+/** Stores events (keys distinct); returns the keys that were new. */
+export async function insertEvents(h: Database, tx: Tx, ws: string, rows: readonly EventRow[]): Promise<Set<string>> {
+	if (rows.length === 0) return new Set();
+	const got = await h.rows<{ k: string }>(
+		sql`insert into openlineage_event (workspace, event_key, event_type, run_id, job_namespace, job_name, event_time, sent_by, body)
+		    select ${ws}, e.k, e.t, e.r::uuid, e.ns, e.n, e.at::timestamptz, e.by, e.b::jsonb
+		      from unnest(${sql.param(rows.map((r) => r.key))}::text[], ${sql.param(rows.map((r) => r.eventType))}::text[],
+		                  ${sql.param(rows.map((r) => r.runId))}::text[], ${sql.param(rows.map((r) => r.jobNamespace))}::text[],
+		                  ${sql.param(rows.map((r) => r.jobName))}::text[], ${sql.param(rows.map((r) => r.eventTime.toISOString()))}::text[],
+		                  ${sql.param(rows.map((r) => r.sentBy))}::text[], ${sql.param(rows.map((r) => JSON.stringify(r.body)))}::text[])
+		           with ordinality as e(k, t, r, ns, n, at, by, b, i)
+		     order by e.i
+		    on conflict (workspace, event_key) do nothing returning event_key as k`,
+		tx
+	);
+	return new Set(got.map((g) => g.k));
+}
+
+/** runEventSummaries of many runs, by run id. */
+export async function runsEventSummaries(h: Database, tx: Tx, ws: string, runIds: readonly string[]): Promise<Map<string, RunEventSummary[]>> {
+	const out = new Map<string, RunEventSummary[]>();
+	if (runIds.length === 0) return out;
+	const rows = await h.rows<{ run: string; t: string | null; at: unknown; rcv: unknown; by: string; err: unknown; parent: unknown }>(
+		sql`select run_id::text as run, event_type as t, event_time as at, received_at as rcv, sent_by as by,
+		           body->'run'->'facets'->'errorMessage' as err, body->'run'->'facets'->'parent' as parent
+		      from openlineage_event where workspace = ${ws} and run_id = any(${sql.param([...runIds])}::uuid[]) order by event_time, id`,
+		tx
+	);
+	const parse = (v: unknown) => (typeof v === 'string' ? JSON.parse(v) : v);
+	for (const r of rows) {
+		let list = out.get(r.run);
+		if (!list) out.set(r.run, (list = []));
+		list.push({ eventType: r.t, eventTime: new Date(r.at as string), receivedAt: new Date(r.rcv as string), sentBy: r.by, errorMessage: parse(r.err), parent: parse(r.parent) });
+	}
+	return out;
+}
+
+/** upsertRun for many runs (ids distinct). */
+export async function upsertRuns(h: Database, tx: Tx, rows: readonly RunRow[]): Promise<void> {
+	if (rows.length === 0) return;
+	const iso = (d: Date | null) => (d === null ? null : d.toISOString());
+	const col = <T>(f: (r: RunRow) => T) => sql.param(rows.map(f));
+	await h.rows(
+		sql`insert into job (id, workspace, kind, script_path, script_hash, created_by, permissioned_as, parent_job, status, args, result,
+		                     created_at, started_at, completed_at)
+		    select r.id::uuid, r.ws, 'openlineage', r.p, r.h::bigint, r.by, 'u/' || r.by, r.parent::uuid, r.st, r.a::jsonb, r.res::jsonb,
+		           r.c::timestamptz, r.s::timestamptz, r.e::timestamptz
+		      from unnest(${col((r) => r.id)}::text[], ${col((r) => r.workspace)}::text[], ${col((r) => r.scriptPath)}::text[],
+		                  ${col((r) => (r.scriptHash === null ? null : r.scriptHash.toString()))}::text[], ${col((r) => r.createdBy)}::text[],
+		                  ${col((r) => r.parentJob)}::text[], ${col((r) => r.status)}::text[], ${col((r) => JSON.stringify(r.args))}::text[],
+		                  ${col((r) => JSON.stringify(r.result))}::text[], ${col((r) => r.createdAt.toISOString())}::text[],
+		                  ${col((r) => iso(r.startedAt))}::text[], ${col((r) => iso(r.completedAt))}::text[])
+		           as r(id, ws, p, h, by, parent, st, a, res, c, s, e)
+		    on conflict (id) do update
+		       set script_hash = excluded.script_hash, parent_job = excluded.parent_job, status = excluded.status,
+		           args = excluded.args, result = excluded.result, created_at = excluded.created_at,
+		           started_at = excluded.started_at, completed_at = excluded.completed_at
+		     where job.kind = 'openlineage' and job.workspace = excluded.workspace`,
+		tx
+	);
+}
+
+export interface RunProgressRow {
+	jobId: string;
+	assetKind: string;
+	assetPath: string;
+	status: string;
+	error: string | null;
+}
+
+/** Progress rows of many runs ((run, asset) distinct). */
+export async function upsertRunsProgress(h: Database, tx: Tx, ws: string, rows: readonly RunProgressRow[]): Promise<void> {
+	if (rows.length === 0) return;
+	const col = <T>(f: (r: RunProgressRow) => T) => sql.param(rows.map(f));
+	await h.rows(
+		sql`insert into dbt_run_progress (workspace, job_id, asset_kind, asset_path, status, row_count, error)
+		    select ${ws}, r.j::uuid, r.k, r.p, r.s, null, r.e
+		      from unnest(${col((r) => r.jobId)}::text[], ${col((r) => r.assetKind)}::text[], ${col((r) => r.assetPath)}::text[],
+		                  ${col((r) => r.status)}::text[], ${col((r) => r.error)}::text[]) as r(j, k, p, s, e)
+		    on conflict (workspace, job_id, asset_kind, asset_path) do update
+		       set status = excluded.status, row_count = excluded.row_count, error = excluded.error, updated_at = now()`,
+		tx
+	);
+}
+
+/** upsertExternalDatasets with each row's own event time (asset paths distinct). */
+export async function upsertExternalDatasetsAt(h: Database, tx: Tx, ws: string, rows: readonly (ExternalDatasetRow & { eventTime: Date })[]): Promise<void> {
+	if (rows.length === 0) return;
+	await h.rows(
+		sql`insert into openlineage_dataset (workspace, asset_path, namespace, name, fields, fields_event_time)
+		    select ${ws}, d.p, d.ns, d.n, d.f::jsonb, case when d.f is null then null else d.at::timestamptz end
+		      from unnest(${sql.param(rows.map((r) => r.assetPath))}::text[], ${sql.param(rows.map((r) => r.namespace))}::text[],
+		                  ${sql.param(rows.map((r) => r.name))}::text[], ${sql.param(rows.map((r) => (r.fields ? JSON.stringify(r.fields) : null)))}::text[],
+		                  ${sql.param(rows.map((r) => r.eventTime.toISOString()))}::text[]) as d(p, ns, n, f, at)
+		    on conflict (workspace, asset_path) do update
+		       set fields = case when excluded.fields is not null and (openlineage_dataset.fields_event_time is null or openlineage_dataset.fields_event_time <= excluded.fields_event_time)
+		                         then excluded.fields else openlineage_dataset.fields end,
+		           fields_event_time = case when excluded.fields is not null then greatest(openlineage_dataset.fields_event_time, excluded.fields_event_time)
+		                                    else openlineage_dataset.fields_event_time end,
+		           updated_at = now()`,
+		tx
+	);
+}
+
+/**
+ * setJobLineage for jobs whose lineage stays what it is (the same digest): the newer event now
+ * stands for it. Guarded by the digest, so a job whose lineage another process changed meanwhile
+ * is left alone.
+ */
+export async function touchJobLineages(
+	h: Database,
+	tx: Tx,
+	ws: string,
+	rows: readonly { namespace: string; name: string; eventTime: Date; fromComplete: boolean; digest: string; warnings: string[] }[]
+): Promise<void> {
+	if (rows.length === 0) return;
+	await h.rows(
+		sql`update openlineage_job j
+		       set lineage_event_time = u.t::timestamptz, lineage_from_complete = u.c::boolean, warnings = u.w::jsonb, updated_at = now()
+		      from unnest(${sql.param(rows.map((r) => r.namespace))}::text[], ${sql.param(rows.map((r) => r.name))}::text[],
+		                  ${sql.param(rows.map((r) => r.eventTime.toISOString()))}::text[], ${sql.param(rows.map((r) => (r.fromComplete ? 'true' : 'false')))}::text[],
+		                  ${sql.param(rows.map((r) => r.digest))}::text[], ${sql.param(rows.map((r) => JSON.stringify(r.warnings)))}::text[]) as u(ns, n, t, c, d, w)
+		     where j.workspace = ${ws} and j.namespace = u.ns and j.name = u.n and j.lineage_digest = u.d`,
+		tx
+	);
+}
+
+/** mergeJobFacets for many jobs (jobs distinct in one call). */
+export async function mergeJobsFacets(h: Database, tx: Tx, ws: string, rows: readonly { namespace: string; name: string; facets: Record<string, unknown>; eventTime: Date }[]): Promise<void> {
+	if (rows.length === 0) return;
+	await h.rows(
+		sql`update openlineage_job j
+		       set facets = case when j.facets_event_time is null or j.facets_event_time <= u.t::timestamptz
+		                         then j.facets || u.f::jsonb else u.f::jsonb || j.facets end,
+		           facets_event_time = greatest(j.facets_event_time, u.t::timestamptz), updated_at = now()
+		      from unnest(${sql.param(rows.map((r) => r.namespace))}::text[], ${sql.param(rows.map((r) => r.name))}::text[],
+		                  ${sql.param(rows.map((r) => JSON.stringify(r.facets)))}::text[], ${sql.param(rows.map((r) => r.eventTime.toISOString()))}::text[]) as u(ns, n, f, t)
+		     where j.workspace = ${ws} and j.namespace = u.ns and j.name = u.n`,
+		tx
+	);
+}

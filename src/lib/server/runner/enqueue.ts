@@ -3,6 +3,7 @@
 // run, a retry of a run that cannot be resumed.
 import type { CancelAnswer, QueuedJob } from '$lib/types/runner';
 import { isJobId } from '$lib/types/jobs';
+import { hashToHex } from '$lib/types/script-hash';
 import type { Principal } from '../access';
 import type { Database } from '../db';
 import { ApiError, badRequest, notFound } from '../http';
@@ -24,6 +25,50 @@ function engineKindOf(descriptor: string): 'dbt-core' | 'fusion' {
 	} catch {
 		return 'dbt-core';
 	}
+}
+
+/** What the run page offers to start from a finished run, and what it will do, said before it does it. */
+export interface RunOffer {
+	/** The button's words. */
+	label: string;
+	/** One sentence: what pressing it runs, on what, where. */
+	explains: string;
+	/** The body of POST jobs/run/p/{path}. */
+	body: { command: 'retry'; retry_job: string } | { command: 'build' };
+}
+
+/**
+ * What can be started again from a finished job, or null when nothing can: a failed or canceled
+ * run of the newest version resumes with `dbt retry`; a recorded run (it ran elsewhere, so there
+ * is nothing here to retry) offers a build of the project here when it can run here. The same
+ * conditions queueRun refuses on, checked before a button is shown rather than after it is
+ * pressed. Whether the caller may run the path at all is the access layer's (runPageRights).
+ */
+export async function runOffer(h: Database, job: JobView): Promise<RunOffer | null> {
+	if (!job.scriptPath || (job.kind !== 'run' && job.kind !== 'recorded')) return null;
+	if (job.status === 'queued' || job.status === 'running') return null;
+	const version = await newestVersion(h.db, job.workspace, job.scriptPath);
+	if (!version || version.language !== 'dbt') return null;
+	if (!(await hasArchive(h.db, job.workspace, version.hash))) return null;
+	if (await processWorker()?.engineProblem(engineKindOf(version.content))) return null;
+	const short = hashToHex(version.hash).slice(0, 12);
+	if (job.kind === 'run') {
+		if (job.status !== 'failure' && job.status !== 'canceled') return null;
+		if (job.scriptHash !== version.hash) return null;
+		return {
+			label: 'Resume this run',
+			explains: `dbt retry: runs again what failed or was skipped in this run, on the same version (${short}), with the same command and selection.`,
+			body: { command: 'retry', retry_job: job.id }
+		};
+	}
+	const same = job.scriptHash === version.hash;
+	return {
+		label: 'Run it here',
+		explains:
+			`This run was recorded elsewhere, so it cannot be resumed. This starts dbt build of ${job.scriptPath} ` +
+			`(${same ? 'the version it recorded' : 'the newest version'}, ${short}) here, in its warehouse; the page colours each node as dbt builds it.`,
+		body: { command: 'build' }
+	};
 }
 
 /** Queues a run of the newest version of `path` for the caller. */

@@ -16,7 +16,7 @@ import { ApiError } from '../http';
 import { parseDescriptor, type DbtDescriptor } from '../ingest/descriptor';
 import { IngestError } from '../ingest/errors';
 import { buildGraphContent, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
-import { digestGraph, pruneGraphs, readMarker, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
+import { digestGraphInTurns, pruneGraphs, readMarker, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
 import { ingestUpload } from '../ingest/deploy';
 import { getJob, upsertProgress } from '../repo/jobs';
 import { nodeAssetPaths, readArchive, settleProgress, type ClaimedJob } from '../repo/queue';
@@ -573,7 +573,7 @@ async function storeGraph(p: Prepared, built: BuiltGraph): Promise<boolean> {
 	const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, column_edges: built.content.columnEdges?.length ?? null, typed_nodes: built.typedNodes, source: 'run' };
 	const stored = await h.db.transaction(async (tx) => {
 		if (key.scriptHash === null) {
-			const { digest, nodeDigests } = digestGraph(built.content);
+			const { digest, nodeDigests } = await digestGraphInTurns(built.content);
 			await replaceGraph(h, tx, key, built.content, { digest, permissionedAs: job.permissionedAs, stats }, { nodeDigests });
 			return true;
 		}

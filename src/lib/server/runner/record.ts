@@ -11,7 +11,7 @@ import type { Database } from '../db';
 import { badRequest, notFound } from '../http';
 import { parseDescriptor } from '../ingest/descriptor';
 import { buildGraphContent, decodeUtf8, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
-import { digestGraph, pruneGraphs, replaceGraph, versionKey } from '../repo/graph';
+import { digestGraphInTurns, pruneGraphs, replaceGraph, versionKey } from '../repo/graph';
 import { insertJob, progressOf, upsertProgress, type ProgressUpdate } from '../repo/jobs';
 import { nodeAssetPaths, settleProgress } from '../repo/queue';
 import { getVersion, newestVersion, type ScriptVersion } from '../repo/scripts';
@@ -144,7 +144,7 @@ export async function recordRun(h: Database, p: Principal, input: RecordInput): 
 			const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, source: 'recorded' };
 			if (key) stored = await storeOwnGraph(h, tx, { ...key, jobId }, built.content, `u/${p.username}`, stats);
 			else {
-				const { digest, nodeDigests } = digestGraph(built.content);
+				const { digest, nodeDigests } = await digestGraphInTurns(built.content);
 				await replaceGraph(
 					h,
 					tx,

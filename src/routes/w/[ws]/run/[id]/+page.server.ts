@@ -10,6 +10,7 @@ import { jobRunCanvas } from '$lib/server/lineage-api';
 import { directionFromCookies } from '$lib/server/pages/canvas';
 import { testStatusesOfRun } from '$lib/server/pages/latest-runs';
 import { getJobPayloadLogPresence, progressSince } from '$lib/server/repo/jobs';
+import { runOffer } from '$lib/server/runner/enqueue';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
@@ -50,6 +51,7 @@ export const load: PageServerLoad = async (event) => {
 	}
 	const { graph, canvas } = run;
 	const p = access.principal;
+	const rights = runPageRights(access);
 	return {
 		job,
 		/** RunProgressItem[] as JSON text (parsed by the page). */
@@ -71,6 +73,8 @@ export const load: PageServerLoad = async (event) => {
 			: p
 				? 'You can see this run, but not its project: SQL, descriptions, columns and column lineage are hidden.'
 				: 'You are viewing this run through a share link: SQL, descriptions, columns and column lineage are not shown.',
-		...runPageRights(access)
+		...rights,
+		/** What this viewer can start from this run (resume it, or run a recorded run's project here), or null. */
+		runOffer: rights.mayResume ? await runOffer(h, access.job) : null
 	};
 };

@@ -8,12 +8,12 @@ import { handleApi } from '$lib/server/http';
 import { readEventText } from '$lib/server/openlineage-in/body';
 import { parseEvent } from '$lib/server/openlineage-in/event';
 import { takeEventSlot } from '$lib/server/openlineage-in/rate';
-import { receiveEvent } from '$lib/server/openlineage-in/receive';
+import { receive } from '$lib/server/openlineage-in/batch';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await openLineageSender(event, event.params.ws);
 	takeEventSlot(event.locals.auth!.token?.id ?? `account:${p.accountId}`);
 	const received = parseEvent(await readEventText(event.request));
-	return json(await receiveEvent(await getDatabase(), p, received), { status: 201 });
+	return json(await receive(await getDatabase(), p, received), { status: 201 });
 });

@@ -1,0 +1,1 @@
+ALTER TABLE "dbt_graph_snapshot" ADD COLUMN "consumers" jsonb;

@@ -1,0 +1,167 @@
+// A multipart upload read as it streams, each part counted against its own limit: a file over
+// its limit is refused (413 naming it and the limit) the moment it crosses it, and the rest of
+// the body is never read. request.formData() would hold the whole body first, and a refused
+// 200 MB catalog cost the server its whole size in memory and seconds of its thread.
+import Busboy from '@fastify/busboy';
+import { ApiError, badRequest } from './api-error';
+import { fileTooLarge } from './limits';
+
+export interface FilePartSpec {
+	/** The name it is stored and reported under when the part names none (manifest.json). */
+	name: string;
+	/** The kind of file in messages ("manifest", "catalog"). */
+	what: string;
+	limit: { bytes: number; env: string };
+}
+
+export interface MultipartSpec {
+	/** Fields whose value is a file (a text value, as `curl -F manifest=<file` sends, is one too). */
+	files: Record<string, FilePartSpec>;
+	/** Text fields (a file part is read as its text), each up to TEXT_FIELD_BYTES. */
+	fields: readonly string[];
+	/** What the form carries, for the message when it is not multipart: "a `manifest` file". */
+	what: string;
+}
+
+export interface MultipartBody {
+	fields: Map<string, string>;
+	files: Map<string, { name: string; bytes: Uint8Array }>;
+}
+
+/** A text field (path, descriptor, pin) may be this long; its own parser says more when it is less. */
+export const TEXT_FIELD_BYTES = 1 << 20;
+/** A part the form does not know is read and dropped, up to this much. */
+const UNKNOWN_PART_BYTES = 64 * 1024;
+const MAX_PARTS = 64;
+
+const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+
+/** Every part's limit added up, and room for the parts' headers: a declared Content-Length over it is refused unread. */
+export function bodyLimit(spec: MultipartSpec): number {
+	let total = spec.fields.length * TEXT_FIELD_BYTES + 64 * 1024;
+	for (const f of Object.values(spec.files)) total += f.limit.bytes;
+	return total;
+}
+
+/**
+ * The form's fields and files. Throws a 413 (an IngestError naming the file and its limit) as
+ * soon as a part crosses its limit, or before reading when the declared Content-Length is over
+ * all the limits together; 400 for a body that is not multipart or breaks off. On a refusal the
+ * rest of the body is left unread, not cancelled: adapter-node answers a cancelled body by
+ * destroying the socket, and the refusal would never reach the caller.
+ */
+export async function readMultipart(request: Request, spec: MultipartSpec): Promise<MultipartBody> {
+	const type = request.headers.get('content-type') ?? '';
+	if (!type.startsWith('multipart/form-data') || !request.body) throw badRequest(`the request must be multipart/form-data with ${spec.what}`);
+	const declared = Number(request.headers.get('content-length') ?? NaN);
+	const limit = bodyLimit(spec);
+	if (Number.isFinite(declared) && declared > limit) {
+		const each = Object.values(spec.files)
+			.map((f) => `${f.name} ${mb(f.limit.bytes)}`)
+			.join(', ');
+		throw new ApiError(413, `the request body: ${mb(declared)} (Content-Length) is over the ${mb(limit)} its files may weigh together (${each})`);
+	}
+
+	let busboy: ReturnType<typeof Busboy>;
+	try {
+		// Every part is read as a stream and counted here, text fields too.
+		busboy = Busboy({ headers: { 'content-type': type }, isPartAFile: () => true, limits: { parts: MAX_PARTS, headerPairs: 100 } });
+	} catch (e) {
+		throw badRequest(`the multipart body could not be read (${(e as Error).message})`);
+	}
+	const body: MultipartBody = { fields: new Map(), files: new Map() };
+	let failure: Error | null = null;
+	const fail = (e: Error) => (failure ??= e);
+	const parts: Promise<void>[] = [];
+	const seen = new Set<string>();
+
+	busboy.on('file', (field: string, stream: NodeJS.ReadableStream, filename: string | undefined) => {
+		const file = spec.files[field];
+		const isText = !file && spec.fields.includes(field);
+		if (seen.has(field) && (file || isText)) fail(badRequest(`${field}: sent twice; send each field once`));
+		seen.add(field);
+		const max = file ? file.limit.bytes : isText ? TEXT_FIELD_BYTES : UNKNOWN_PART_BYTES;
+		const kept = new Growing();
+		let size = 0;
+		parts.push(
+			new Promise<void>((resolve) => {
+				stream.on('data', (chunk: Buffer) => {
+					if (failure) return;
+					size += chunk.length;
+					if (size > max) {
+						if (file) fail(fileTooLarge(filename || file.name, file.what, null, file.limit));
+						else fail(new ApiError(413, `${field}: over the limit of ${isText ? mb(max) : `${max / 1024} KB`} for ${isText ? 'a text field' : 'a field this upload does not read'}`));
+						return;
+					}
+					if (file || isText) kept.push(chunk);
+				});
+				stream.on('error', (e: Error) => {
+					fail(badRequest(`${field}: the multipart body broke off (${e.message})`));
+					resolve();
+				});
+				stream.on('end', () => {
+					if (!failure && file) body.files.set(field, { name: filename && filename !== 'blob' ? filename : file.name, bytes: kept.bytes() });
+					else if (!failure && isText) body.fields.set(field, Buffer.from(kept.bytes()).toString('utf8'));
+					resolve();
+				});
+			})
+		);
+	});
+	busboy.on('partsLimit', () => fail(new ApiError(413, `the form has more than ${MAX_PARTS} parts`)));
+	const finished = new Promise<void>((resolve) => {
+		busboy.on('finish', resolve);
+		busboy.on('error', (e: Error) => {
+			fail(badRequest(`the multipart body could not be read (${e.message})`));
+			resolve();
+		});
+	});
+
+	const reader = request.body.getReader();
+	let ended = false;
+	while (!failure) {
+		const { value, done } = await reader.read();
+		if (done) {
+			ended = true;
+			busboy.end();
+			break;
+		}
+		await new Promise<void>((resolve) => busboy.write(value, () => resolve()));
+	}
+	if (ended) {
+		await finished;
+		await Promise.all(parts);
+	}
+	if (failure) {
+		reader.releaseLock();
+		throw failure;
+	}
+	return body;
+}
+
+/**
+ * A part's bytes, copied out of each chunk as it arrives into one buffer that doubles as it fills.
+ * Holding the socket's 64 KB chunks until the part ended kept thousands of small allocations alive
+ * at once, and the allocator kept their memory after the upload; the buffer instead is a few big
+ * allocations, given back when freed.
+ */
+class Growing {
+	private buffer = new Uint8Array(64 * 1024);
+	private length = 0;
+
+	push(chunk: Uint8Array): void {
+		if (this.length + chunk.length > this.buffer.length) {
+			const next = new Uint8Array(Math.max(this.buffer.length * 2, this.length + chunk.length));
+			next.set(this.buffer.subarray(0, this.length));
+			this.buffer = next;
+		}
+		this.buffer.set(chunk, this.length);
+		this.length += chunk.length;
+	}
+
+	/** The bytes, over an ArrayBuffer of their own (so they can be moved to a parse thread, not copied). */
+	bytes(): Uint8Array {
+		const out = this.length === this.buffer.length ? this.buffer : this.buffer.slice(0, this.length);
+		this.buffer = new Uint8Array(0);
+		return out;
+	}
+}
