@@ -349,6 +349,11 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 				expect(noTo.body.error).toMatch(/^to:/);
 				expect((await alice.get(`/api/w/${WS}/dbt/diff?path=nope&to=latest`)).status).toBe(400);
 				expect((await new ApiClient().get(`/api/w/${WS}/dbt/diff?path=${PATH}&to=latest`)).status).toBe(401);
+				// A link that is no link is a 401 whatever the ref, as on the job endpoints (not the 404 of a ref it cannot open).
+				for (const to of ['latest', previews.dropped_column]) {
+					const forged = await new ApiClient().get(`/api/w/${WS}/dbt/diff?path=${PATH}&to=${to}&view_token=${previews.dropped_column}.x.0000`);
+					expect([forged.status, forged.body.error], to).toEqual([401, 'this share link is not valid; sign in or ask for a new link']);
+				}
 			});
 
 			it('a token without scripts:read sees the shape only: no columns, no reasons', async () => {

@@ -176,10 +176,15 @@ describe('impactCsv', () => {
 		const lines = impactCsv(got.columns, (e) => (e.asset_path === 'main/s/orders' ? ['not_null(amount)', 'unique(amount)'] : [])).split('\r\n');
 		expect(lines).toEqual([
 			'kind,asset_path,column,depth,kinds,via,tests',
-			'dbt,main/s/orders,amount,1,copy,,not_null(amount);unique(amount)',
+			'dbt,main/s/orders,amount,1,copy,,"not_null(amount);unique(amount)"',
 			'ducklake,main/report,total,2,copy>producer,f/x/report,',
 			''
 		]);
+	});
+
+	it('defuses every item of a list, not only the first', () => {
+		const [, row] = impactCsv(got.columns.slice(0, 1), () => ['unique(id)', '=HYPERLINK("http://x")', '@x']).split('\r\n');
+		expect(row).toBe(`dbt,main/s/orders,amount,1,copy,,"unique(id);'=HYPERLINK(""http://x"");'@x"`);
 	});
 
 	it.each([
@@ -188,7 +193,12 @@ describe('impactCsv', () => {
 		['say "hi"', '"say ""hi"""'],
 		['two\nlines', '"two\nlines"'],
 		['=cmd()', "'=cmd()"],
-		['-1', "'-1"]
+		['-1', "'-1"],
+		['+1', "'+1"],
+		['@SUM(A1)', "'@SUM(A1)"],
+		['\t=1', "'\t=1"],
+		['=HYPERLINK("http://x","y")', `"'=HYPERLINK(""http://x"",""y"")"`],
+		['a;=1', '"a;=1"']
 	])('field %j → %j', (raw, want) => {
 		expect(csvField(raw)).toBe(want);
 	});

@@ -200,11 +200,26 @@ export function bridgeRelationless(edges: readonly ColumnEdgeLike[], placed: (un
 
 export const IMPACT_CSV_HEADER = ['kind', 'asset_path', 'column', 'depth', 'kinds', 'via', 'tests'] as const;
 
-/** One CSV field (RFC 4180): quoted when it holds a comma, quote or line break; a leading `=+-@` is defused for spreadsheets. */
-export function csvField(s: string): string {
-	const safe = /^[=+\-@\t\r]/.test(s) ? `'${s}` : s;
-	return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+/** What makes a spreadsheet read a cell as a formula (OWASP, CSV injection): `=`, `+`, `-`, `@`, tab, carriage return. */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/** A value that starts like a formula, with a single quote before it (shown as text, never evaluated). */
+export function defuseFormula(s: string): string {
+	return FORMULA_START.test(s) ? `'${s}` : s;
 }
+
+/**
+ * One CSV field (RFC 4180), defused for spreadsheets: a leading `=+-@`, tab or CR gets a single
+ * quote; quoted when it holds a comma, semicolon (the separator of spreadsheets in many locales),
+ * quote or line break.
+ */
+export function csvField(s: string): string {
+	const safe = defuseFormula(s);
+	return /[",;\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
+}
+
+/** A list in one field: each item defused, so none starts a formula where a spreadsheet splits the list. */
+const csvList = (items: readonly string[], sep: string) => csvField(items.map(defuseFormula).join(sep));
 
 /**
  * The impact list as CSV: a header row, one row per entry; chains and lists joined with `>` and
@@ -213,7 +228,7 @@ export function csvField(s: string): string {
 export function impactCsv(columns: readonly ImpactEntry[], testsOf: (e: ImpactEntry) => readonly string[] = () => []): string {
 	const lines = [IMPACT_CSV_HEADER.join(',')];
 	for (const c of columns) {
-		lines.push([c.kind, c.asset_path, c.column, String(c.depth), c.kinds.join('>'), c.via.join(';'), testsOf(c).join(';')].map(csvField).join(','));
+		lines.push([csvField(c.kind), csvField(c.asset_path), csvField(c.column), String(c.depth), csvList(c.kinds, '>'), csvList(c.via, ';'), csvList(testsOf(c), ';')].join(','));
 	}
 	return lines.join('\r\n') + '\r\n';
 }

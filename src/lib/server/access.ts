@@ -503,6 +503,8 @@ export class JobNotFoundError extends ApiError {
 	}
 }
 
+const INVALID_SHARE_LINK = 'this share link is not valid; sign in or ask for a new link';
+
 /** The share token of a request: `?view_token=` or the `X-View-Token` header. */
 export function viewTokenOf(event: Pick<RequestEvent, 'url' | 'request'>): string | null {
 	return event.url.searchParams.get('view_token') ?? event.request.headers.get('x-view-token');
@@ -538,7 +540,7 @@ export async function jobAccess(
 			if (!(e instanceof ApiError && e.status === 404 && share?.domain === 'public')) throw e;
 		}
 	} else if (share === null) {
-		throw unauthorized(raw === null ? undefined : 'this share link is not valid; sign in or ask for a new link');
+		throw unauthorized(raw === null ? undefined : INVALID_SHARE_LINK);
 	} else if (share.domain === 'member') {
 		throw unauthorized('sign in as a member of this workspace to open this link');
 	}
@@ -905,7 +907,13 @@ export async function diffRefAccess(
 	ref: string
 ): Promise<DiffRefGrant> {
 	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
-	if (!event.locals.auth && viewTokenOf(event) === null) throw unauthorized();
+	if (!event.locals.auth) {
+		// Without a session or an API token, only a share link can open a ref; one that is no
+		// valid link of this workspace is refused as jobAccess refuses it, whatever the ref.
+		const raw = viewTokenOf(event);
+		if (raw === null) throw unauthorized();
+		if ((await verifyShareToken(h, ws, raw)) === null) throw unauthorized(INVALID_SHARE_LINK);
+	}
 	const refused = () => notFound(NO_SUCH_DIFF_REF);
 	// A member's token scopes are checked before any ref is looked up, so a refusal for scope
 	// says nothing about the ref.

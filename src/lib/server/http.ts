@@ -34,7 +34,41 @@ export async function readJsonObject(request: Request): Promise<Record<string, u
 	if (!body || typeof body !== 'object' || Array.isArray(body)) {
 		throw badRequest('the request body must be a JSON object');
 	}
+	const nul = nulPath(body, '$');
+	if (nul !== null) throw badRequest(`${nul}: contains a NUL character (\\u0000), which cannot be stored`);
 	return body as Record<string, unknown>;
+}
+
+/**
+ * Where a NUL character sits in a parsed JSON value (a key or a string), as a JSON path; null
+ * when there is none. Postgres text and jsonb refuse U+0000, so it is a 400 here rather than a
+ * failed insert later. Iterative: a body may nest deeper than the call stack.
+ */
+export function nulPath(root: unknown, at: string): string | null {
+	// Each entry: the value, its parent entry, and its step from there; the path is spelled only on a hit.
+	type Entry = { v: unknown; parent: Entry | null; step: string };
+	const spell = (e: Entry | null): string => {
+		const steps: string[] = [];
+		for (let x = e; x; x = x.parent) steps.push(x.step);
+		return at + steps.reverse().join('');
+	};
+	const stack: Entry[] = [{ v: root, parent: null, step: '' }];
+	while (stack.length > 0) {
+		const e = stack.pop()!;
+		const v = e.v;
+		if (typeof v === 'string') {
+			if (v.includes('\u0000')) return spell(e);
+		} else if (Array.isArray(v)) {
+			for (let i = v.length - 1; i >= 0; i--) stack.push({ v: v[i], parent: e, step: `[${i}]` });
+		} else if (v && typeof v === 'object') {
+			for (const [k, x] of Object.entries(v)) {
+				const child = { v: x, parent: e, step: `.${k.replaceAll('\u0000', '\\u0000')}` };
+				if (k.includes('\u0000')) return spell(child);
+				stack.push(child);
+			}
+		}
+	}
+	return null;
 }
 
 /** JSON with bigint values written as strings (hashes are 64-bit). */

@@ -11,11 +11,13 @@ interface Op {
 	summary: string;
 	/** Who may call it, in words (the gate lives in access.ts). */
 	gate: string;
-	query?: Record<string, { description: string; required?: boolean; array?: boolean }>;
+	query?: Record<string, { description: string; required?: boolean; array?: boolean; schema?: Schema }>;
 	body?: Schema;
 	multipart?: Record<string, string>;
-	ok: { status: number; description: string; schema?: Schema; csv?: string; contentType?: string; example?: unknown };
+	ok: { status: number; description: string; schema?: Schema; csv?: string; contentType?: string; example?: unknown; /** Another success status with the same answer (200 when an upsert replaced). */ also?: number };
 	errors?: number[];
+	/** Error statuses whose body is not the `{error}` object (the MCP endpoint answers JSON-RPC errors). */
+	errorBodies?: Record<number, Schema>;
 }
 
 const str = { type: 'string' };
@@ -36,14 +38,18 @@ function impactQuery(extra: Op['query']): Op['query'] {
 	return {
 		asset_path: { description: 'one relation: dbt://main/schema/name (or main/schema/name), or ducklake://<path> for a lake table', required: true },
 		column: { description: 'a column of that relation (a 400 when a readable relation has no such column)', required: true },
-		direction: { description: 'downstream (default) or upstream' },
-		format: { description: 'json (default) or csv' },
+		direction: { description: 'downstream (default) or upstream', schema: { enum: ['downstream', 'upstream'] } },
+		format: { description: 'json (default) or csv', schema: { enum: ['json', 'csv'] } },
 		...extra
 	};
 }
 
 const schemas: Record<string, Schema> = {
 	Error: obj({ error: str }, ['error']),
+	JsonRpcError: obj(
+		{ jsonrpc: { const: '2.0' }, id: { type: ['string', 'integer', 'null'] }, error: obj({ code: int, message: str, data: {} }, ['code', 'message']) },
+		['jsonrpc', 'error']
+	),
 	Whoami: obj({ username: str, instance_admin: bool, workspaces: { type: 'array', items: obj({ id: str, is_admin: bool }) } }),
 	JobSummary: obj({
 		id: str, kind: { enum: ['run', 'deploy', 'preview', 'recorded', 'lineage'] }, status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
@@ -213,9 +219,49 @@ function openLineageExample(): unknown {
 	);
 }
 
-const RUN_EVENT = { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent', description: 'one OpenLineage RunEvent per line' };
+const OPENLINEAGE_SPEC = 'https://openlineage.io/spec/2-0-2/OpenLineage.json';
+const OL_REQUIRED = ['eventTime', 'producer', 'schemaURL'];
+const olBase = { eventTime: { type: 'string', format: 'date-time' }, producer: { type: 'string', format: 'uri' }, schemaURL: { type: 'string', format: 'uri' } };
+const olJob = obj({ namespace: str, name: str, facets: { type: 'object' } }, ['namespace', 'name']);
+const olDatasets = { type: 'array', items: obj({ namespace: str, name: str, facets: { type: 'object' } }, ['namespace', 'name']) };
+/** The outline of an OpenLineage RunEvent; the official schema (${OPENLINEAGE_SPEC}) is its full statement. */
+const RUN_EVENT = {
+	...obj({ ...olBase, eventType: { enum: ['START', 'RUNNING', 'COMPLETE', 'ABORT', 'FAIL', 'OTHER'] }, run: obj({ runId: { type: 'string', format: 'uuid' }, facets: { type: 'object' } }, ['runId']), job: olJob, inputs: olDatasets, outputs: olDatasets }, [...OL_REQUIRED, 'run', 'job']),
+	description: `one OpenLineage RunEvent per line, as ${OPENLINEAGE_SPEC}#/$defs/RunEvent states it in full`
+};
+/**
+ * What the receiver takes: a RunEvent, DatasetEvent or JobEvent. Only the outline is spelled out
+ * here (the spec is not fetched by clients of this document); the receiver validates against the
+ * official schemas and answers 400 naming the JSON path.
+ */
+const OPENLINEAGE_EVENT = {
+	...obj({ ...olBase, eventType: { enum: ['START', 'RUNNING', 'COMPLETE', 'ABORT', 'FAIL', 'OTHER'] }, run: { type: 'object' }, job: olJob, inputs: olDatasets, outputs: olDatasets, dataset: { type: 'object' } }, OL_REQUIRED),
+	description: `an OpenLineage event of spec 2-0-2 (${OPENLINEAGE_SPEC}): a RunEvent, DatasetEvent or JobEvent`
+};
 
 const WS = 'Workspace id ([a-z0-9-], at most 50 characters)';
+
+const HASH = { type: 'string', pattern: '^[0-9a-fA-F]{16}$' };
+/** A script path (paths.ts): u/<user>/<name> or f/<folder>/<name>, segments of [A-Za-z0-9_-]. */
+const SCRIPT_PATH = { type: 'string', pattern: '^[uf](/[A-Za-z0-9_-]+){2,}$', maxLength: 255 };
+const WORKSPACE_ID = { type: 'string', pattern: '^[a-z0-9-]{1,50}$' };
+/** What the parsers accept for a query parameter of this name, wherever it appears (an op's own schema wins). */
+const QUERY_SCHEMAS: Record<string, Schema> = {
+	dbt_script_hash: HASH,
+	path: SCRIPT_PATH,
+	script_path: SCRIPT_PATH,
+	fields: { enum: ['full', 'shape'] },
+	include: { enum: ['scan'] },
+	status: { enum: ['queued', 'running', 'success', 'failure', 'canceled'] },
+	limit: { type: 'integer', minimum: 1, maximum: 500 },
+	logs: { enum: ['true', 'false'] },
+	log_offset: { type: 'integer', minimum: 0 },
+	expires_in: { type: 'integer', minimum: 1, maximum: 31536000 }
+};
+/** Path parameters that are uuids (a 400 names the parameter otherwise). */
+const UUID_PARAMS = new Set(['id', 'link']);
+/** Path parameters that are version hashes. */
+const HASH_PARAMS = new Set(['hash']);
 const uploadFields = {
 	path: 'u/<user>/<name> or f/<folder>/<name>',
 	descriptor: 'YAML descriptor (optional)',
@@ -233,7 +279,7 @@ export const operations: Op[] = [
 		body: obj({ username: str, password: str }, ['username', 'password']),
 		ok: { status: 200, description: 'signed in', schema: obj({ username: str }) }, errors: [400, 401, 429]
 	},
-	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [401] },
+	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [400, 401] },
 	{ method: 'get', path: '/api/whoami', summary: 'The caller and their workspaces', gate: 'signed in or token', ok: { status: 200, description: 'the caller', schema: ref('Whoami') }, errors: [401] },
 	{
 		method: 'get', path: '/api/admin/stats', summary: "This process's caches and memory, and the instance's queue depth, live workers and database connections", gate: 'instance admin (a token also needs instance:read)',
@@ -241,7 +287,7 @@ export const operations: Op[] = [
 	},
 	{
 		method: 'post', path: '/api/workspaces', summary: 'Create a workspace; the caller becomes its admin', gate: 'instance admin',
-		body: obj({ id: str, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
+		body: obj({ id: WORKSPACE_ID, name: str }, ['id', 'name']), ok: { status: 201, description: 'created' }, errors: [400, 401, 403, 409]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/fork', summary: "Fork the workspace: a new one with its folders, grants, groups, members, warehouses (without secrets) and every path's newest live version with its graph, column lineage and producers; the caller becomes its admin",
@@ -254,31 +300,33 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/mcp', summary: 'The MCP server (streamable HTTP, stateless, JSON answers): tools search_assets, get_asset, trace_column, column_impact, diff, run_status over the same gated reads as this API (docs/mcp.md)',
 		gate: 'member; each tool the gate of its HTTP read (assets:read, scripts:read, jobs:read …)',
 		body: { type: 'object', description: 'a JSON-RPC 2.0 request of the Model Context Protocol' },
-		ok: { status: 200, description: 'the JSON-RPC answer (202 for a notification)' }, errors: [400, 401, 404, 406, 413]
+		ok: { status: 200, description: 'the JSON-RPC answer (202 for a notification)' }, errors: [400, 401, 404, 406, 413],
+		// Refused before a tool runs (not JSON, not acceptable, too big): a JSON-RPC error, as MCP clients read it.
+		errorBodies: { 400: ref('JsonRpcError'), 406: ref('JsonRpcError'), 413: ref('JsonRpcError') }
 	},
 	{ method: 'get', path: '/api/w/{ws}/mcp', summary: 'Not served: the MCP endpoint is stateless (no server stream)', gate: 'member', ok: { status: 405, description: 'POST only' }, errors: [401, 404] },
 	{ method: 'delete', path: '/api/w/{ws}/mcp', summary: 'Not served: the MCP endpoint keeps no session', gate: 'member', ok: { status: 405, description: 'POST only' }, errors: [401, 404] },
 	{ method: 'get', path: '/api/w/{ws}/users', summary: 'Members of the workspace', gate: 'workspace admin', ok: { status: 200, description: 'members' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/users', summary: 'Create the account if new and add the member', gate: 'workspace admin',
-		body: obj({ username: str, password: str, is_admin: bool }, ['username']), ok: { status: 201, description: 'added (200 when updated)' }, errors: [400, 401, 403, 404, 409]
+		body: obj({ username: str, password: str, is_admin: bool }, ['username']), ok: { status: 201, description: 'added (200 when updated)', also: 200 }, errors: [400, 401, 403, 404, 409]
 	},
 	{ method: 'get', path: '/api/w/{ws}/groups', summary: 'Groups and their members', gate: 'workspace admin', ok: { status: 200, description: 'groups' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/groups', summary: 'Create or replace a group', gate: 'workspace admin',
-		body: obj({ name: str, members: strs }, ['name']), ok: { status: 201, description: 'created (200 when replaced)' }, errors: [400, 401, 403, 404]
+		body: obj({ name: str, members: strs }, ['name']), ok: { status: 201, description: 'created (200 when replaced)', also: 200 }, errors: [400, 401, 403, 404]
 	},
 	{ method: 'get', path: '/api/w/{ws}/folders', summary: 'Folders and their grants', gate: 'workspace admin', ok: { status: 200, description: 'folders' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/folders', summary: 'Create or replace a folder and its grants', gate: 'workspace admin',
 		body: obj({ name: str, readers: { ...strs, description: 'u/<user> or g/<group>' }, writers: strs }, ['name']),
-		ok: { status: 201, description: 'created (200 when replaced)' }, errors: [400, 401, 403, 404]
+		ok: { status: 201, description: 'created (200 when replaced)', also: 200 }, errors: [400, 401, 403, 404]
 	},
 	{ method: 'get', path: '/api/w/{ws}/warehouses', summary: 'Warehouses (secrets shown as "***")', gate: 'workspace admin', ok: { status: 200, description: 'warehouses' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/warehouses', summary: 'Create or replace a warehouse', gate: 'workspace admin',
 		body: obj({ name: str, default_database: str, settings: { type: 'object', description: 'dbt profile target; settings.secrets are write-only' } }, ['name']),
-		ok: { status: 201, description: 'created (200 when replaced)' }, errors: [400, 401, 403, 404]
+		ok: { status: 201, description: 'created (200 when replaced)', also: 200 }, errors: [400, 401, 403, 404]
 	},
 	{ method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret)", gate: 'member', ok: { status: 200, description: 'tokens' }, errors: [401, 404] },
 	{
@@ -287,7 +335,7 @@ export const operations: Op[] = [
 		ok: { status: 201, description: 'the token', schema: obj({ token: str, id: str, label: str, scopes: strs, expires_at: { type: ['string', 'null'] } }) },
 		errors: [400, 401, 403, 404]
 	},
-	{ method: 'delete', path: '/api/w/{ws}/tokens/{id}', summary: 'Revoke a token', gate: 'its owner or a workspace admin', ok: { status: 200, description: 'revoked' }, errors: [401, 404] },
+	{ method: 'delete', path: '/api/w/{ws}/tokens/{id}', summary: 'Revoke a token', gate: 'its owner or a workspace admin', ok: { status: 200, description: 'revoked' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/deploy', summary: 'Deploy a dbt project version from its artifacts', gate: 'write access to the path + scripts:write',
 		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
@@ -297,6 +345,23 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/preview', summary: 'Store an unmerged change as a preview graph reachable only through its job', gate: 'write access to the path + scripts:write',
 		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
 		multipart: uploadFields, ok: { status: 201, description: 'the preview job and its page', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 413]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/scripts/dbt/version/{hash}', summary: 'One deployed dbt project version: its path, whether it is live (false while its deploy job pins it), its engine lock and its deploy job', gate: 'read access to its path + scripts:read (anyone else gets the 404 of a missing version)',
+		ok: {
+			status: 200,
+			description: 'the version',
+			schema: obj(
+				{
+					hash: str, path: str, created_by: str, created_at: str, live: bool,
+					lock: { type: ['object', 'null'], description: 'the engine its runs use (dbt-core and adapter versions); null until pinned or when unpinned' },
+					has_project_files: bool,
+					deploy_job: { type: ['object', 'null'], properties: { id: str, status: str } }
+				},
+				['hash', 'path', 'created_by', 'created_at', 'live', 'lock', 'has_project_files', 'deploy_job']
+			)
+		},
+		errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/sql/deploy', summary: 'Deploy a producer SQL script version: its reads, writes and column lineage', gate: 'write access to the path + scripts:write',
@@ -338,18 +403,19 @@ export const operations: Op[] = [
 		query: {
 			view_token: { description: 'share link token' },
 			logs: { description: 'true (default) or false: false answers without the log (logs is empty)' },
-			log_offset: { description: 'characters of the log the caller already holds: logs is only what follows them (at most the tail), and the answer adds log_from (where logs starts) and log_length (the next log_offset); not with logs=false' }
+			log_offset: { description: 'characters of the log the caller already holds: logs is only what follows them (at most the tail), and the answer adds log_from (where logs starts) and log_length (the next log_offset); not with logs=false' },
+			progress_since: { description: 'a run_progress cursor, or 0: the answer adds progress, the rows changed after it (as run_progress?since=)' }
 		},
 		ok: { status: 200, description: 'the job', schema: ref('JobDetail') }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/list', summary: 'Jobs the caller may read, newest first (filtered in SQL before the limit)', gate: 'member + jobs:read',
-		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded | lineage | openlineage' }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
+		query: { script_path: { description: 'only this path' }, kind: { description: 'run | deploy | preview | recorded | lineage | openlineage', schema: { enum: ['run', 'deploy', 'preview', 'recorded', 'lineage', 'openlineage'] } }, status: { description: 'queued | running | success | failure | canceled' }, limit: { description: '1 to 500, default 50' } },
 		ok: { status: 200, description: 'jobs', schema: { type: 'array', items: ref('JobSummary') } }, errors: [400, 401, 403, 404]
 	},
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/run_canvas/{id}', summary: "The run page's canvas: its pinned graph's compact canvas and first cut laid out, the same bytes for every viewer of one redaction", gate: 'as the run page: job read access (share link included) + assets:read; the shape only, tags and file paths only to readers of the project',
-		query: { view_token: { description: 'share link token (or header X-View-Token)' }, direction: { description: 'LR (default) or TB' } },
+		query: { view_token: { description: 'share link token (or header X-View-Token)' }, direction: { description: 'LR (default) or TB', schema: { enum: ['LR', 'TB'] } } },
 		ok: { status: 200, description: 'the canvas payload (wire, open, direction, layouts, producerLineage), with an ETag (If-None-Match answers 304)', schema: { type: 'object' } }, errors: [400, 401, 403, 404]
 	},
 	{
@@ -373,7 +439,7 @@ export const operations: Op[] = [
 	{
 		method: 'get', path: '/api/w/{ws}/jobs/share/{id}', summary: 'Make a share link for a run (the older form of POST jobs/share_links/{id}; the link is stored the same way)', gate: 'the caller sees the run on their own account (not through a link) + jobs:read',
 		query: {
-			kind: { description: 'member (a signed-in member without access) or public (anyone with the link)', required: true },
+			kind: { description: 'member (a signed-in member without access) or public (anyone with the link)', required: true, schema: { enum: ['member', 'public'] } },
 			expires_in: { description: 'seconds from now, 1 to 31536000 (a year); absent: until revoked' }
 		},
 		ok: { status: 200, description: 'the link', schema: ref('ShareLink') }, errors: [400, 401, 403, 404, 409]
@@ -447,7 +513,7 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/openlineage/api/v1/lineage',
 		summary: "Receive one OpenLineage event (RunEvent, DatasetEvent or JobEvent, spec 2-0-2) as an OpenLineage client's HTTP transport sends it (url https://<host>/api/w/{ws}/openlineage, api key a Tributary token): the job becomes a producer in the folder its namespace maps to, its datasets assets, its run a job of kind openlineage. Idempotent (the same event again answers status duplicate) and order-free",
 		gate: "member + lineage:write (its paths must cover the job's producer path) + write access to the folder the job's namespace maps to (its own folder once it exists); an unmapped namespace is a 403 naming it",
-		body: { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json', description: 'Content-Type application/json; Content-Encoding gzip accepted. At most TRIBUTARY_OPENLINEAGE_MAX_BYTES (5 MB) as sent and decompressed; validated against the official schemas (400 naming the JSON path); facets the schemas do not know are kept' },
+		body: { ...OPENLINEAGE_EVENT, description: 'Content-Type application/json; Content-Encoding gzip accepted. At most TRIBUTARY_OPENLINEAGE_MAX_BYTES (5 MB) as sent and decompressed; validated against the official schemas (400 naming the JSON path); facets the schemas do not know are kept' },
 		ok: {
 			status: 201,
 			description: 'stored (or a duplicate of a stored event)',
@@ -459,14 +525,14 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/api/v1/lineage',
 		summary: 'The OpenLineage receiver again (as openlineage/api/v1/lineage): where the Python client posts when its url is .../api/w/{ws}/openlineage without a trailing slash (it joins the endpoint with urljoin)',
 		gate: 'as openlineage/api/v1/lineage',
-		body: { $ref: 'https://openlineage.io/spec/2-0-2/OpenLineage.json' },
+		body: OPENLINEAGE_EVENT,
 		ok: { status: 201, description: 'as openlineage/api/v1/lineage' },
 		errors: [400, 401, 403, 404, 413, 415, 429, 503]
 	},
 	{ method: 'get', path: '/api/w/{ws}/openlineage/namespaces', summary: 'Which folder each OpenLineage job namespace writes into (* is the workspace default)', gate: 'workspace admin (a token also needs openlineage:read)', ok: { status: 200, description: 'the mappings', schema: { type: 'array', items: obj({ namespace: str, folder: str }) } }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/openlineage/namespaces', summary: 'Map an OpenLineage job namespace onto a folder (folder null removes the mapping; namespace * sets the workspace default)', gate: 'workspace admin (a token also needs openlineage:write)',
-		body: obj({ namespace: str, folder: { type: ['string', 'null'] } }, ['namespace', 'folder']), ok: { status: 201, description: 'mapped (200 when replaced or removed)' }, errors: [400, 401, 403, 404]
+		body: obj({ namespace: str, folder: { type: ['string', 'null'] } }, ['namespace', 'folder']), ok: { status: 201, description: 'mapped (200 when replaced or removed)', also: 200 }, errors: [400, 401, 403, 404]
 	},
 	{ method: 'get', path: '/api/openapi.json', summary: 'This document', gate: 'anyone', ok: { status: 200, description: 'OpenAPI 3.1' } }
 ];
@@ -476,13 +542,15 @@ export function openapiDocument(): Record<string, unknown> {
 	for (const op of operations) {
 		const params: Schema[] = [];
 		for (const m of op.path.matchAll(/\{(\w+)\}/g)) {
-			params.push({ name: m[1], in: 'path', required: true, schema: str, description: m[1] === 'ws' ? WS : undefined });
+			params.push({ name: m[1], in: 'path', required: true, schema: UUID_PARAMS.has(m[1]) ? { type: 'string', format: 'uuid' } : HASH_PARAMS.has(m[1]) ? HASH : m[1] === 'ws' ? WORKSPACE_ID : str, description: m[1] === 'ws' ? WS : undefined });
 		}
+		// A share link is a credential: declared as a security scheme of the operation, not as a plain parameter.
+		const viaLink = op.query?.view_token !== undefined;
 		for (const [name, q] of Object.entries(op.query ?? {})) {
-			params.push({ name, in: 'query', required: !!q.required, description: q.description, schema: q.array ? strs : str, explode: true });
+			if (name === 'view_token') continue;
+			params.push({ name, in: 'query', required: !!q.required, description: q.description, schema: q.schema ?? QUERY_SCHEMAS[name] ?? (q.array ? strs : str), explode: true });
 		}
-		const responses: Record<string, unknown> = {
-			[op.ok.status]: {
+		const success = {
 				description: op.ok.description,
 				...(op.ok.schema
 					? {
@@ -492,9 +560,9 @@ export function openapiDocument(): Record<string, unknown> {
 							}
 						}
 					: {})
-			}
 		};
-		for (const s of op.errors ?? []) responses[s] = { description: 'error', content: { 'application/json': { schema: ref('Error') } } };
+		const responses: Record<string, unknown> = { [op.ok.status]: success, ...(op.ok.also ? { [op.ok.also]: success } : {}) };
+		for (const s of op.errors ?? []) responses[s] = { description: 'error', content: { 'application/json': { schema: op.errorBodies?.[s] ?? ref('Error') } } };
 		const requestBody = op.body
 			? { required: true, content: { 'application/json': { schema: op.body } } }
 			: op.multipart
@@ -513,6 +581,7 @@ export function openapiDocument(): Record<string, unknown> {
 		(paths[op.path] ??= {})[op.method] = {
 			summary: op.summary,
 			description: `Who may call it: ${op.gate}.`,
+			...(viaLink ? { security: [{ session: [] }, { bearer: [] }, { viewToken: [] }, { viewTokenQuery: [] }] } : {}),
 			...(params.length ? { parameters: params } : {}),
 			...(requestBody ? { requestBody } : {}),
 			responses
@@ -526,7 +595,8 @@ export function openapiDocument(): Record<string, unknown> {
 			securitySchemes: {
 				session: { type: 'apiKey', in: 'cookie', name: 'tributary_session' },
 				bearer: { type: 'http', scheme: 'bearer', description: 'API token; scopes narrow what it may do' },
-				viewToken: { type: 'apiKey', in: 'header', name: 'X-View-Token', description: 'share link (also ?view_token=)' }
+				viewToken: { type: 'apiKey', in: 'header', name: 'X-View-Token', description: 'a share link of a run, on the operations that name it (also ?view_token=)' },
+				viewTokenQuery: { type: 'apiKey', in: 'query', name: 'view_token', description: 'a share link of a run, as the link carries it' }
 			}
 		},
 		security: [{ session: [] }, { bearer: [] }],

@@ -196,6 +196,13 @@ describe('readColumnLineage: rules', () => {
 		});
 	});
 
+	it('refuses a column name or kind holding a NUL (Postgres text cannot store it), naming the file and column', async () => {
+		const e = await refusal(readColumnLineage(lineageFile([['model.p.a', 'x', 'model.p.b', 'a\u0000b', 'copy']]), { fileName: 'f.parquet', keptNodes: NODES }));
+		expect(e.message).toBe('f.parquet (to_column_name): a value holds a NUL character (\\u0000), which cannot be stored');
+		const k = await refusal(readColumnLineage(lineageFile([['model.p.a', 'x', 'model.p.b', 'y', 'co\u0000py']]), { fileName: 'f.parquet', keptNodes: NODES }));
+		expect(k.message).toContain('(lineage_kind)');
+	});
+
 	it('reads the information-schema column names', async () => {
 		const names = ['parent_node_unique_id', 'parent_column_name', 'child_node_unique_id', 'child_column_name', 'evolution'];
 		const r = await readColumnLineage(lineageFile([edge(1, 'mod')], { names }), { fileName: 'f', keptNodes: NODES });

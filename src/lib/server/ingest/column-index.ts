@@ -135,6 +135,7 @@ export async function readColumnLineage(
 	const kept = keptNodesOf(opts.keptNodes);
 	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
 		const keptNodes = kept.nodes();
+		const cell = (v: unknown, key: string) => textCell(v, opts.fileName, cols.get(key as never) ?? key);
 		const parents = get('parent');
 		const parentColumns = get('parentColumn');
 		const children = get('child');
@@ -147,13 +148,13 @@ export async function readColumnLineage(
 				droppedOutsideGraph++;
 				continue;
 			}
-			const parentColumn = text(parentColumns[i]);
-			const childColumn = text(childColumns[i]);
+			const parentColumn = cell(parentColumns[i], 'parentColumn');
+			const childColumn = cell(childColumns[i], 'childColumn');
 			if (!parentColumn || !childColumn) {
 				droppedUnnamedColumns++;
 				continue;
 			}
-			collector.add({ parentUniqueId: parent, parentColumn, childUniqueId: child, childColumn, lineageKind: text(kinds[i]) ?? '' });
+			collector.add({ parentUniqueId: parent, parentColumn, childUniqueId: child, childColumn, lineageKind: cell(kinds[i], 'kind') ?? '' });
 		}
 	});
 
@@ -280,6 +281,7 @@ export async function readNodeColumns(
 	const kept = keptNodesOf(opts.keptNodes);
 	const scan = await scanRowGroups(pq, cols, maxDecoded, opts.fileName, kept, opts.lookAheadRows ?? LOOK_AHEAD_ROWS, (get, n) => {
 		const keptNodes = kept.nodes();
+		const cell = (v: unknown, key: string) => textCell(v, opts.fileName, cols.get(key as never) ?? key);
 		const nodes = get('node');
 		const names = get('name');
 		const indexes = get('index');
@@ -292,7 +294,7 @@ export async function readNodeColumns(
 				stats.droppedOutsideGraph++;
 				continue;
 			}
-			const name = text(names[i]);
+			const name = cell(names[i], 'name');
 			if (!name) {
 				stats.droppedUnnamedColumns++;
 				continue;
@@ -309,7 +311,7 @@ export async function readNodeColumns(
 			held++;
 			// The author's declared type is what the project calls the column; the analysis's
 			// inference otherwise, then whatever type the engine resolved.
-			const type = text(declared[i]) || text(inferred[i]) || text(resolved[i]) || null;
+			const type = cell(declared[i], 'declared') || cell(inferred[i], 'inferred') || cell(resolved[i], 'resolved') || null;
 			const list = byNode.get(node);
 			const col = { name, type, index: Number(index) };
 			if (list) list.push(col);
@@ -536,6 +538,13 @@ function text(v: unknown): string | null {
 	if (typeof v === 'string') return v;
 	if (v instanceof Uint8Array) return utf8.decode(v);
 	return null;
+}
+
+/** A string cell; one holding a NUL (which Postgres text refuses) is an IngestError naming the file and column. */
+function textCell(v: unknown, fileName: string, column: string): string | null {
+	const s = text(v);
+	if (s !== null && s.includes('\u0000')) throw new IngestError(fileName, 'a value holds a NUL character (\\u0000), which cannot be stored', column);
+	return s;
 }
 
 function errorText(e: unknown): string {

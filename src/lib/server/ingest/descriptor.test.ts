@@ -198,6 +198,12 @@ describe('parseDescriptor: hostile YAML', () => {
 		expect(performance.now() - t0).toBeLessThan(2000);
 	});
 
+	it('refuses a NUL character anywhere, a comment included (the text is stored)', () => {
+		expect(() => parseDescriptor('profile:\n  warehouse: main\n# co\u0000mment\n')).toThrow(
+			expect.objectContaining({ status: 400, message: 'descriptor: holds a NUL character at character 31, which cannot be stored' })
+		);
+	});
+
 	it('counts no bracket inside quotes or comments toward the nesting', () => {
 		const brackets = '['.repeat(40);
 		expect(parseDescriptor(`# ${brackets}\nvars: {a: "${brackets}", b: '${brackets}', c: "\\"${brackets}"}`).vars).toEqual({ a: brackets, b: brackets, c: `"${brackets}` });

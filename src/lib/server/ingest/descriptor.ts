@@ -57,6 +57,8 @@ export const MAX_VARS_JSON = 32 * 1024;
 
 function parseYaml(text: string): unknown {
 	if (Buffer.byteLength(text, 'utf8') > MAX_DESCRIPTOR_BYTES) throw new IngestError(FILE, `is larger than ${MAX_DESCRIPTOR_BYTES / 1024} KB`);
+	// The descriptor is stored as text, which Postgres refuses with a NUL in it (even in a comment).
+	if (text.includes('\u0000')) throw new IngestError(FILE, `holds a NUL character at character ${text.indexOf('\u0000')}, which cannot be stored`);
 	// yaml's parser recurses per flow level and reports a stack overflow only after it (a second
 	// of blocked event loop for 5,000 `[`): refuse that nesting before parsing.
 	if (flowDepthOver(text, MAX_DESCRIPTOR_DEPTH)) throw new IngestError(FILE, `nests deeper than ${MAX_DESCRIPTOR_DEPTH} levels`);

@@ -4,6 +4,7 @@
 import { badRequest } from '../http';
 import { uploadFileLimit, type UploadFileKind } from '../limits';
 import { readMultipart, type MultipartBody, type MultipartSpec } from '../multipart';
+import { refuseJsonNul } from './json-nul';
 import { requireScriptPath } from '../paths';
 import { PIN_MODES, type PinMode, type SourceDeployRequest, type UploadedFile, type UploadRequest } from './deploy';
 
@@ -43,7 +44,7 @@ export async function readUploadForm(
 	}
 	const pin = (pinField ?? undefined) as PinMode | undefined;
 	const descriptorText = form.fields.get('descriptor');
-	const manifest = fileField(form, 'manifest');
+	const manifest = refuseJsonNul('manifest', fileField(form, 'manifest'));
 	if (!manifest) {
 		const project = ctx.kind === 'deploy' ? fileField(form, 'project') : undefined;
 		if (!project) {
@@ -62,10 +63,10 @@ export async function readUploadForm(
 		pin,
 		descriptor: descriptorText,
 		manifest,
-		catalog: fileField(form, 'catalog'),
+		catalog: refuseJsonNul('catalog', fileField(form, 'catalog')),
 		columnLineage: fileField(form, 'column_lineage'),
 		nodeColumns: fileField(form, 'node_columns'),
-		runResults: fileField(form, 'run_results'),
+		runResults: refuseJsonNul('run_results', fileField(form, 'run_results')),
 		project: fileField(form, 'project')
 	};
 }

@@ -3,6 +3,7 @@
 import { badRequest } from '../http';
 import { uploadFileLimit } from '../limits';
 import { readMultipart, type MultipartSpec } from '../multipart';
+import { refuseJsonNul } from '../ingest/json-nul';
 import type { RecordInput } from './record';
 
 export function recordFormSpec(): MultipartSpec {
@@ -23,13 +24,13 @@ export async function readRecordForm(request: Request, gatedPath: string): Promi
 	const path = form.fields.get('path') ?? gatedPath;
 	if (path !== gatedPath) throw badRequest(`path: the form names ${path} after naming ${gatedPath}`);
 	const hash = form.fields.get('script_hash') ?? null;
-	const runResults = form.files.get('run_results');
+	const runResults = refuseJsonNul('run_results', form.files.get('run_results'));
 	if (!runResults) throw badRequest('run_results: the run_results.json file is required');
 	return {
 		path,
 		scriptHash: hash === null || hash === '' ? undefined : hash,
 		runResults,
-		manifest: form.files.get('manifest'),
-		log: form.files.get('log')
+		manifest: refuseJsonNul('manifest', form.files.get('manifest')),
+		log: refuseJsonNul('log', form.files.get('log'))
 	};
 }
