@@ -71,8 +71,9 @@ const REFUSED_AT_RUN: [Record<string, unknown>, RegExp][] = [
 	[{ command: 'run', select: ['orders', '--target-path', '/elsewhere'] }, /^select\[1\] must not start with "-"/],
 	[{ command: 'run', exclude: '-x' }, /^exclude\[0\] must not start with "-"/],
 	[{ command: 'run', vars: { '--x': 1 } }, /^vars\.--x \(a variable name\) must not start with "-"/],
-	[{ command: 'run', vars: { a: 'b\u0000' } }, /^vars\.a must not contain a NUL/],
-	[{ command: 'show', model: 'orders\u0000' }, /^model must not contain a NUL/]
+	// Refused where the JSON body is read, naming the path, before the run's own checks.
+	[{ command: 'run', vars: { a: 'b\u0000' } }, /^\$\.vars\.a: contains a NUL character/],
+	[{ command: 'show', model: 'orders\u0000' }, /^\$\.model: contains a NUL character/]
 ];
 
 function form(fields: Record<string, string | Uint8Array>): FormData {
