@@ -231,7 +231,7 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 				[{ path: 'f/lake/empty', content: '   \n' }, /^content:/],
 				[{ path: 'f/lake/empty' }, /^content:/],
 				[{ path: 'f/lake/empty', content: 42 }, /^content:/],
-				[{ path: 'f/lake/nul', content: 'select 1\u0000' }, /^content:/]
+				[{ path: 'f/lake/nul', content: 'select 1\u0000' }, /^\$\.content: contains a NUL character/]
 			];
 			for (const [body, msg] of cases) {
 				const r = await alice.post(`/api/w/${ws}/scripts/sql/deploy`, body);
