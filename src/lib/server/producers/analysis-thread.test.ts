@@ -46,7 +46,9 @@ describe('analyzeProducerOffThread', () => {
 
 	it('a thread over its time bound fails that analysis with the reason; a fresh thread serves the next', async () => {
 		const sql = CORPUS[2].sql;
-		const failed = analyzeProducerOffThread(sql, CORPUS_WAREHOUSE, loader([]), { ms: 1 });
+		// A script long enough that its parse cannot end within the bound, however warm the thread.
+		const long = Array.from({ length: 100 }, () => sql.trim().replace(/;\s*$/, '')).join(';\n');
+		const failed = analyzeProducerOffThread(long, CORPUS_WAREHOUSE, loader([]), { ms: 1 });
 		await expect(failed).rejects.toBeInstanceOf(AnalysisThreadError);
 		await expect(failed).rejects.toThrow(/over the 0 s bound for analysing a script/);
 		const r = await analyzeProducerOffThread(sql, CORPUS_WAREHOUSE, loader([]));
