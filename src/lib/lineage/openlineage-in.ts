@@ -92,6 +92,17 @@ export function resolveDataset(d: OlDatasetRef, r: DatasetResolver): ResolvedAss
 	return { kind: 'openlineage', path: externalAssetPath(d) };
 }
 
+/** resolveDataset for one resolver, each dataset resolved once (events name the same ones again and again). */
+export function datasetResolverCache(r: DatasetResolver): (d: OlDatasetRef) => ResolvedAsset {
+	const cache = new Map<string, ResolvedAsset>();
+	return (d) => {
+		const k = `${d.namespace}\u0000${d.name}`;
+		let a = cache.get(k);
+		if (!a) cache.set(k, (a = resolveDataset(d, r)));
+		return a;
+	};
+}
+
 function relationPathOf(name: string, w: { name: string; defaultDatabase: string | null }): string | null {
 	const parts = splitRelationName(name);
 	if (!parts) return null;

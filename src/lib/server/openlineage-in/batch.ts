@@ -10,10 +10,8 @@
 // event of a batch whose transaction failed, so one bad event cannot fail the others.
 import {
 	jobLineageOf,
-	resolveDataset,
-	type DatasetResolver,
 	type JobLineage,
-	type ResolvedAsset
+	datasetResolverCache
 } from '../../lineage/openlineage-in';
 import { hashToHex } from '../../types/script-hash';
 import { requireLineageWrite, unmappedNamespace, type Principal } from '../access';
@@ -143,14 +141,7 @@ interface BatchOutcome {
 async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[]): Promise<BatchOutcome> {
 	const out: BatchOutcome = { answers: [], refused: [], slow: [] };
 	const ctx = await batchContext(h, tx, ws, items.map((it) => it.ev.job!));
-	const resolver: DatasetResolver = { workspace: ws, warehouses: ctx.warehouses };
-	const cache = new Map<string, ResolvedAsset>();
-	const at = (d: { namespace: string; name: string }) => {
-		const k = `${d.namespace}\u0000${d.name}`;
-		let a = cache.get(k);
-		if (!a) cache.set(k, (a = resolveDataset(d, resolver)));
-		return a;
-	};
+	const at = datasetResolverCache({ workspace: ws, warehouses: ctx.warehouses });
 	const { edges: maxEdges } = openLineageLimits();
 
 	// Pass 1: the gate, and which jobs need receiveEvent (none stored yet, or a lineage that changes).

@@ -14,7 +14,8 @@ import {
 	type DatasetResolver,
 	type JobLineage,
 	type OpenLineageJobContent,
-	type ResolvedAsset
+	type ResolvedAsset,
+	datasetResolverCache
 } from '../../lineage/openlineage-in';
 import { jobNamespace } from '../../lineage/openlineage';
 import { isJobId } from '../../types/jobs';
@@ -251,14 +252,7 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 	const folder = ctx.job ? folderOf(ctx.job.scriptPath) : ctx.mappedFolder;
 	if (folder === null) throw unmappedNamespace(job.namespace);
 	requireLineageWrite(p, job.namespace, folder, ctx.job?.scriptPath ?? jobScriptPath(folder, job));
-	const resolver: DatasetResolver = { workspace: ws, warehouses: ctx.warehouses };
-	const cache = new Map<string, ResolvedAsset>();
-	const at = (d: { namespace: string; name: string }) => {
-		const k = `${d.namespace}\u0000${d.name}`;
-		let a = cache.get(k);
-		if (!a) cache.set(k, (a = resolveDataset(d, resolver)));
-		return a;
-	};
+	const at = datasetResolverCache({ workspace: ws, warehouses: ctx.warehouses });
 	const { edges: maxEdges } = openLineageLimits();
 	const answer = await h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
 		const stored = await insertEvent(h, tx, ws, {
