@@ -246,21 +246,7 @@ export interface RunRow {
 
 /** Creates or rewrites an OpenLineage run's job row (only ever a row of kind `openlineage` of this workspace). */
 export async function upsertRun(h: Database, tx: Tx, r: RunRow): Promise<void> {
-	const iso = (d: Date | null) => (d === null ? null : d.toISOString());
-	await h.rows(
-		sql`insert into job (id, workspace, kind, script_path, script_hash, created_by, permissioned_as, parent_job, status, args, result,
-		                     created_at, started_at, completed_at)
-		    values (${r.id}::uuid, ${r.workspace}, 'openlineage', ${r.scriptPath}, ${r.scriptHash === null ? null : r.scriptHash.toString()}::bigint,
-		            ${r.createdBy}, ${`u/${r.createdBy}`}, ${r.parentJob}::uuid, ${r.status}, ${JSON.stringify(r.args)}::jsonb,
-		            ${JSON.stringify(r.result)}::jsonb, ${r.createdAt.toISOString()}::timestamptz, ${iso(r.startedAt)}::timestamptz,
-		            ${iso(r.completedAt)}::timestamptz)
-		    on conflict (id) do update
-		       set script_hash = excluded.script_hash, parent_job = excluded.parent_job, status = excluded.status,
-		           args = excluded.args, result = excluded.result, created_at = excluded.created_at,
-		           started_at = excluded.started_at, completed_at = excluded.completed_at
-		     where job.kind = 'openlineage' and job.workspace = excluded.workspace`,
-		tx
-	);
+	await upsertRuns(h, tx, [r]);
 }
 
 // ─── External datasets ─────────────────────────────────────────────────────────────────────
@@ -490,7 +476,7 @@ export async function runsEventSummaries(h: Database, tx: Tx, ws: string, runIds
 	return out;
 }
 
-/** upsertRun for many runs (ids distinct). */
+/** Creates or rewrites OpenLineage runs' job rows in one statement (ids distinct; only rows of kind `openlineage` of this workspace). */
 export async function upsertRuns(h: Database, tx: Tx, rows: readonly RunRow[]): Promise<void> {
 	if (rows.length === 0) return;
 	const iso = (d: Date | null) => (d === null ? null : d.toISOString());
