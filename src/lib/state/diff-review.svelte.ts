@@ -4,7 +4,7 @@
 // change's impact one click away.
 import { describeImpact } from '$lib/lineage/graph-diff';
 import { assetNodeId } from '$lib/lineage/canvas-model';
-import type { DiffClassification, GraphDiff, ImpactEntry, ModifiedModel } from '$lib/types/graph-diff';
+import type { DiffClassification, DiffSide, GraphDiff, ImpactEntry, ModifiedModel } from '$lib/types/graph-diff';
 import { attrId } from './canvas.svelte';
 
 export type DiffFetcher = (url: string) => Promise<{ status: number; body: unknown }>;
@@ -53,6 +53,19 @@ export function impactSentence(c: { asset_path: string; column: string; change: 
 	return `this change ${verb}, which ${describeImpact(c.impact)} read${c.impact.length === 1 ? 's' : ''}`;
 }
 
+
+/**
+ * Where the graph of one side of a diff is drawn with `nodeId` selected: the project page at that
+ * version, or the page of the preview (or run) whose own graph it is; null when the page asking
+ * (`shown`) draws that graph already.
+ */
+export function sideHref(o: { workspace: string; path: string; side: DiffSide; nodeId: string; shown: { hash?: string | null; jobId?: string | null } }): string | null {
+	const { side, shown } = o;
+	const select = new URLSearchParams({ select: o.nodeId });
+	if (side.job_id !== null) return side.job_id === shown.jobId ? null : `/w/${encodeURIComponent(o.workspace)}/run/${encodeURIComponent(side.job_id)}?${select}`;
+	if (side.hash === null || side.hash === shown.hash) return null;
+	return `/w/${encodeURIComponent(o.workspace)}/dbt/${o.path}?${new URLSearchParams({ v: side.hash, select: o.nodeId })}`;
+}
 
 /** The canvas's diff colours: the design tokens of src/app.css, named in full so each is findable. */
 const DIFF_COLOURS: Record<DiffMark, { line: string; fill: string }> = {
@@ -159,6 +172,14 @@ export class DiffReview {
 			}
 		}
 		return out.map((c) => ({ ...c, sentence: impactSentence(c) }));
+	}
+
+	/**
+	 * The side of the diff whose graph holds a listed model: the older graph for a removed one,
+	 * the newer for the rest (an added one exists only there; a modified one is shown as it is now).
+	 */
+	sideOf(group: DiffGroup['key']): 'from' | 'to' {
+		return group === 'removed' ? 'from' : 'to';
 	}
 
 	toggle(uniqueId: string): void {
