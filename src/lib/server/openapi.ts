@@ -31,6 +31,11 @@ const obj = (properties: Record<string, Schema>, required: string[] = []): Schem
 });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+const PATH_FOOTPRINT = obj(
+	{ path: str, languages: strs, versions: int, graphs: int, jobs: int, runs: int, previews: int, active: int },
+	['path', 'languages', 'versions', 'graphs', 'jobs', 'runs', 'previews', 'active']
+);
+
 const IMPACT_CSV =
 	'format=csv: a header row (kind,asset_path,column,depth,kinds,via,tests), one row per column; kinds joined with >, via and tests with ;. Headers X-Impact-Truncated and X-Impact-Withheld carry truncated and withheld';
 
@@ -362,6 +367,14 @@ export const operations: Op[] = [
 			)
 		},
 		errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/scripts/p/{path}', summary: 'What deleting a project or producer would take away: its versions, the graphs stored for them and its previews, its runs and previews, and the jobs still queued or running', gate: 'read access to the path + scripts:read (anyone else gets the 404 of an empty path)',
+		ok: { status: 200, description: 'the footprint', schema: PATH_FOOTPRINT }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'delete', path: '/api/w/{ws}/scripts/p/{path}', summary: 'Delete a project or producer: every version, graph, run, preview, deploy job (their logs and share links) and asset usage stored under its path', gate: 'write access to the path + scripts:write; a reader of the path gets 403, anyone else the 404 of an empty path; 409 while one of its jobs is queued or running',
+		ok: { status: 200, description: 'what was deleted', schema: PATH_FOOTPRINT }, errors: [400, 401, 403, 404, 409]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/sql/deploy', summary: 'Deploy a producer SQL script version: its reads, writes and column lineage', gate: 'write access to the path + scripts:write',
