@@ -60,11 +60,16 @@ export function impactSentence(c: { asset_path: string; column: string; change: 
  * (`shown`) draws that graph already.
  */
 export function sideHref(o: { workspace: string; path: string; side: DiffSide; nodeId: string; shown: { hash?: string | null; jobId?: string | null } }): string | null {
-	const { side, shown } = o;
-	const select = new URLSearchParams({ select: o.nodeId });
-	if (side.job_id !== null) return side.job_id === shown.jobId ? null : `/w/${encodeURIComponent(o.workspace)}/run/${encodeURIComponent(side.job_id)}?${select}`;
-	if (side.hash === null || side.hash === shown.hash) return null;
+	const { side } = o;
+	if (sideShown(side, o.shown)) return null;
+	if (side.job_id !== null) return `/w/${encodeURIComponent(o.workspace)}/run/${encodeURIComponent(side.job_id)}?${new URLSearchParams({ select: o.nodeId })}`;
+	if (side.hash === null) return null;
 	return `/w/${encodeURIComponent(o.workspace)}/dbt/${o.path}?${new URLSearchParams({ v: side.hash, select: o.nodeId })}`;
+}
+
+/** Whether the page showing `shown` (a version by hash, or a job's own graph) draws the graph of `side`. */
+export function sideShown(side: DiffSide, shown: { hash?: string | null; jobId?: string | null }): boolean {
+	return side.job_id !== null ? side.job_id === shown.jobId : side.hash !== null && side.hash === shown.hash;
 }
 
 /** The canvas's diff colours: the design tokens of src/app.css, named in full so each is findable. */
@@ -175,11 +180,12 @@ export class DiffReview {
 	}
 
 	/**
-	 * The side of the diff whose graph holds a listed model: the older graph for a removed one,
-	 * the newer for the rest (an added one exists only there; a modified one is shown as it is now).
+	 * The sides of the diff whose graphs hold a listed model, the one to open first first: the
+	 * older graph for a removed one, the newer for an added one, either for a modified one (the
+	 * graph on screen when it is one of them, else the newer).
 	 */
-	sideOf(group: DiffGroup['key']): 'from' | 'to' {
-		return group === 'removed' ? 'from' : 'to';
+	sidesOf(group: DiffGroup['key']): ('from' | 'to')[] {
+		return group === 'removed' ? ['from'] : group === 'added' ? ['to'] : ['to', 'from'];
 	}
 
 	toggle(uniqueId: string): void {
