@@ -90,6 +90,9 @@ describeFixtures('deploy from the browser, and the clickable diff (chromium, bui
 		expect(job.result.warnings.some((w: string) => w.startsWith('dbt.column_lineage.parquet'))).toBe(true);
 		// Whatever jobs it queued are followed to their end here.
 		for (const j of await drop.getByTestId('deploy-job').all()) await expect.poll(() => j.textContent(), { timeout: 90_000 }).toMatch(/success|failure|canceled/);
+		// The folder's canvas shows the new project (the page re-read its graph once it was stored).
+		await expect.poll(() => page.getByTestId('canvas-counts').textContent(), { timeout: 30_000 }).not.toMatch(/^\s*0 nodes/);
+		expect(await drop.getByTestId('deploy-open').getAttribute('href')).toBe('/w/demo/dbt/f/dropped/jaffle');
 		await docShot(page, 'deploy-drop-folder-1440');
 		expect(errors).toEqual([]);
 		await page.close();

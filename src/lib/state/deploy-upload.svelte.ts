@@ -212,8 +212,12 @@ export class DeployUpload {
 		return `/api/w/${encodeURIComponent(this.#workspace)}/${rest}`;
 	}
 
-	/** Uploads the drop as a deploy or a preview of `path`, follows its jobs, and for a preview reads its diff. */
-	async start(path: string): Promise<void> {
+	/**
+	 * Uploads the drop as a deploy or a preview of `path`, follows its jobs, and for a preview
+	 * reads its diff. `stored` is called as soon as the server has stored the graph (the page can
+	 * show it while the jobs go on).
+	 */
+	async start(path: string, stored?: (r: DeployResult) => void): Promise<void> {
 		const sorted = this.sorted;
 		if (!sorted || sorted.errors.length || this.busy) return;
 		this.error = null;
@@ -242,6 +246,7 @@ export class DeployUpload {
 		}
 		const r = answer.body as DeployResult;
 		this.result = r;
+		stored?.(r);
 		const follow: FollowedJob[] = [];
 		// A source-only deploy (202) is parsed by its deploy job; a pin is its deploy job too.
 		if (answer.status === 202) follow.push({ id: r.job_id, label: 'parsing the project', status: 'queued', done: null, total: null, outcome: null });
