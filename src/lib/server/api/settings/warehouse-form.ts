@@ -56,7 +56,7 @@ export function warehouseBodyFromForm(form: FormData): Record<string, unknown> {
 		const value = values[i] ?? '';
 		if (!key && !value.trim()) return;
 		if (!KEY.test(key)) throw badRequest(`settings: "${key}" is not a setting name (letters, digits and _, starting with a letter or _)`);
-		if ((NAMED_SETTINGS as readonly string[]).includes(key)) throw badRequest(`settings.${key}: set it in its own field above, not as a row`);
+		if ((NAMED_SETTINGS as readonly string[]).includes(key)) throw badRequest(`settings: "${key}" has its own field above; set it there, not as a row`);
 		if (key in settings) throw badRequest(`settings.${key}: given twice`);
 		// An empty value removes the setting: the row can be cleared without a separate button.
 		if (value.trim()) settings[key] = settingValue(key, value);
