@@ -308,6 +308,31 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 		});
 	});
 
+	describe("every member's tokens (an admin's list, to revoke)", () => {
+		it('GET tokens?all=true: 404 to an outsider, 403 to a member, every token with its owner to an admin; the page lists them for an admin', async () => {
+			const mine = (await ok(c.member.post(`/api/w/${WS}/tokens`, { label: 'mel-listed', scopes: ['assets:read'] }), 201)).id;
+			expect((await c.outsider.get(`/api/w/${WS}/tokens?all=true`)).status).toBe(404);
+			const refused = await c.member.get(`/api/w/${WS}/tokens?all=true`);
+			expect(refused.status).toBe(403);
+			// Without all=true the member still lists its own, as before.
+			expect((await ok(c.member.get(`/api/w/${WS}/tokens`))).some((t: any) => t.id === mine)).toBe(true);
+			const all = await ok(c.admin.get(`/api/w/${WS}/tokens?all=true`));
+			expect(all.find((t: any) => t.id === mine)).toMatchObject({ owner: 'mel', label: 'mel-listed', scopes: ['assets:read'] });
+			expect(all.length).toBe(await count(sql`select count(*) as n from api_token where workspace = ${WS}`));
+			expect(JSON.stringify(all)).not.toMatch(/"(hash|token)"/);
+			const narrow = new ApiClient().withBearer((await ok(c.admin.post(`/api/w/${WS}/tokens`, { label: 'no-read', scopes: ['users:read'] }), 201)).token);
+			expect((await narrow.get(`/api/w/${WS}/tokens?all=true`)).status).toBe(403);
+			const page = await pageOutcome(load((await pageEventOf(c.admin, `/w/${WS}/settings`, { ws: WS })) as never));
+			const now = await ok(c.admin.get(`/api/w/${WS}/tokens?all=true`));
+			expect(now.length).toBe(all.length + 1);
+			expect(page.data.admin.tokens.map((t: any) => t.id).sort()).toEqual(now.map((t: any) => t.id).sort());
+			const npage = await pageOutcome(load((await pageEventOf(narrow, `/w/${WS}/settings`, { ws: WS })) as never));
+			expect(npage.data.admin.tokens).toBeNull();
+			const revoked = await action('revokeToken', c.admin, { id: mine, from: 'all' });
+			expect(revoked).toEqual({ status: 200, data: { revoked: 'mel-listed', from: 'all' } });
+		});
+	});
+
 	describe('revoking a token', () => {
 		it.each([
 			['an outsider', 'outsider', 404],

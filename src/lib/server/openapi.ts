@@ -339,7 +339,11 @@ export const operations: Op[] = [
 		body: obj({ name: str, default_database: str, settings: { type: 'object', description: 'dbt profile target; settings.secrets are write-only' } }, ['name']),
 		ok: { status: 201, description: 'created (200 when replaced)', also: 200 }, errors: [400, 401, 403, 404]
 	},
-	{ method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret)", gate: 'member', ok: { status: 200, description: 'tokens' }, errors: [401, 404] },
+	{
+		method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret); with all=true every member's, each with its owner", gate: 'member (a token needs tokens:read); all=true: a workspace admin',
+		query: { all: { description: 'true: every token of the workspace, with `owner` (a workspace admin\'s view, to revoke a member\'s token)', schema: { enum: ['true', 'false'] } } },
+		ok: { status: 200, description: 'tokens' }, errors: [401, 403, 404]
+	},
 	{
 		method: 'post', path: '/api/w/{ws}/tokens', summary: 'Mint a token acting as the caller, narrowed by scopes; shown once', gate: 'member',
 		body: obj({ label: str, scopes: { ...strs, description: '{domain}:{action}[:{path}|{prefix}/*,...]' }, expires_at: { type: 'string', format: 'date-time' } }, ['label']),

@@ -6,7 +6,7 @@ import { listFoldersAs } from './folders';
 import { listGroupsAs } from './groups';
 import { listMembersAs } from './members';
 import { listNamespacesAs } from './namespaces';
-import { listOwnTokens } from './tokens';
+import { listOwnTokens, listWorkspaceTokens } from './tokens';
 import { listWarehousesAs } from './warehouses';
 import { settingText, NAMED_SETTINGS } from './warehouse-form';
 
@@ -16,12 +16,14 @@ export async function settingsPage(p: Principal) {
 	if (!p.isAdmin) return { account, tokens, admin: null };
 	const when = <T>(resource: AdminResource, read: () => Promise<T>): Promise<T | null> =>
 		adminAllows(p, resource, 'read') ? read() : Promise.resolve(null);
-	const [members, groups, folders, warehouses, namespaces] = await Promise.all([
+	const [members, groups, folders, warehouses, namespaces, allTokens] = await Promise.all([
 		when('users', () => listMembersAs(p)),
 		when('groups', () => listGroupsAs(p)),
 		when('folders', () => listFoldersAs(p)),
 		when('warehouses', () => listWarehousesAs(p)),
-		when('openlineage', () => listNamespacesAs(p))
+		when('openlineage', () => listNamespacesAs(p)),
+		// Under GET tokens?all=true's gate: an admin, and tokens:read for a token.
+		mayListTokens(p) ? listWorkspaceTokens(p) : Promise.resolve(null)
 	]);
 	// Each warehouse as its form shows it: the named settings, the rows of the rest, the names of its secrets.
 	const warehouseForms = warehouses?.map((w) => {
@@ -40,5 +42,5 @@ export async function settingsPage(p: Principal) {
 			secrets: Object.keys((s.secrets as Record<string, string> | undefined) ?? {})
 		};
 	}) ?? null;
-	return { account, tokens, admin: { members, groups, folders, warehouses, warehouseForms, namespaces } };
+	return { account, tokens, admin: { members, groups, folders, warehouses, warehouseForms, namespaces, tokens: allTokens } };
 }

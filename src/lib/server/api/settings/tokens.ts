@@ -1,16 +1,26 @@
 // API tokens: the caller's own list, minting (never wider than the minting token) and revoking
 // (its owner or a workspace admin), gated here for the API routes and the settings page alike.
-import { requireTokenList, requireTokenMint, requireTokenRevoke, type Principal } from '../../access';
+import { requireAdmin, requireTokenList, requireTokenMint, requireTokenRevoke, type Principal } from '../../access';
 import { mintTokenFor } from '../../auth/admin';
 import { parseTokenInput, tokenView } from '../../auth/admin-input';
 import { getDatabase } from '../../db';
-import { deleteToken, getToken, listTokensOf } from '../../repo/tokens';
+import { deleteToken, getToken, listTokensIn, listTokensOf } from '../../repo/tokens';
 
 export type TokenView = ReturnType<typeof tokenView>;
 
 export async function listOwnTokens(p: Principal): Promise<TokenView[]> {
 	requireTokenList(p);
 	return (await listTokensOf(await getDatabase(), p.workspace, p.username)).map(tokenView);
+}
+
+/**
+ * Every member's tokens, with their owner: a workspace admin's (who may revoke any of them);
+ * a token also needs `tokens:read`.
+ */
+export async function listWorkspaceTokens(p: Principal): Promise<(TokenView & { owner: string })[]> {
+	requireAdmin(p);
+	requireTokenList(p);
+	return (await listTokensIn(await getDatabase(), p.workspace)).map((t) => ({ owner: t.owner, ...tokenView(t) }));
 }
 
 /** The token string is in this answer and nowhere else. */

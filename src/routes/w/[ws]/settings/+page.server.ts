@@ -141,10 +141,12 @@ export const actions: Actions = {
 		}
 	}),
 	revokeToken: withForm(async (p, form) => {
+		// Which list the button was in (the caller's own, or every member's), to answer there.
+		const from = text(form, 'from') === 'all' ? 'all' : 'own';
 		try {
-			return { revoked: (await revokeTokenAs(p, text(form, 'id'))).label };
+			return { revoked: (await revokeTokenAs(p, text(form, 'id'))).label, from };
 		} catch (e) {
-			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message });
+			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message, from });
 			throw e;
 		}
 	})
