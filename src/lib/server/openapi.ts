@@ -284,6 +284,12 @@ export const operations: Op[] = [
 		body: obj({ username: str, password: str }, ['username', 'password']),
 		ok: { status: 200, description: 'signed in', schema: obj({ username: str }) }, errors: [400, 401, 429]
 	},
+	{
+		method: 'post', path: '/api/auth/password', summary: "Change the caller's own password: the current one is checked (under the sign-in throttle); every session of the account ends and a fresh one is started for this browser (a new cookie). API tokens stay",
+		gate: 'signed in by a browser session (a token may not change its owner\'s password)',
+		body: obj({ current_password: str, new_password: { type: 'string', minLength: 8, maxLength: 1000, description: 'at least 8 characters; not the current password, not the username' } }, ['current_password', 'new_password']),
+		ok: { status: 200, description: 'changed', schema: obj({ username: str, sessions_ended: int }) }, errors: [400, 401, 403, 429]
+	},
 	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [400, 401] },
 	{ method: 'get', path: '/api/whoami', summary: 'The caller and their workspaces', gate: 'signed in or token', ok: { status: 200, description: 'the caller', schema: ref('Whoami') }, errors: [401] },
 	{
@@ -316,6 +322,11 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/users', summary: 'Create the account if new and add the member', gate: 'workspace admin',
 		body: obj({ username: str, password: str, is_admin: bool }, ['username']), ok: { status: 201, description: 'added (200 when updated)', also: 200 }, errors: [400, 401, 403, 404, 409]
 	},
+	{
+		method: 'delete', path: '/api/w/{ws}/users/{username}', summary: 'Remove a member: its group memberships, its grants in folders and its API tokens in this workspace go with it; the account stays',
+		gate: 'workspace admin (a token also needs users:write)',
+		ok: { status: 200, description: 'removed', schema: obj({ username: str, removed: bool, tokens_revoked: int }) }, errors: [400, 401, 403, 404, 409]
+	},
 	{ method: 'get', path: '/api/w/{ws}/groups', summary: 'Groups and their members', gate: 'workspace admin', ok: { status: 200, description: 'groups' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/groups', summary: 'Create or replace a group', gate: 'workspace admin',
@@ -333,7 +344,11 @@ export const operations: Op[] = [
 		body: obj({ name: str, default_database: str, settings: { type: 'object', description: 'dbt profile target; settings.secrets are write-only' } }, ['name']),
 		ok: { status: 201, description: 'created (200 when replaced)', also: 200 }, errors: [400, 401, 403, 404]
 	},
-	{ method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret)", gate: 'member', ok: { status: 200, description: 'tokens' }, errors: [401, 404] },
+	{
+		method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret); with all=true every member's, each with its owner", gate: 'member (a token needs tokens:read); all=true: a workspace admin',
+		query: { all: { description: 'true: every token of the workspace, with `owner` (a workspace admin\'s view, to revoke a member\'s token)', schema: { enum: ['true', 'false'] } } },
+		ok: { status: 200, description: 'tokens' }, errors: [401, 403, 404]
+	},
 	{
 		method: 'post', path: '/api/w/{ws}/tokens', summary: 'Mint a token acting as the caller, narrowed by scopes; shown once', gate: 'member',
 		body: obj({ label: str, scopes: { ...strs, description: '{domain}:{action}[:{path}|{prefix}/*,...]' }, expires_at: { type: 'string', format: 'date-time' } }, ['label']),
