@@ -856,6 +856,56 @@ export async function relationsInOwners(
 	}));
 }
 
+/** Every path: the filter of a read gated in process afterwards (each row names its script path). */
+export const EVERY_PATH: ScriptPathFilter = { readable: { all: true, folders: [], userPrefix: '' }, scope: null };
+
+/**
+ * relationsInOwners over EVERY dbt path's newest live version, each row with its graph's marker
+ * version (graphMarkerVersion): the lookup a cached walk keys by the lineage stamp and gates in
+ * process, as column lineage's candidates are.
+ */
+export async function relationOwnersEvery(h: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<(RelationInGraph & { version: string | null })[]> {
+	if (assetPaths.length === 0) return [];
+	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string; v: string | null }>(
+		sql`with ${chosenVersionsCte(ws, EVERY_PATH, null)}
+		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path, ${markerVersion('g')} as v
+		      from dbt_node n
+		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		      left join dbt_graph_snapshot g
+		        on g.workspace = ${ws} and g.script_path = n.script_path and g.script_hash = n.script_hash and g.job_id = ${ZERO_UUID}::uuid
+		     where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid
+		     order by n.script_path, n.unique_id`,
+		tx
+	);
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueId: r.unique_id,
+		assetPath: r.asset_path,
+		version: r.v
+	}));
+}
+
+/**
+ * The stamp of what a column walk reads besides each graph's own rows (those are keyed by their
+ * marker version): every script version row (which version of a path is live, producers
+ * included), every version graph's marker (which graph describes which relation) and the
+ * producers' column lineage (count and newest id). One statement; any deploy, delete, archive,
+ * replace or inference run moves it.
+ */
+export async function lineageInputsStamp(h: Database, ws: string, tx?: Tx): Promise<string> {
+	const [r] = await h.rows<{ s: string }>(
+		sql`select
+		      (select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))
+		         from script s where s.workspace = ${ws})
+		      || '.' || (select md5(coalesce(string_agg(row(g.id, g.script_path, g.script_hash, g.digest, g.ingested_at)::text, E'\\n' order by g.id), ''))
+		         from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid)
+		      || '.' || (select count(*)::text || '/' || coalesce(max(p.id), 0)::text
+		         from producer_column_lineage p where p.workspace = ${ws}) as s`,
+		tx
+	);
+	return r.s;
+}
+
 /** The nodes with these asset paths inside one (pinned) graph. */
 export async function relationsInGraph(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<RelationInGraph[]> {
 	if (assetPaths.length === 0) return [];
