@@ -129,6 +129,8 @@ export function parseImpactQuery(q: URLSearchParams): ImpactQuery {
 export interface ImpactOptions {
 	/** The bound on listed columns (COLUMN_IMPACT_LIMIT; smaller only in tests). */
 	limit?: number;
+	/** The lineage stamp already read with the caller's principal (access.ts principalWithLineageStamp). */
+	stamp?: string | null;
 }
 
 /** Reads more of dbt's lineage at most this many times: each round follows the walk one step across projects or producers. */
@@ -320,7 +322,7 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * a 400.
  */
 export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	const walk = await unpinnedWalk(h, p, q);
+	const walk = await unpinnedWalk(h, p, q, opts.stamp ?? null);
 	if (!walk) return noImpact();
 	return answer(h, q, walk.reader, walk.producers, assetPathGate(p), walk.testsOf, opts);
 }
@@ -330,7 +332,7 @@ export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQ
  * ONE reader, each round's lookup shared. No tests are read (a trace does not list them).
  */
 export async function unpinnedColumnTrace(h: Database, p: Principal, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
-	const walk = await unpinnedWalk(h, p, q);
+	const walk = await unpinnedWalk(h, p, q, opts.stamp ?? null);
 	if (!walk) return directions.map(noImpact);
 	return answers(h, q, directions, walk.reader, walk.producers, assetPathGate(p), async () => [], opts);
 }
@@ -354,7 +356,7 @@ function cachedProducerLineage(h: Database, ws: string, stamp: string): Promise<
 const jsonBig = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
 /** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
-async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
+async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery, knownStamp: string | null): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
 	const named = await readableVersion(h, p, q.scriptHash);
 	if (named && !authoredShownOf(p, named.path)) return null;
 	const filter = authoredPathFilter(p);
@@ -363,7 +365,7 @@ async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery): Promise<
 	if (named === null) {
 		// The live versions: every lookup through the graph cache under one stamp read here, and
 		// gated in process by the predicate the SQL filter applies (as column lineage's candidates).
-		const stamp = await lineageInputsStamp(h, p.workspace);
+		const stamp = knownStamp ?? (await lineageInputsStamp(h, p.workspace));
 		const readable = authoredPathReadable(p);
 		reader = new DbtLineageReader(h, async (paths) => (await cachedRelationOwners(h, p.workspace, stamp, paths)).filter((r) => readable(r.key.scriptPath)));
 		[rows] = await Promise.all([

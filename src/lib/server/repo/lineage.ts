@@ -890,19 +890,20 @@ export async function relationOwnersEvery(h: Database, ws: string, assetPaths: r
  * marker version): every script version row (which version of a path is live, producers
  * included), every version graph's marker (which graph describes which relation) and the
  * producers' column lineage (count and newest id). One statement; any deploy, delete, archive,
- * replace or inference run moves it.
+ * replace or inference run moves it. A scalar expression, so it can ride on another statement.
  */
+export function lineageInputsStampSql(ws: string): SQL {
+	return sql`((select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))
+	              from script s where s.workspace = ${ws})
+	           || '.' || (select md5(coalesce(string_agg(row(g.id, g.script_path, g.script_hash, g.digest, g.ingested_at)::text, E'\\n' order by g.id), ''))
+	              from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid)
+	           || '.' || (select count(*)::text || '/' || coalesce(max(p.id), 0)::text
+	              from producer_column_lineage p where p.workspace = ${ws}))`;
+}
+
+/** lineageInputsStampSql's value. */
 export async function lineageInputsStamp(h: Database, ws: string, tx?: Tx): Promise<string> {
-	const [r] = await h.rows<{ s: string }>(
-		sql`select
-		      (select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))
-		         from script s where s.workspace = ${ws})
-		      || '.' || (select md5(coalesce(string_agg(row(g.id, g.script_path, g.script_hash, g.digest, g.ingested_at)::text, E'\\n' order by g.id), ''))
-		         from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid)
-		      || '.' || (select count(*)::text || '/' || coalesce(max(p.id), 0)::text
-		         from producer_column_lineage p where p.workspace = ${ws}) as s`,
-		tx
-	);
+	const [r] = await h.rows<{ s: string }>(sql`select ${lineageInputsStampSql(ws)} as s`, tx);
 	return r.s;
 }
 
