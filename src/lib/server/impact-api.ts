@@ -146,8 +146,6 @@ const colKey = (a: string, b: string) => `${a}\u0000${b}`;
 interface HeldGraph {
 	key: GraphKey;
 	components: Set<number>;
-	/** The held edges' identities, where they arrive by relation (cached reads overlap). */
-	edgeKeys: Set<string>;
 	edges: StoredColumnEdge[];
 	pathOf: Map<string, string | null>;
 	/** `unique_id NUL column` of every edge end held: its whole component is in hand. */
@@ -211,13 +209,14 @@ class DbtLineageReader {
 		let grew = false;
 		for (const [id, w] of wanted) {
 			if (w.version) {
-				grew = this.#hold(w.key, await cachedComponentRead(this.h, w.key, w.version, [...new Set(w.pairs.map((p) => p.uniqueId))].sort())) || grew;
+				const read = await cachedComponentRead(this.h, w.key, w.version, [...new Set(w.pairs.map((p) => p.uniqueId))].sort());
+				grew = this.#hold(w.key, read, w.pairs) || grew;
 				continue;
 			}
 			let g = this.graphs.get(id);
 			const fresh = (await columnComponents(this.h, w.key, w.pairs)).filter((c) => !g?.components.has(c));
 			if (fresh.length === 0) continue;
-			if (!g) this.graphs.set(id, (g = { key: w.key, components: new Set(), edgeKeys: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
+			if (!g) this.graphs.set(id, (g = { key: w.key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
 			const got = await edgesOfComponents(this.h, w.key, fresh);
 			for (const c of fresh) g.components.add(c);
 			for (const e of got.edges) {
@@ -231,23 +230,33 @@ class DbtLineageReader {
 		return grew;
 	}
 
-	/** Holds a graph's edges read by relation, each once; true when any was new. */
-	#hold(key: GraphKey, got: { edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }): boolean {
+	/**
+	 * Holds, from a read of whole relations, the components these columns sit in (the rest of the
+	 * relations' columns are not the walk's), each once; true when any was new.
+	 */
+	#hold(key: GraphKey, got: { edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }, pairs: readonly { uniqueId: string; column: string }[]): boolean {
 		const id = keyId(key);
 		let g = this.graphs.get(id);
-		if (!g) this.graphs.set(id, (g = { key, components: new Set(), edgeKeys: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
-		let grew = false;
+		if (!g) this.graphs.set(id, (g = { key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
+		const asked = new Set(pairs.map((p) => colKey(p.uniqueId, p.column)));
+		const fresh = new Set<number>();
 		for (const e of got.edges) {
-			const k = [e.parentUniqueId, e.parentColumn, e.childUniqueId, e.childColumn, e.lineageKind].join('\u0000');
-			if (g.edgeKeys.has(k)) continue;
-			g.edgeKeys.add(k);
+			if (e.component === undefined || g.components.has(e.component)) continue;
+			if (asked.has(colKey(e.parentUniqueId, e.parentColumn)) || asked.has(colKey(e.childUniqueId, e.childColumn))) fresh.add(e.component);
+		}
+		if (fresh.size === 0) return false;
+		for (const e of got.edges) {
+			if (!fresh.has(e.component!)) continue;
 			g.edges.push(e);
 			g.ends.add(colKey(e.parentUniqueId, e.parentColumn));
 			g.ends.add(colKey(e.childUniqueId, e.childColumn));
-			grew = true;
+			const p = got.assetPathOf.get(e.parentUniqueId);
+			const c = got.assetPathOf.get(e.childUniqueId);
+			if (p !== undefined) g.pathOf.set(e.parentUniqueId, p);
+			if (c !== undefined) g.pathOf.set(e.childUniqueId, c);
 		}
-		for (const [u, p] of got.assetPathOf) g.pathOf.set(u, p);
-		return grew;
+		for (const c of fresh) g.components.add(c);
+		return true;
 	}
 
 	/** The held edges in asset terms, ephemeral models bridged (they have no place to list). */

@@ -639,6 +639,8 @@ export interface StoredColumnEdge {
 	childColumn: string;
 	lineageKind: string;
 	provenance: 'engine' | 'inferred';
+	/** The direct component it belongs to, where the read returns it (componentEdges). */
+	component?: number;
 }
 
 /**
@@ -651,7 +653,7 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	// Materialized, and the nodes fetched by an id array: the planner cannot turn either lookup
 	// into a scan of the project.
 	return sql`with edge as materialized (
-	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv
+	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv, e.component as cp
 	               from dbt_column_edge e
 	               ${namedEnds('e')}
 	              where e.graph_id = ${graphIdOf(key)} and e.component is not null
@@ -661,7 +663,7 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	             select n.unique_id as u, n.asset_path as p
 	               from dbt_node n
 	              where ${keyOf('n', key)} and n.unique_id = any(array(select pu from edge union select cu from edge)))
-	           select edge.*, pn.p as pp, cn.p as cp
+	           select edge.*, pn.p as pp, cn.p as ncp
 	             from edge
 	             left join node pn on pn.u = edge.pu
 	             left join node cn on cn.u = edge.cu`;
@@ -678,13 +680,16 @@ export async function componentEdges(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; pp: string | null; cp: string | null }>(componentReadSql(key, uniqueIds), tx);
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; cp: unknown; pp: string | null; ncp: string | null }>(componentReadSql(key, uniqueIds), tx);
 	const assetPathOf = new Map<string, string | null>();
 	for (const r of rows) {
 		assetPathOf.set(r.pu, r.pp);
-		assetPathOf.set(r.cu, r.cp);
+		assetPathOf.set(r.cu, r.ncp);
 	}
-	return { edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })), assetPathOf };
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv, component: toNumber(r.cp) })),
+		assetPathOf
+	};
 }
 
 /** The asset path of each of these nodes of one graph (null for a relation-less one). */
