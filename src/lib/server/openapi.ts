@@ -513,7 +513,7 @@ export const operations: Op[] = [
 		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404, 413]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/dbt/openlineage', summary: "A deployed version's lineage as OpenLineage RunEvents: one COMPLETE event per dbt model, seed and snapshot (inputs, output with schema and columnLineage facets), then one per producer script around the project",
+		method: 'get', path: '/api/w/{ws}/dbt/openlineage', summary: "A deployed version's lineage as OpenLineage RunEvents: one COMPLETE event per dbt model, seed and snapshot (inputs, output with schema and columnLineage facets), then one per exposure, semantic model, metric and saved query (for a reader of the project's authored parts; consumer datasets in namespace dbt-consumer://<ws>/<path>), then one per producer script around the project",
 		gate: 'member + assets:read + read access to the path; SQL, schema and column lineage only to readers of the project (scripts:read), a producer only to readers of its path, datasets only within the assets:read scope',
 		query: { path: { description: 'the dbt project: f/<folder>/<name> or u/<user>/<name>', required: true }, ref: { description: 'a version hash (16 hex digits) or latest (the default)' } },
 		ok: { status: 200, description: 'NDJSON, streamed: one event per line; X-Script-Hash names the version', contentType: 'application/x-ndjson', schema: RUN_EVENT, example: openLineageExample() },

@@ -639,6 +639,8 @@ export interface StoredColumnEdge {
 	childColumn: string;
 	lineageKind: string;
 	provenance: 'engine' | 'inferred';
+	/** The direct component it belongs to, where the read returns it (componentEdges). */
+	component?: number;
 }
 
 /**
@@ -651,7 +653,7 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	// Materialized, and the nodes fetched by an id array: the planner cannot turn either lookup
 	// into a scan of the project.
 	return sql`with edge as materialized (
-	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv
+	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv, e.component as cp
 	               from dbt_column_edge e
 	               ${namedEnds('e')}
 	              where e.graph_id = ${graphIdOf(key)} and e.component is not null
@@ -661,7 +663,7 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	             select n.unique_id as u, n.asset_path as p
 	               from dbt_node n
 	              where ${keyOf('n', key)} and n.unique_id = any(array(select pu from edge union select cu from edge)))
-	           select edge.*, pn.p as pp, cn.p as cp
+	           select edge.*, pn.p as pp, cn.p as ncp
 	             from edge
 	             left join node pn on pn.u = edge.pu
 	             left join node cn on cn.u = edge.cu`;
@@ -678,13 +680,16 @@ export async function componentEdges(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; pp: string | null; cp: string | null }>(componentReadSql(key, uniqueIds), tx);
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; cp: unknown; pp: string | null; ncp: string | null }>(componentReadSql(key, uniqueIds), tx);
 	const assetPathOf = new Map<string, string | null>();
 	for (const r of rows) {
 		assetPathOf.set(r.pu, r.pp);
-		assetPathOf.set(r.cu, r.cp);
+		assetPathOf.set(r.cu, r.ncp);
 	}
-	return { edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })), assetPathOf };
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv, component: toNumber(r.cp) })),
+		assetPathOf
+	};
 }
 
 /** The asset path of each of these nodes of one graph (null for a relation-less one). */
@@ -854,6 +859,57 @@ export async function relationsInOwners(
 		uniqueId: r.unique_id,
 		assetPath: r.asset_path
 	}));
+}
+
+/** Every path: the filter of a read gated in process afterwards (each row names its script path). */
+export const EVERY_PATH: ScriptPathFilter = { readable: { all: true, folders: [], userPrefix: '' }, scope: null };
+
+/**
+ * relationsInOwners over EVERY dbt path's newest live version, each row with its graph's marker
+ * version (graphMarkerVersion): the lookup a cached walk keys by the lineage stamp and gates in
+ * process, as column lineage's candidates are.
+ */
+export async function relationOwnersEvery(h: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<(RelationInGraph & { version: string | null })[]> {
+	if (assetPaths.length === 0) return [];
+	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string; v: string | null }>(
+		sql`with ${chosenVersionsCte(ws, EVERY_PATH, null)}
+		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path, ${markerVersion('g')} as v
+		      from dbt_node n
+		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		      left join dbt_graph_snapshot g
+		        on g.workspace = ${ws} and g.script_path = n.script_path and g.script_hash = n.script_hash and g.job_id = ${ZERO_UUID}::uuid
+		     where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid
+		     order by n.script_path, n.unique_id`,
+		tx
+	);
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueId: r.unique_id,
+		assetPath: r.asset_path,
+		version: r.v
+	}));
+}
+
+/**
+ * The stamp of what a column walk reads besides each graph's own rows (those are keyed by their
+ * marker version): every script version row (which version of a path is live, producers
+ * included), every version graph's marker (which graph describes which relation) and the
+ * producers' column lineage (count and newest id). One statement; any deploy, delete, archive,
+ * replace or inference run moves it. A scalar expression, so it can ride on another statement.
+ */
+export function lineageInputsStampSql(ws: string): SQL {
+	return sql`((select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))
+	              from script s where s.workspace = ${ws})
+	           || '.' || (select md5(coalesce(string_agg(row(g.id, g.script_path, g.script_hash, g.digest, g.ingested_at)::text, E'\\n' order by g.id), ''))
+	              from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid)
+	           || '.' || (select count(*)::text || '/' || coalesce(max(p.id), 0)::text
+	              from producer_column_lineage p where p.workspace = ${ws}))`;
+}
+
+/** lineageInputsStampSql's value. */
+export async function lineageInputsStamp(h: Database, ws: string, tx?: Tx): Promise<string> {
+	const [r] = await h.rows<{ s: string }>(sql`select ${lineageInputsStampSql(ws)} as s`, tx);
+	return r.s;
 }
 
 /** The nodes with these asset paths inside one (pinned) graph. */
