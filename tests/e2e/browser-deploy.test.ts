@@ -190,4 +190,23 @@ describeFixtures('deploy from the browser, and the clickable diff (chromium, bui
 		expect(errors).toEqual([]);
 		await page.close();
 	}, 120_000);
+
+	it("a writer deletes a producer from its folder's pipeline, with it selected", async () => {
+		const producer = 'f/demo/producers/monthly_city_revenue';
+		const page = await demo.member.newPage();
+		const errors = watchErrors(page);
+		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?${new URLSearchParams({ select: `script:${producer}` })}`);
+		await page.locator('html[data-hydrated]').waitFor({ state: 'attached' });
+		await page.getByTestId('deploy-toggle').click();
+		const panel = page.getByTestId('deploy-panel');
+		await panel.getByTestId('delete-open').click();
+		await expect.poll(() => panel.getByTestId('delete-confirm').textContent()).toContain(`Delete ${producer}?`);
+		expect(await panel.getByTestId('delete-confirm').textContent()).toContain('1 version');
+		await panel.getByTestId('delete-confirm-button').click();
+		await expect.poll(async () => (await demo.api.call('GET', `/api/w/demo/scripts/p/${producer}`)).status).toBe(404);
+		// The canvas no longer draws it.
+		await expect.poll(() => page.locator(`.svelte-flow__node[data-id="script:${producer}"]`).count(), { timeout: 20_000 }).toBe(0);
+		expect(errors).toEqual([]);
+		await page.close();
+	}, 120_000);
 });
