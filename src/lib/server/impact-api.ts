@@ -1,4 +1,4 @@
-// The column impact read (issue 16, item 7) between the routes and the repo: query parsing (400s
+// The column impact read between the routes and the repo: query parsing (400s
 // naming the parameter), the gates — exactly column lineage's, since an impact list is column
 // lineage walked one way — and the walk across dbt's lineage and the producers' lineage.
 import { externalDatasetOf } from '../lineage/openlineage-in';

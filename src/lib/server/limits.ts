@@ -1,4 +1,4 @@
-// Bounds on what one request may ask of the server (issue 14, "every request bounded"): the
+// Bounds on what one request may ask of the server: the
 // layout endpoint's work, and the size of what one upload may store. A request over a bound is
 // refused with 413 and a message naming the bound and the value found, before the work starts.
 // The upload bounds are read from the environment on each use (docs/operating.md, "Upload

@@ -1,4 +1,4 @@
-// Column lineage of a whole dbt project (issue 15), inferred on worker threads: a parse of
+// Column lineage of a whole dbt project, inferred on worker threads: a parse of
 // compiled SQL is WASM that cannot be interrupted, so a model over its time budget has its thread
 // terminated and replaced (and is failed when it runs over again); a thread that crashes or runs
 // out of memory fails only the model it held. Models go in DAG order where it matters: a model reading a relation the
