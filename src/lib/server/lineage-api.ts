@@ -395,7 +395,7 @@ function openLineageRunPlan(h: Database, a: JobAccess, q: GraphQuery, opts: Grap
 
 // ─── Cached answers ────────────────────────────────────────────────────────────────────────
 // Objects (for the pages) and serialized bytes (for the API) are separate entries of one cache:
-// a page never pays for a 13 MB string, the API never keeps a 13 MB answer as objects. A cached
+// a page never pays for a large string, the API never keeps a large answer as objects. A cached
 // object is shared by every caller of its key: never mutate an answer.
 
 /** Heap bytes of an object answer, roughly: its JSON length twice (UTF-16 strings, object overhead). */

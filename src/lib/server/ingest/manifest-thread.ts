@@ -121,8 +121,8 @@ interface ThreadInput {
 
 /**
  * Takes back bytes lent to the parse thread: the caller's Uint8Array is detached while the thread
- * holds them (moved, not copied: a 39 MB manifest copied into the thread was a tenth of the
- * deploy's peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
+ * holds them (moved, not copied: a copy of a big manifest was a visible part of the deploy's
+ * peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
  * A thread that dies before answering keeps them; the upload has failed then anyway.
  */
 export type TakeBack = (bytes: Uint8Array, catalog?: Uint8Array) => void;

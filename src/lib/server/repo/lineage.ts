@@ -25,10 +25,8 @@ const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 
 /**
  * The rows of `inner`, on PGlite as ONE json value parsed here: for thousands of rows its
- * per-row result decoding costs several times the query itself (a 3000-model graph's nodes:
- * 400–580 ms against 100–125 ms through json_agg; the whole full-fields folder read 793 →
- * 627 ms, a pinned one 591 → 341 ms). On Postgres the same costs more (361 → 470 ms), so it
- * reads rows there. Column names become keys; jsonb columns arrive as values, text[] as
+ * per-row result decoding costs several times the query itself (bench/README.md has the
+ * figures). On Postgres the same costs more than plain rows, so it reads rows there. Column names become keys; jsonb columns arrive as values, text[] as
  * arrays, so cast bigints to text in `inner` as the row reads do anyway. The inner ORDER BY
  * is kept (the answer is re-sorted where order matters).
  */
@@ -111,7 +109,7 @@ function inScope(col: SQL, folderPrefix: FolderScope): SQL {
  */
 export async function visibleUsage(h: Database, ws: string, folderPrefix: FolderScope, f: ScriptPathFilter, tx?: Tx): Promise<UsageRow[]> {
 	// The newest live version per path once (distinct on, the script_path_idx order), joined to
-	// the usage rows: a lateral subquery per usage row cost 200 ms at 3000 rows on PGlite, and
+	// the usage rows: a lateral subquery per usage row is slow on PGlite, and
 	// without `materialized` a planner without statistics re-runs the CTE per usage row.
 	const rows = await jsonRows<{ script_path: string; asset_kind: string; asset_path: string; access: string; hash: unknown; language: string }>(
 		h,
@@ -395,7 +393,7 @@ export async function describeAssets(
 		const key: GraphKey = { workspace: ws, scriptPath: rows[0].script_path, scriptHash: toBigInt(rows[0].script_hash), jobId: ZERO_UUID };
 		const uids = rows.map((r) => r.unique_id);
 		// Joined to the id list rather than `= any(array)`: with thousands of ids the array is
-		// scanned per row (190 ms for a 3000-relation folder), the join hashes it once.
+		// scanned per row, the join hashes it once.
 		const tests = await jsonRows<NodeDbRow>(
 			h,
 			sql`select ${cols} from dbt_node n
