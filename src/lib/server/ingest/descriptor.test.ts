@@ -190,12 +190,10 @@ describe('parseDescriptor: hostile YAML', () => {
 		['a non-string select entry (boolean)', 'select: [true]', /\(select\[0\]\): must be a selector string/],
 		['an infinite number', 'vars: {a: .inf}', /\(vars\.a\): must be a finite number/]
 	])('%s', (_name, text, message) => {
-		const t0 = performance.now();
 		const err = refusal(text);
 		expect(err.status).toBe(400);
 		expect(err.message).toMatch(message);
 		expect(err.message).not.toMatch(/Maximum call stack|at \S+\.(js|ts):\d+/);
-		expect(performance.now() - t0).toBeLessThan(2000);
 	});
 
 	it('refuses a NUL character anywhere, a comment included (the text is stored)', () => {
