@@ -23,8 +23,9 @@ export function domColours(container: HTMLElement): ColourSource {
 /** An SVG document's text rasterised at twice its size (less for a huge one), as PNG bytes. */
 export async function svgToPng(svg: string, width: number, height: number): Promise<Blob> {
 	const size = rasterSize(width, height);
-	const url = URL.createObjectURL(new Blob([svg], { type: 'image/svg+xml' }));
-	try {
+	// A data: URL, not a blob: one: headless Chromium never fires load for an SVG image from a blob.
+	const url = `data:image/svg+xml;charset=utf-8,${encodeURIComponent(svg)}`;
+	{
 		const img = await new Promise<HTMLImageElement>((resolve, reject) => {
 			const i = new Image();
 			i.onload = () => resolve(i);
@@ -38,8 +39,6 @@ export async function svgToPng(svg: string, width: number, height: number): Prom
 		if (!ctx) throw new Error('no 2D canvas in this browser');
 		ctx.drawImage(img, 0, 0, size.width, size.height);
 		return await new Promise((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('the browser drew no image'))), 'image/png'));
-	} finally {
-		URL.revokeObjectURL(url);
 	}
 }
 
