@@ -30,7 +30,7 @@ function card(i: number, name: string, extra: Partial<ExportCard> = {}): ExportC
 		...CARD,
 		name,
 		chip: 'model',
-		details: ['main/analytics', 'table', '✓3 tests'],
+		details: ['main/analytics', 'table', 'tests ✓3'],
 		group: false,
 		fill: '#fff',
 		stroke: '#c9d3dc',
@@ -91,7 +91,14 @@ describe('canvasSvg', () => {
 	it('names every card in a text element, whole', () => {
 		const t = texts(svg);
 		for (const c of s.cards) expect(t).toContain(c.name);
-		expect(t).toContain('main/analytics · table · ✓3 tests');
+		expect(t).toContain('main/analytics · table · tests ✓3');
+		// A name too long for its card is narrowed to fit it, whole; a short one is left alone.
+		const m = /<text x="([\d.]+)"[^>]*textLength="([\d.]+)" lengthAdjust="spacingAndGlyphs">model_00_with_a_rather_long_name</.exec(svg);
+		expect(m).not.toBeNull();
+		expect(+m![1] + +m![2]).toBeLessThanOrEqual(s.cards[0].x + s.cards[0].w);
+		const short = canvasSvg({ ...s, cards: [card(0, 'orders')], edges: [] }, STYLE);
+		expect(short).not.toMatch(/textLength[^>]*>orders</);
+		expect(short).toMatch(/>orders</);
 	});
 
 	it('carries hostile text as text: no element or attribute comes out of it', () => {

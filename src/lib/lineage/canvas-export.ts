@@ -152,8 +152,12 @@ export function edgePath(a: ExportBox, b: ExportBox, direction: Direction): stri
 	return `M${n(x1)},${n(y1)} C${n(x1)},${n(y1 + d)} ${n(x2)},${n(y2 - d)} ${n(x2)},${n(y2)}`;
 }
 
-/** A rough width of text in the UI face, to place the name after its chip (never to cut it). */
-const textWidth = (s: string, px: number) => s.length * px * 0.56;
+/** A generous width of text in the UI face: to place the name after its chip, and to tell when it must be narrowed. */
+const textWidth = (s: string, px: number, bold = false) => s.length * px * (bold ? 0.64 : 0.58);
+
+/** Narrowed to `room` when it would likely overrun the card; the clip path is the last resort. */
+const fitAttr = (s: string, px: number, room: number, bold = false) =>
+	textWidth(s, px, bold) > room ? ` textLength="${n(room)}" lengthAdjust="spacingAndGlyphs"` : '';
 
 function cardSvg(c: ExportCard, i: number, s: ExportStyle): string {
 	const out: string[] = [];
@@ -167,14 +171,16 @@ function cardSvg(c: ExportCard, i: number, s: ExportStyle): string {
 	let nameX = left;
 	out.push(`<g clip-path="url(#${clip})">`);
 	if (c.chip) {
-		const w = textWidth(c.chip, 11) + 10;
+		const w = textWidth(c.chip, 11) + 8;
 		out.push(`<rect x="${n(left)}" y="${n(c.y + 7)}" width="${n(w)}" height="16" rx="3" fill="${escapeXml(s.chip)}"/>`);
 		out.push(`<text x="${n(left + 5)}" y="${n(c.y + 19)}" font-size="11" fill="${escapeXml(s.muted)}">${escapeXml(c.chip)}</text>`);
 		nameX = left + w + 6;
 	}
-	out.push(`<text x="${n(nameX)}" y="${n(c.y + 20)}" font-size="13" font-weight="600" fill="${escapeXml(s.text)}">${escapeXml(c.name)}</text>`);
+	const right = c.x + c.w - 8;
+	out.push(`<text x="${n(nameX)}" y="${n(c.y + 20)}" font-size="13" font-weight="600" fill="${escapeXml(s.text)}"${fitAttr(c.name, 13, right - nameX, true)}>${escapeXml(c.name)}</text>`);
 	if (c.details.length) {
-		out.push(`<text x="${n(left)}" y="${n(c.y + c.h - 10)}" font-size="11" fill="${escapeXml(s.muted)}">${escapeXml(c.details.join(' · '))}</text>`);
+		const d = c.details.join(' · ');
+		out.push(`<text x="${n(left)}" y="${n(c.y + c.h - 10)}" font-size="11" fill="${escapeXml(s.muted)}"${fitAttr(d, 11, right - left)}>${escapeXml(d)}</text>`);
 	}
 	out.push('</g>');
 	if (c.rows) {

@@ -27,7 +27,7 @@ export interface TraceLayout {
 }
 
 /** Sizes of a script box and of a gap that holds them (room for the edges either side). */
-export const SCRIPT = { w: 150, h: 24, gap: TRACE.gap + 150 + 48, spacing: 8 } as const;
+export const SCRIPT = { w: 130, h: 24, gap: 130 + 64, spacing: 8 } as const;
 
 /**
  * The trace's lanes with positions: assets stacked in their lane as before, and the gap before

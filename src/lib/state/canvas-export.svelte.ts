@@ -70,7 +70,7 @@ export function canvasScene(canvas: CanvasState, columns: CanvasColumns | null, 
 		if (mat) details.push(mat);
 		const tested = canvas.testStatus.get(p.id);
 		if (node.tests && node.tests.error + node.tests.warn > 0) {
-			details.push(`${tested ? TEST_MARKS[tested] : ''}${node.tests.error + node.tests.warn} tests${node.tests.warn ? ` (${node.tests.warn}w)` : ''}`);
+			details.push(`tests ${tested ? TEST_MARKS[tested] : ''}${node.tests.error + node.tests.warn}${node.tests.warn ? ` (${node.tests.warn}w)` : ''}`);
 		}
 		const status = canvas.status.get(p.id);
 		if (status) details.push(status.status === 'materialized' && status.rowCount !== undefined ? `${status.rowCount.toLocaleString('en-US')} rows` : status.status);
