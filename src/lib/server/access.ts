@@ -15,7 +15,7 @@ import { getFolder } from './repo/folders';
 import { getJobView, isJobWithin, type JobListAccess, type JobView, type ScopePathFilter } from './repo/jobs';
 import { RETENTION, type GraphKey } from './repo/graph';
 import { graphExists, latestDbtVersion, versionByHash } from './repo/graph-diff';
-import { findVersion, lineageCandidatesSql, parseLineageCandidates, pinnedGraphOf, type LineageOwner, type ScriptPathFilter, type VersionRef } from './repo/lineage';
+import { findVersion, lineageCandidatesSql, lineageInputsStampSql, parseLineageCandidates, pinnedGraphOf, type LineageOwner, type ScriptPathFilter, type VersionRef } from './repo/lineage';
 import { ZERO_UUID } from './schema';
 import { loadMembershipGrants } from './repo/workspaces';
 import { verifyShareToken, type ShareGrant } from './share';
@@ -618,6 +618,23 @@ export function requireScriptWrite(p: Principal, path: string): void {
 }
 
 /**
+ * Deleting a project or producer with everything stored under its path: write access to it
+ * (owner, folder writer, admin) and the token's `scripts:write` scope. A caller who cannot even
+ * read the path learns nothing about it (404); one who reads it is told why not (403).
+ */
+export function requireScriptDelete(p: Principal, path: string): void {
+	if (!parseScriptPath(path)) throw badRequest('path must be u/<user>/<name> or f/<folder>/<name> (segments of [A-Za-z0-9_-])');
+	if (!canReadPath(p, path)) throw notFound(`nothing deployed at ${path}`);
+	if (!canWritePath(p, path)) throw forbidden(`deleting ${path} needs write access to it (its owner, a writer of its folder, or an admin)`);
+	requireScope(p, 'scripts', 'write', path);
+}
+
+/** requireScriptDelete as a yes/no (a page's delete button). */
+export function mayDelete(p: Principal, path: string): boolean {
+	return parseScriptPath(path) !== null && canReadPath(p, path) && canWritePath(p, path) && scopeAllows(p, 'scripts', 'write', path);
+}
+
+/**
  * Running a script, or recording a run of it: write access to its path (owner, folder writer,
  * admin) and the token's `jobs:run` scope on it. A caller who cannot even read the path learns
  * nothing about it (404); one who can read but not write is told why (403).
@@ -655,6 +672,11 @@ export function authoredPathFilter(p: Principal): ScriptPathFilter {
 	return { readable: readablePathFilter(p), scope: s.all ? null : { exact: s.exact, prefixes: s.prefixes } };
 }
 
+/** authoredPathFilter as a predicate in process: the same gate over one script path. */
+export function authoredPathReadable(p: Principal): (scriptPath: string) => boolean {
+	return (path) => mayReadPath(p, path, 'scripts');
+}
+
 /** The token's `assets:read` narrowing over asset paths (everything for a session or a public link). */
 export function assetPathGate(p: Principal | null): (assetPath: string) => boolean {
 	if (p === null) return () => true;
@@ -688,6 +710,28 @@ export async function columnLineageAccess<Q extends { assetPaths: string[]; scri
 	const { principal, rider } = await built;
 	requireScope(principal, 'assets', 'read');
 	return { principal, query, candidates: rider === null ? null : parseLineageCandidates(ws, rider) };
+}
+
+/**
+ * workspacePrincipal for a request whose reads walk column lineage (the MCP endpoint): the
+ * lineage stamp (repo lineageInputsStampSql) rides on the principal's statement, as column
+ * lineage's owners do, and is kept for the request's walks (lineageStampOf).
+ */
+export async function principalWithLineageStamp(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
+	const auth = requireAuth(event);
+	const built = principalWith(auth, ws, lineageInputsStampSql(ws));
+	remember(event, ws, built.then((b) => b.principal));
+	const { principal, rider } = await built;
+	if (rider !== null) stamps.set(event.locals, rider);
+	return principal;
+}
+
+const stamps = new WeakMap<object, string>();
+
+/** The lineage stamp read with this request's principal (principalWithLineageStamp), if it was. */
+export function lineageStampOf(event: Pick<RequestEvent, 'locals'>): string | null {
+	return stamps.get(event.locals) ?? null;
 }
 
 /** Which candidate owners of a column-lineage read the caller may read the lineage of: authoredPathFilter's gate (mayReadPath on `scripts`), in process. */

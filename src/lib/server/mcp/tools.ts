@@ -4,7 +4,7 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { canvasFromAssetGraph } from '../../lineage/canvas-model';
 import { evaluateSelector, selectorGraph } from '../../lineage/selector';
-import { diffRefAccess, jobAccess, readableVersion, relationReadAccess, requireScope, workspacePrincipal } from '../access';
+import { diffRefAccess, jobAccess, lineageStampOf, readableVersion, relationReadAccess, requireScope, workspacePrincipal } from '../access';
 import { getDatabase } from '../db';
 import { lineageDiff } from '../graph-diff-api';
 import { badRequest } from '../http';
@@ -47,7 +47,7 @@ async function impactQuery(ctx: ToolContext, a: Record<string, unknown>, directi
 
 async function impact(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
 	const { p, q } = await impactQuery(ctx, a, direction);
-	return unpinnedColumnImpact(await getDatabase(), p, q);
+	return unpinnedColumnImpact(await getDatabase(), p, q, { stamp: lineageStampOf(ctx.event) });
 }
 
 function cut<T>(items: T[], n: number): { items: T[]; note: string | null } {
@@ -145,7 +145,7 @@ export const TOOLS: ToolDef[] = [
 			const n = (a.limit as number | undefined) ?? 200;
 			const dirs = direction === 'both' ? (['upstream', 'downstream'] as const) : ([direction] as ['upstream' | 'downstream']);
 			const { p, q } = await impactQuery(ctx, a, dirs[0]);
-			const answers = await unpinnedColumnTrace(await getDatabase(), p, q, dirs);
+			const answers = await unpinnedColumnTrace(await getDatabase(), p, q, dirs, { stamp: lineageStampOf(ctx.event) });
 			const out: Record<string, unknown> = { asset_path: a.asset_path, column: a.column, depth };
 			dirs.forEach((d, i) => {
 				const r = answers[i];
