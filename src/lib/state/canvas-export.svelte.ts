@@ -17,13 +17,14 @@ export interface ColourSource {
 
 const TEST_MARKS: Record<string, string> = { pass: '✓', fail: '✗', warn: '!', skip: '·' };
 
+// The card's state colours, by the same tokens AssetCard's styles use.
 const STATUS: Record<string, { stroke: string; fill: string }> = {
-	running: { stroke: '--color-accent', fill: '#eef5fc' },
-	materialized: { stroke: '#2f9e5b', fill: '#eefaf2' },
-	passed: { stroke: '#2f9e5b', fill: '#eefaf2' },
-	failed: { stroke: '#d33', fill: '--color-danger-soft' },
-	warned: { stroke: '#d99a00', fill: '--color-warning-soft' },
-	skipped: { stroke: '--color-border-strong', fill: '#f4f6f8' }
+	running: { stroke: '--color-accent', fill: '--state-running-bg' },
+	materialized: { stroke: '--state-success', fill: '--state-success-bg' },
+	passed: { stroke: '--state-success', fill: '--state-success-bg' },
+	failed: { stroke: '--state-failed', fill: '--color-danger-soft' },
+	warned: { stroke: '--state-warned', fill: '--color-warning-soft' },
+	skipped: { stroke: '--color-border-strong', fill: '--state-skipped-bg' }
 };
 
 /** Mixes a colour toward white, as the card's lens background does (`color-mix` is not SVG). */
@@ -50,9 +51,9 @@ export function canvasScene(canvas: CanvasState, columns: CanvasColumns | null, 
 				chip: null,
 				details: [g && g.category !== g.label ? g.category : '', `${(g?.leafCount ?? 0).toLocaleString('en-US')} nodes`].filter(Boolean),
 				group: true,
-				fill: '#f4f7fa',
-				stroke: '#b8c4cf',
-				stripe: '#b8c4cf',
+				fill: col('--group-stripe-a'),
+				stroke: col('--color-border-frame'),
+				stripe: col('--color-border-frame'),
 				rows: null
 			});
 			continue;
@@ -75,7 +76,7 @@ export function canvasScene(canvas: CanvasState, columns: CanvasColumns | null, 
 		const status = canvas.status.get(p.id);
 		if (status) details.push(status.status === 'materialized' && status.rowCount !== undefined ? `${status.rowCount.toLocaleString('en-US')} rows` : status.status);
 		let stripe = col(node.type === 'runnable' ? '--color-kind-script' : node.kind === 'dbt' ? '--color-kind-dbt' : node.kind === 'ducklake' ? '--color-kind-lake' : node.kind === 'openlineage' ? '--color-kind-openlineage' : '--color-kind-other');
-		let fill = node.type === 'runnable' ? '#f7f5fd' : col('--color-surface');
+		let fill = col(node.type === 'runnable' ? '--color-kind-script-soft' : '--color-surface');
 		let stroke = col('--color-border-strong');
 		const st = status ? STATUS[status.status] : undefined;
 		if (st) {
@@ -119,13 +120,13 @@ export function exportStyle(colours: ColourSource): ExportStyle {
 		muted: t('--color-text-muted'),
 		edge: t('--color-edge'),
 		chip: t('--color-surface-sunk'),
-		frame: '#b8c4cf',
-		rowText: '#24292f',
+		frame: t('--color-border-frame'),
+		rowText: t('--color-code-text'),
 		rowDim: t('--color-text-faint'),
 		rowLit: t('--columns-row-lit') || t('--color-accent-soft'),
 		rowTraced: t('--color-accent'),
 		traceCopy: t('--trace-copy') || t('--color-kind-other'),
-		traceMod: t('--trace-mod') || '#c0561b',
+		traceMod: t('--trace-mod'),
 		traceProducer: t('--trace-producer') || t('--color-kind-script')
 	};
 }

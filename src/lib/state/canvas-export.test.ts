@@ -7,7 +7,8 @@ import { levelsOf } from '$lib/lineage/canvas-view';
 import { CanvasState } from './canvas.svelte';
 import { CanvasExport, canvasScene, type ColourSource } from './canvas-export.svelte';
 
-const colours: ColourSource = { token: (name) => (name === '--color-surface' ? '#ffffff' : '#405060'), lens: () => '#ff0000' };
+/** Each token resolves to its own name, so a test can tell which one a colour came from. */
+const colours: ColourSource = { token: (name) => `token(${name})`, lens: () => '#ff0000' };
 
 function loaded(n: number) {
 	const { nodes, edges } = syntheticProject(n);
@@ -45,7 +46,8 @@ describe('the export scene of a canvas', () => {
 		const id = s.composed!.cards.find((c) => !isGroupId(c.id))!.id;
 		s.status = new Map([[id, { status: 'failed' }]]);
 		let card = canvasScene(s, null, colours)!.cards.find((c) => c.id === id)!;
-		expect(card.stroke).toBe('#d33');
+		expect(card.stroke).toBe('token(--state-failed)');
+		expect(card.fill).toBe('token(--color-danger-soft)');
 		expect(card.details).toContain('failed');
 		s.status = new Map();
 		s.lens = 'type';
