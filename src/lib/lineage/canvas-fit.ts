@@ -130,7 +130,7 @@ export function fitFrame(i: FitInput): Fit {
 	}
 	const wholeZoom = Math.min(bestZoom, i.maxZoom);
 	if (wholeZoom >= i.readableZoom || !i.cards.length) {
-		const view = centreIn(i.bounds, best, wholeZoom > 0 ? wholeZoom : i.readableZoom);
+		const view = centreIn(i.bounds, best, Math.max(wholeZoom, 0.02));
 		return { view, area: best, framed: i.cards.map((c) => c.id), whole: true };
 	}
 
