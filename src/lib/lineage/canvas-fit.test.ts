@@ -102,6 +102,29 @@ describe('fitFrame', () => {
 		expect(cardsInside(cards, f.view, f.area).sort()).toEqual([...f.framed].sort());
 	});
 
+	it('the area that frames more of the first tier wins over one that frames more cards in all', () => {
+		// Two changed cards side by side (only the band under the toolbar is wide enough for both)
+		// and a column of neighbours under the first (only the strip left of the panels is tall enough).
+		const cards: (Rect & { id: string })[] = [
+			{ id: 'a', x: 0, y: 0, w: 220, h: 58 },
+			{ id: 'b', x: 600, y: 0, w: 220, h: 58 }
+		];
+		for (let k = 1; k <= 6; k++) cards.push({ id: `n${k}`, x: 0, y: k * 88, w: 220, h: 58 });
+		const f = fitFrame({
+			cards,
+			bounds: { x: 0, y: 0, w: 820, h: 6 * 88 + 58 },
+			width: W,
+			height: H,
+			obstacles: OBSTACLES,
+			priority: [['a', 'b'], ['n1', 'n2', 'n3', 'n4', 'n5', 'n6']],
+			readableZoom: 1,
+			maxZoom: 1.2
+		});
+		expect(f.whole).toBe(false);
+		expect(f.framed).toContain('a');
+		expect(f.framed).toContain('b');
+	});
+
 	it('nothing named: the densest region at the readable zoom', () => {
 		// A dense cluster far from a sparse line.
 		const cards: (Rect & { id: string })[] = [];

@@ -155,25 +155,30 @@ export function fitFrame(i: FitInput): Fit {
 		return Math.hypot(c.x + c.w / 2 - ax, c.y + c.h / 2 - ay);
 	};
 	const order: string[] = [];
-	const seen = new Set<string>();
-	for (const t of tiers) {
+	const tierOf = new Map<string, number>();
+	tiers.forEach((t, k) => {
 		const [head, ...rest] = t;
 		const sorted = order.length ? [...t].sort((a, b) => dist(a) - dist(b)) : [head, ...rest.sort((a, b) => dist(a) - dist(b))];
-		for (const id of sorted) if (!seen.has(id)) order.push(id), seen.add(id);
-	}
+		for (const id of sorted) if (!tierOf.has(id)) order.push(id), tierOf.set(id, k);
+	});
 
-	let pick: { area: Rect; box: Rect; count: number } | null = null;
+	// The area that frames the most of the first tier wins, then of the next, then the larger.
+	const better = (a: number[], b: number[]) => {
+		for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return a[k] > b[k];
+		return false;
+	};
+	let pick: { area: Rect; box: Rect; counts: number[] } | null = null;
 	for (const a of areas) {
 		let box: Rect | null = null;
-		let count = 0;
+		const counts = tiers.map(() => 0);
 		for (const id of order) {
 			const c = byId.get(id)!;
 			const next: Rect = box ? union(box, c) : { x: c.x, y: c.y, w: c.w, h: c.h };
 			if (box && fitZoom(next, a, pad) < i.readableZoom) continue;
 			box = next;
-			count++;
+			counts[tierOf.get(id)!]++;
 		}
-		if (box && (!pick || count > pick.count || (count === pick.count && a.w * a.h > pick.area.w * pick.area.h))) pick = { area: a, box, count };
+		if (box && (!pick || better(counts, pick.counts) || (!better(pick.counts, counts) && a.w * a.h > pick.area.w * pick.area.h))) pick = { area: a, box, counts };
 	}
 	const { area, box } = pick!;
 	// Readable, and no closer than needed: the most context around what matters. A single card
