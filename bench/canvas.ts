@@ -8,8 +8,13 @@
 // Both layout directions are measured side by side in each app: left to right (the default) and
 // top-down (the reader's toggle, a cookie), each warm after its first open.
 //
+// Then the server is restarted on the same database and the folder opened once more: the first
+// open after a restart (every in-process cache empty). And the demo's own pipeline page, warm.
+//
 // Named metrics: canvas_interactive_ms (warm, top-down, goal ≤ 1500), canvas_interactive_lr_ms
-// (warm, left to right, goal ≤ 1500), canvas_interactive_cold_ms,
+// (warm, left to right, goal ≤ 1500), canvas_interactive_cold_ms (first open after a server
+// restart, goal ≤ 1500), canvas_interactive_deploy_ms (first open after a deploy),
+// demo_pipeline_interactive_ms (the demo folder's page, warm, goal ≤ 600),
 // trace_repaint_ms (first click on a column of the trace, goal ≤ 50), select_repaint_ms. The
 // rows also split an open into the server's share (first byte) and the browser's (first byte →
 // first card). BENCH_QUICK=1 (or --quick) runs a 300-model folder once, in well under 40 s.
@@ -71,25 +76,27 @@ export async function run(): Promise<BenchResult> {
 	const warm: Sample[] = [];
 	const coldTb: Sample[] = [];
 	const warmTb: Sample[] = [];
+	const restart: Sample[] = [];
+	const demo: Sample[] = [];
 	const browser = await launchBrowser();
 	try {
 		for (let i = 0; i < RUNS; i++) {
 			// bench/app.ts's server runs a private copy of build/: a rebuild by someone else in the
 			// same checkout cannot pull chunks from under the page.
 			const db = await freshDatabase('pglite', `canvas-${i}`);
-			const app = await startApp(db, { TRIBUTARY_DEMO: '1' });
+			let app = await startApp(db, { TRIBUTARY_DEMO: '1' });
 			try {
-				const cookie = (await Client.login(app.url)).cookieHeader;
+				let cookie = (await Client.login(app.url)).cookieHeader;
 				await deploy(app.url, cookie, dir);
-				const [name, value] = cookie.split('=');
-				const open = async (interact: boolean, direction: Direction = 'LR'): Promise<Sample> => {
+				const open = async (interact: boolean, direction: Direction = 'LR', folder = 'big'): Promise<Sample> => {
+					const [name, value] = cookie.split('=');
 					const ctx = await browser.newContext({ viewport: { width: 1280, height: 800 } });
 					await ctx.addCookies([
 						{ name, value, url: app.url },
 						{ name: DIRECTION_COOKIE, value: direction, url: app.url }
 					]);
 					const page = await ctx.newPage();
-					const s: Sample = await measureOpen(page, `${app.url}/w/demo/pipeline/big`);
+					const s: Sample = await measureOpen(page, `${app.url}/w/demo/pipeline/${folder}`);
 					if (interact) {
 						s.selectMs = await clickToRepaint(page, '[data-testid=card]');
 						await page.getByTestId('details-pane').waitFor();
@@ -121,6 +128,14 @@ export async function run(): Promise<BenchResult> {
 				// The same folder top-down: its first open lays that direction out, later ones are cached.
 				coldTb.push(await open(false, 'TB'));
 				for (let j = 0; j < (i === 0 ? Math.max(RUNS, 2) : 1); j++) warmTb.push(await open(false, 'TB'));
+				// The demo's folder: one open to warm it, then the measured ones.
+				await open(false, 'LR', 'demo');
+				for (let j = 0; j < 3; j++) demo.push(await open(false, 'LR', 'demo'));
+				// A server restart on the same database: the first open after it.
+				await app.stop();
+				app = await startApp(db, { TRIBUTARY_DEMO: '1' });
+				cookie = (await Client.login(app.url)).cookieHeader;
+				restart.push(await open(false));
 			} finally {
 				await app.stop();
 				await db.drop();
@@ -148,6 +163,8 @@ export async function run(): Promise<BenchResult> {
 		row(`${MODELS}-model folder, left to right, later opens (fresh browser context)`, warm),
 		row(`${MODELS}-model folder, top-down, first open in that direction`, coldTb),
 		row(`${MODELS}-model folder, top-down, later opens (fresh browser context)`, warmTb),
+		row(`${MODELS}-model folder, left to right, first open after a server restart`, restart),
+		row('the demo folder (37 nodes), later opens (fresh browser context)', demo),
 		{ case: 'click a card → repaint (selection lineage by CSS)', ms: pick(warm, 'selectMs') },
 		{ case: 'open a group → its cards drawn (layout round trip)', ms: pick(warm, 'openGroupMs') },
 		{ case: 'click a column → trace repaint (nothing traced before)', ms: pick(warm, 'traceMs'), columns: pick(warm, 'traceColumns') },
@@ -156,6 +173,8 @@ export async function run(): Promise<BenchResult> {
 	const warmI = stat(warm.map((s) => s.interactiveMs));
 	const warmTbI = stat(warmTb.map((s) => s.interactiveMs));
 	const coldI = stat(cold.map((s) => s.interactiveMs));
+	const restartI = stat(restart.map((s) => s.interactiveMs));
+	const demoI = stat(demo.map((s) => s.interactiveMs));
 	const trace = pick(warm, 'traceMs');
 	const cols = pick(warm, 'traceColumns');
 	const size = `${MODELS}-model folder${QUICK ? ' (quick)' : ''}`;
@@ -170,7 +189,9 @@ export async function run(): Promise<BenchResult> {
 		metrics: [
 			metric('canvas_interactive_ms', warmTbI, 'ms', 'pglite', { goal: 1500, note: `navigation → first frame a drag moves, ${size}, top-down, later opens (fresh browser context)` }),
 			metric('canvas_interactive_lr_ms', warmI, 'ms', 'pglite', { goal: 1500, note: `the same, left to right (the default)` }),
-			metric('canvas_interactive_cold_ms', coldI, 'ms', 'pglite', { note: `left to right, first open after a deploy (layout and payload not cached), ${size}` }),
+			metric('canvas_interactive_cold_ms', restartI, 'ms', 'pglite', { goal: 1500, note: `left to right, first open after a server restart (no in-process cache), ${size}` }),
+			metric('canvas_interactive_deploy_ms', coldI, 'ms', 'pglite', { note: `left to right, first open after a deploy (layout and payload not cached), ${size}` }),
+			metric('demo_pipeline_interactive_ms', demoI, 'ms', 'pglite', { goal: 600, note: 'navigation → first frame a drag moves, the demo folder (37 nodes), later opens (fresh browser context)' }),
 			metric('trace_repaint_ms', trace, 'ms', 'pglite', {
 				goal: 50,
 				note: `click on a column → next frame, a ${cols.runs ? cols.median : '?'}-column component${QUICK ? ' (quick: smaller than the 2000 of the goal)' : ''}`

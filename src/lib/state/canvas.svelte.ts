@@ -3,11 +3,12 @@
 // box, live statuses, and the CSS that highlights — generated rather than written onto thousands
 // of node objects (CANVAS.md §6.4: rewriting the nodes array costs far more than one style).
 import { ancestorsOf, buildGroupTree, collapse, cutOf, isGroupId, reveal, ROOT, unitEdges, unitOf, type GroupTree, type UnitEdge } from '$lib/lineage/canvas-groups';
-import { BIG_FOLDER, densestWindow, neighbourhood, stepAlong, type Arrow, type Depth } from '$lib/lineage/canvas-focus';
+import { BIG_FOLDER, neighbourhood, stepAlong, type Arrow, type Depth } from '$lib/lineage/canvas-focus';
 import { lensEntries, lensKey, type Lens, type LensEntry, type RunState, type TestState } from '$lib/lineage/canvas-lens';
 import { type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-sizes';
 import type { CanvasGraph, CanvasNode } from '$lib/lineage/canvas-model';
 import { composeCut, levelKey, levelsOf, type ComposedCut, type Placed } from '$lib/lineage/canvas-view';
+import { centreIn, fitFrame, freeAreas, type Fit, type Rect } from '$lib/lineage/canvas-fit';
 import { evaluateSelector, selectorGraph, type SelectorResult } from '$lib/lineage/selector';
 import type { ColumnSearch } from './column-search.svelte';
 import type { NodeStatus } from '$lib/types/canvas';
@@ -19,6 +20,7 @@ export interface FlowApi {
 	setCenter: (x: number, y: number, options?: { zoom?: number; duration?: number }) => Promise<boolean>;
 	fitBounds: (bounds: { x: number; y: number; width: number; height: number }, options?: { padding?: number; duration?: number }) => Promise<boolean>;
 	getViewport: () => { x: number; y: number; zoom: number };
+	setViewport: (viewport: { x: number; y: number; zoom: number }, options?: { duration?: number }) => Promise<boolean>;
 }
 
 export type { NodeStatus } from '$lib/types/canvas';
@@ -33,6 +35,8 @@ export interface CanvasInit {
 
 /** The smallest zoom a card's text is readable at: its smallest text (11 px at zoom 1) renders at 11 px or more. */
 export const READABLE_ZOOM = 1;
+/** The closest a small cut is fitted at. */
+export const FIT_MAX_ZOOM = 1.2;
 
 export interface Viewport {
 	x: number;
@@ -88,6 +92,23 @@ export class CanvasState {
 	/** Live run statuses by node id. */
 	status = $state.raw<ReadonlyMap<string, NodeStatus>>(new Map());
 	viewport = $state.raw<Viewport | null>(null);
+	/** What covers the canvas (its panels), in screen units relative to it: set by the component. */
+	obstacles = $state.raw<Rect[]>([]);
+	/**
+	 * Node ids that matter most when the cut is too big to read whole, in tiers (a run's failed
+	 * and running nodes, then their neighbours; a preview's changes): set by the page.
+	 */
+	priority = $state.raw<readonly (readonly string[])[]>([]);
+
+	/** The cards a first view frames first: the selection and its lineage, else the page's priority. */
+	framePriority: string[][] = $derived.by(() => {
+		const units = (ids: Iterable<string>) => [...new Set([...ids].map((id) => this.unitOf(id)))];
+		if (this.selected && this.nodeById.has(this.selected)) {
+			const self = this.unitOf(this.selected);
+			return [[self], units(this.lineage).filter((u) => u !== self)];
+		}
+		return this.priority.map((t) => units(t));
+	});
 
 	#fetchLayout: LayoutFetcher;
 	#cache = new Map<string, Record<string, LevelLayout>>();
@@ -322,18 +343,26 @@ export class CanvasState {
 		this.selected = id;
 		await this.reveal(id);
 		const p = this.placed.get(this.unitOf(id));
-		if (p && this.flow) await this.flow.setCenter(p.x + p.w / 2, p.y + p.h / 2, { zoom: Math.max(this.flow.getViewport().zoom, 1), duration: 300 });
+		const vp = this.viewport;
+		if (p && this.flow && vp) await this.flow.setViewport(centreIn(p, this.freeArea(vp.width, vp.height), Math.max(this.flow.getViewport().zoom, READABLE_ZOOM)), { duration: 300 });
 	}
 
-	/** Pan (keeping the zoom) so the card of `id` is on screen, if it is not. */
+	/** The largest part of a `width`×`height` canvas its panels leave free. */
+	freeArea(width: number, height: number): Rect {
+		return freeAreas(width, height, this.obstacles)[0] ?? { x: 0, y: 0, w: width, h: height };
+	}
+
+	/** Pan (keeping the zoom) so the card of `id` is in the free area, if it is not. */
 	async ensureVisible(id: string): Promise<void> {
 		const p = this.placed.get(this.unitOf(id));
 		const vp = this.viewport;
 		if (!p || !vp || !this.flow) return;
+		const areas = freeAreas(vp.width, vp.height, this.obstacles);
 		const sx = p.x * vp.zoom + vp.x;
 		const sy = p.y * vp.zoom + vp.y;
-		if (sx >= 0 && sy >= 0 && sx + p.w * vp.zoom <= vp.width && sy + p.h * vp.zoom <= vp.height) return;
-		await this.flow.setCenter(p.x + p.w / 2, p.y + p.h / 2, { zoom: vp.zoom, duration: 200 });
+		const inside = (a: Rect) => sx >= a.x && sy >= a.y && sx + p.w * vp.zoom <= a.x + a.w && sy + p.h * vp.zoom <= a.y + a.h;
+		if (areas.some(inside)) return;
+		await this.flow.setViewport(centreIn(p, areas[0] ?? { x: 0, y: 0, w: vp.width, h: vp.height }, vp.zoom), { duration: 200 });
 	}
 
 	/**
@@ -372,25 +401,23 @@ export class CanvasState {
 	}
 
 	/**
-	 * The first view of a cut on a `width`×`height` screen: the whole cut when it is readable
-	 * that way, else framed at a readable zoom around the selection, or the densest region.
+	 * The first view of the cut on a `width`×`height` canvas, in the area its panels leave free:
+	 * the whole cut when readable that way, else what matters (lineage/canvas-fit).
 	 */
-	firstView(width: number, height: number, fitted: { x: number; y: number; zoom: number }): { x: number; y: number; zoom: number } {
-		if (fitted.zoom >= READABLE_ZOOM) return fitted;
-		const zoom = 1;
-		const p = this.selected ? this.placed.get(this.unitOf(this.selected)) : undefined;
-		let cx: number;
-		let cy: number;
-		if (p) {
-			cx = p.x + p.w / 2;
-			cy = p.y + p.h / 2;
-		} else {
-			const win = densestWindow(this.composed?.cards ?? [], width / zoom, height / zoom, (id) => (isGroupId(id) ? 0.25 : 1));
-			if (!win) return fitted;
-			cx = win.x + win.w / 2;
-			cy = win.y + win.h / 2;
-		}
-		return { x: width / 2 - cx * zoom, y: height / 2 - cy * zoom, zoom };
+	firstView(width: number, height: number, o: { whole?: boolean } = {}): Fit {
+		const c = this.composed;
+		return fitFrame({
+			cards: c?.cards ?? [],
+			bounds: { x: 0, y: 0, w: c?.width ?? 0, h: c?.height ?? 0 },
+			width,
+			height,
+			obstacles: this.obstacles,
+			priority: this.framePriority,
+			// Whole: any zoom is "readable", so the whole cut is what fits.
+			readableZoom: o.whole ? 0 : READABLE_ZOOM,
+			maxZoom: FIT_MAX_ZOOM,
+			weight: (id) => (isGroupId(id) ? 0.25 : 1)
+		});
 	}
 
 	/** Fit the cards standing for these nodes (a selector's set). */
@@ -413,9 +440,9 @@ export class CanvasState {
 	/** Bring a rectangle into view, never closer than a card's natural size (zoom 1.2). */
 	async fitRect(r: { x: number; y: number; w: number; h: number }, padding = 0.1): Promise<void> {
 		if (!this.flow || !this.viewport) return;
-		const { width, height } = this.viewport;
-		const zoom = Math.max(0.05, Math.min(1.2, Math.min(width / r.w, height / r.h) * (1 - 2 * padding)));
-		await this.flow.setCenter(r.x + r.w / 2, r.y + r.h / 2, { zoom, duration: 300 });
+		const area = this.freeArea(this.viewport.width, this.viewport.height);
+		const zoom = Math.max(0.05, Math.min(FIT_MAX_ZOOM, Math.min(area.w / r.w, area.h / r.h) * (1 - 2 * padding)));
+		await this.flow.setViewport(centreIn(r, area, zoom), { duration: 300 });
 	}
 
 	/** Open a group and bring its frame into view. */

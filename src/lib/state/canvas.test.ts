@@ -100,25 +100,40 @@ describe('CanvasState', () => {
 		expect(one).toBeGreaterThan(1);
 	});
 
-	it('opens readable: the fitted view when it is readable, else zoom 1 on the selection or the densest relations', () => {
+	it('opens readable in the free area: whole when readable, else the selection and its lineage, or the densest relations', () => {
 		const { nodes, edges } = syntheticProject(40);
 		const tree = buildGroupTree(nodes, edges);
 		const s = new CanvasState(async () => ({}));
 		s.load({ canvas: { nodes, edges, projects: [], hidden: 0, digest: digestOf('first-view') }, open: [], layouts: layoutLevels(levelsOf(tree, new Set())) });
-		const fitted = { x: 10, y: 20, zoom: 1.1 };
-		expect(s.firstView(1440, 800, fitted)).toBe(fitted);
-		const small = { x: 0, y: 0, zoom: 0.4 };
-		const framed = s.firstView(1440, 800, small);
-		expect(framed.zoom).toBe(1);
-		// Some relation's card is inside the framed screen.
-		const inView = (c: { x: number; y: number; w: number; h: number }) => c.x + framed.x >= 0 && c.x + c.w + framed.x <= 1440 && c.y + framed.y >= 0 && c.y + c.h + framed.y <= 800;
-		expect(s.composed!.cards.filter((c) => !isGroupId(c.id)).some(inView)).toBe(true);
-		// A selection is centred.
-		const pick = s.composed!.cards.filter((c) => !isGroupId(c.id)).at(-1)!;
+		const toolbar = { x: 1440 - 315, y: 15, w: 300, h: 62 };
+		s.obstacles = [toolbar];
+		const c = s.composed!;
+		// A screen big enough for the whole cut: all of it, clear of the toolbar.
+		const big = s.firstView(c.width * 1.2 + 400, c.height * 1.2 + 200);
+		expect(big.whole).toBe(true);
+		expect(big.framed.length).toBe(c.cards.length);
+		const inArea = (f: typeof big, card: { x: number; y: number; w: number; h: number }) => {
+			const x = card.x * f.view.zoom + f.view.x;
+			const y = card.y * f.view.zoom + f.view.y;
+			return x >= f.area.x - 0.5 && y >= f.area.y - 0.5 && x + card.w * f.view.zoom <= f.area.x + f.area.w + 0.5 && y + card.h * f.view.zoom <= f.area.y + f.area.h + 0.5;
+		};
+		// A small screen: readable zoom, relations framed whole in the free area.
+		const small = s.firstView(640, 400);
+		expect(small.whole).toBe(false);
+		expect(small.view.zoom).toBe(1);
+		const relations = c.cards.filter((x) => !isGroupId(x.id));
+		expect(relations.filter((x) => small.framed.includes(x.id)).length).toBeGreaterThan(0);
+		for (const id of small.framed) expect(inArea(small, c.cards.find((x) => x.id === id)!)).toBe(true);
+		// A selection is framed, with as much of its lineage as fits.
+		const pick = relations.at(-1)!;
 		s.selected = pick.id;
-		const onSel = s.firstView(1440, 800, small);
-		expect(pick.x + pick.w / 2 + onSel.x).toBeCloseTo(720);
-		expect(pick.y + pick.h / 2 + onSel.y).toBeCloseTo(400);
+		const onSel = s.firstView(640, 400);
+		expect(onSel.framed).toContain(pick.id);
+		expect(s.framePriority[0]).toEqual([pick.id]);
+		// A page's priority, without a selection.
+		s.selected = null;
+		s.priority = [[relations[0].id]];
+		expect(s.firstView(640, 400).framed).toContain(relations[0].id);
 	});
 
 	it('the legend counts the cards of the cut under the lens', () => {
