@@ -1,5 +1,5 @@
 // The lineage diff between two refs of one project (GET dbt/diff), once both refs passed their
-// gates (access.ts diffRefAccess): reads only what differs (repo/graph-diff.ts), walks the
+// gates (access/ diffRefAccess): reads only what differs (repo/graph-diff.ts), walks the
 // impact of removed and retyped columns over the `from` graph and the workspace's producers
 // (lineage/column-impact.ts) over only the changed columns' downstream edges, and leaves the authored parts out unless both refs show them.
 import { buildImpactGraph, walkColumnImpact, type ImpactGraph } from '../lineage/column-impact';

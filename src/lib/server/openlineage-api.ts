@@ -1,7 +1,7 @@
 // The OpenLineage export (docs/openlineage.md, "OpenLineage out") between the routes and the repo: a deployed
 // version's graph as one COMPLETE RunEvent per dbt node plus one per producer around it, and a
 // run's events (START and COMPLETE/FAIL/ABORT per node, inside the run's own START/end). The
-// gates are access.ts's; the mapping is src/lib/lineage/openlineage.ts. A version's events are
+// gates are access/'s; the mapping is src/lib/lineage/openlineage.ts. A version's events are
 // produced lazily, a batch of nodes' column edges at a time, so an answer streams.
 import { createHash } from 'node:crypto';
 import {
@@ -321,7 +321,7 @@ export async function* runEvents(h: Database, job: JobView, state: RunState, vie
 /** A version that exists but whose graph retention removed (a version's graph is stored at deploy). */
 export const PRUNED_VERSION = `the graph of this version was pruned: Tributary keeps the graphs of the newest ${RETENTION.versionsPerPath} deploys of a path`;
 
-/** `dbt/openlineage`: the gates (access.ts), then the version's events, built as they are sent. */
+/** `dbt/openlineage`: the gates (access/), then the version's events, built as they are sent. */
 export async function exportVersion(h: Database, p: Principal, path: string, ref: bigint | 'latest'): Promise<{ hash: bigint; events: AsyncIterable<RunEvent> }> {
 	const { hash, authored } = await exportableVersion(p, path, () => dbtVersionAt(h, p.workspace, path, ref));
 	const version = await versionGraphAt(h, p.workspace, path, hash);

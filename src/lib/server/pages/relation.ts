@@ -43,7 +43,7 @@ async function withColumnLineage(h: Database, d: DbtProvenance | null, key: Grap
 
 /**
  * The unpinned description of a dbt relation (optionally with one version named), or null.
- * `named` must have passed access.ts's readableVersion (relationReadAccess).
+ * `named` must have passed access/'s readableVersion (relationReadAccess).
  */
 export async function describeRelation(h: Database, p: Principal, path: string, named: VersionRef | null = null): Promise<DbtProvenance | null> {
 	if (!assetPathGate(p)(path)) return null;
