@@ -13,6 +13,8 @@ const GATES = [
 	'requireAuth',
 	'pageAuth',
 	'workspacePrincipal',
+	'workspaceGrant',
+	'assetReadGrant',
 	'pagePrincipal',
 	'jobAccess',
 	'pinnedAccess',

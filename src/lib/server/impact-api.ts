@@ -20,16 +20,7 @@ import type { ColumnLineageEdge } from '../types/asset-graph';
 import type { ColumnImpactAnswer, ColumnImpactConsumer, ColumnImpactTest } from '../types/column-impact';
 import { graphConsumers } from '../lineage/asset-graph';
 import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
-import {
-	assetPathGate,
-	authoredPathFilter,
-	authoredShownOf,
-	pinnedAuthoredShown,
-	readableVersion,
-	type JobAccess,
-	type PinnedAccess,
-	type Principal
-} from './access';
+import { assetPathGate, grantOf, pinnedAuthoredShown, type Grant, type JobAccess, type PinnedAccess } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
 import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
@@ -279,37 +270,37 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * one that does not exist, so relations cannot be probed; a readable one without the column is
  * a 400.
  */
-export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	const walk = await unpinnedWalk(h, p, q);
+export async function unpinnedColumnImpact(grant: Grant, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const walk = await unpinnedWalk(grant, h, q);
 	if (!walk) return noImpact();
-	return answer(h, q, walk.reader, walk.producers, assetPathGate(p), walk.testsOf, opts);
+	return answer(h, q, walk.reader, walk.producers, grant.assetGate(), walk.testsOf, opts);
 }
 
 /**
  * The walk of one column both ways (an MCP trace): both directions walked round by round over
  * ONE reader, each round's lookup shared. No tests are read (a trace does not list them).
  */
-export async function unpinnedColumnTrace(h: Database, p: Principal, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
-	const walk = await unpinnedWalk(h, p, q);
+export async function unpinnedColumnTrace(grant: Grant, h: Database, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
+	const walk = await unpinnedWalk(grant, h, q);
 	if (!walk) return directions.map(noImpact);
-	return answers(h, q, directions, walk.reader, walk.producers, assetPathGate(p), async () => [], opts);
+	return answers(h, q, directions, walk.reader, walk.producers, grant.assetGate(), async () => [], opts);
 }
 
 /** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
-async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
-	const named = await readableVersion(h, p, q.scriptHash);
-	if (named && !authoredShownOf(p, named.path)) return null;
-	const filter = authoredPathFilter(p);
-	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
+async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
+	const named = await grant.readableVersion(h, q.scriptHash);
+	if (named && grant.redact(named.path) === 'shape') return null;
+	const filter = grant.authoredFilter();
+	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, grant.workspace, paths, filter, named));
 	// The producers' rows and the start column's dbt lineage do not depend on each other.
-	const [rows] = await Promise.all([readableProducerLineage(h, p.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+	const [rows] = await Promise.all([readableProducerLineage(h, grant.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind !== 'dbt') {
 		const pg = buildImpactGraph([], producers).graph;
 		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return null;
 		if (!pg.nodes.has(columnId(q.kind, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named) };
+	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, grant.workspace, paths, filter, named) };
 }
 
 async function answer(
@@ -395,10 +386,10 @@ export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: Pinn
 /** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */
 export async function jobColumnImpact(h: Database, gate: PinnedAccess, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedColumnImpact(h, gate.principal, unpinned, opts);
+	if (gate.kind === 'no_job') return unpinnedColumnImpact(grantOf(gate.principal), h, unpinned, opts);
 	const pinned = await pinnedGraphOf(h, gate.access.job);
 	if (pinned) return pinnedColumnImpact(h, gate.access, pinned, q, opts);
-	return gate.access.principal ? unpinnedColumnImpact(h, gate.access.principal, unpinned, opts) : noImpact();
+	return gate.access.principal ? unpinnedColumnImpact(grantOf(gate.access.principal), h, unpinned, opts) : noImpact();
 }
 
 // ─── The answer ────────────────────────────────────────────────────────────────────────────

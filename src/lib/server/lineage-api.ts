@@ -17,21 +17,7 @@ import {
 } from '../types/asset-graph';
 import { hashToHex, hexToHash } from '../types/script-hash';
 import { createHash } from 'node:crypto';
-import {
-	assetPathGate,
-	authoredPathFilter,
-	authoredShownOf,
-	mayReadPath,
-	pinnedAuthoredShown,
-	readableFolderPrefix,
-	readableLineageOwners,
-	readableVersion,
-	scopePathFilter,
-	shapePathFilter,
-	type JobAccess,
-	type PinnedAccess,
-	type Principal
-} from './access';
+import { assetPathGate, grantOf, pinnedAuthoredShown, scopePathFilter, type Grant, type JobAccess, type PinnedAccess, type Principal } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
 import { isSegment } from './paths';
@@ -209,15 +195,15 @@ function dropHeavyFields(g: AssetGraph): AssetGraph {
 
 /** The unpinned read once its gates passed: the folder (or null), the named version (or null). */
 async function buildUnpinned(
+	grant: Grant,
 	h: Database,
-	p: Principal,
 	q: GraphQuery,
 	folderPrefix: string | null,
 	named: VersionRef | null,
 	fields: NodeFields
 ): Promise<AssetGraph> {
-	const ws = p.workspace;
-	const filter = shapePathFilter(p);
+	const ws = grant.workspace;
+	const filter = grant.shapeFilter();
 	const usageRows = await visibleUsage(h, ws, folderPrefix, filter);
 	const hidden = await hiddenUsageCount(h, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
 	const usage: UsageInput[] = usageRows
@@ -225,12 +211,12 @@ async function buildUnpinned(
 		.map((u) => ({ scriptPath: u.scriptPath, assetKind: u.assetKind as AssetKind, assetPath: u.assetPath, access: u.access as UsageAccess }));
 
 	const dbtPaths = [...new Set(usage.filter((u) => u.assetKind === 'dbt').map((u) => u.assetPath))];
-	// Authored columns are read only for projects the caller may read them from (authoredPathFilter
-	// is mayReadPath as SQL); the redaction below still decides per project.
-	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: authoredPathFilter(p) });
+	// Authored columns are read only for projects the caller may read them from (the grant's authoredFilter
+	// is its mayRead as SQL); the redaction below still decides per project.
+	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: grant.authoredFilter() });
 	const drawnDbt = q.assetKinds === null || q.assetKinds.has('dbt') ? dbtPaths : [];
 	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(h, ws, folderPrefix, drawnDbt, filter);
-	const authoredOf = (path: string) => authoredShownOf(p, path);
+	const authoredOf = (path: string) => grant.showsAuthored(path);
 	const graphs: DescribedGraph[] = [];
 	if (named) {
 		// A named version draws its whole project, not only what today's usage rows name.
@@ -247,21 +233,21 @@ async function buildUnpinned(
 		runnables.set(u.scriptPath, { path: u.scriptPath, language: u.language, script_hash: hashToHex(u.scriptHash) });
 	}
 	if (named) runnables.set(named.path, { path: named.path, language: 'dbt', script_hash: hashToHex(named.hash) });
-	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts'));
+	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && grant.mayRead(r.path));
 	const lineage = groupProducerLineage(
 		await producerLineage(h, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
 	);
 	const namedUsage = named ? usageOfGraph(graphs[0]) : [];
 	for (const r of runnables.values()) {
 		if (r.language === 'dbt') r.dbt = { model_count: modelCount(named && r.path === named.path ? namedUsage : usage, r.path) };
-		if (isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
+		if (isProducerLanguage(r.language) && grant.mayRead(r.path)) r.column_lineage = lineage.get(r.path) ?? [];
 	}
 	const graph = assembleAssetGraph({
 		usage: named ? [...usage.filter((u) => u.scriptPath !== named.path), ...namedUsage] : usage,
 		runnables: [...runnables.values()],
 		graphs,
 		assetKinds: q.assetKinds,
-		assetAllowed: assetPathGate(p),
+		assetAllowed: grant.assetGate(),
 		hidden: hidden + hiddenDescribers
 	});
 	return fields === 'shape' ? dropHeavyFields(graph) : graph;
@@ -278,20 +264,20 @@ interface GraphPlan {
 const kindsKey = (k: Set<AssetKind> | null) => (k === null ? null : [...k].sort());
 
 /** The unpinned read's gates (one 404 for a folder that is missing or not yours), then its plan. */
-async function unpinnedPlan(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
-	const ws = p.workspace;
+async function unpinnedPlan(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
+	const ws = grant.workspace;
 	const fields = opts.fields ?? 'full';
 	let folderPrefix: string | null = null;
 	if (q.folder !== null) {
-		folderPrefix = await readableFolderPrefix(h, p, q.folder);
+		folderPrefix = await grant.readableFolderPrefix(h, q.folder);
 	}
-	const named = await readableVersion(h, p, q.scriptHash);
-	const userPrefix = `u/${p.username}/`;
+	const named = await grant.readableVersion(h, q.scriptHash);
+	const userPrefix = `u/${grant.username}/`;
 	const { stamp, userHasScripts } = await graphInputsStamp(h, ws, folderPrefix, userPrefix);
-	const who = principalKey(p, { ownPaths: userHasScripts });
+	const who = principalKey(grant.principal, { ownPaths: userHasScripts });
 	return {
 		key: digestKey(['unpinned', ws, q.folder, kindsKey(q.assetKinds), named ? [named.path, named.hash.toString()] : null, fields, who, stamp]),
-		build: () => buildUnpinned(h, p, q, folderPrefix, named, fields),
+		build: () => buildUnpinned(grant, h, q, folderPrefix, named, fields),
 		stillValid: async () => (await graphInputsStamp(h, ws, folderPrefix, userPrefix)).stamp === stamp
 	};
 }
@@ -356,11 +342,11 @@ const EMPTY_PLAN: GraphPlan = { key: 'empty', build: async () => emptyGraph(), s
 async function jobPlan(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
 	// Which version is read comes from the job row alone: a hash in the query is never used here.
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedPlan(h, gate.principal, unpinned, opts);
+	if (gate.kind === 'no_job') return unpinnedPlan(grantOf(gate.principal), h, unpinned, opts);
 	const pinned = await pinnedGraphOf(h, gate.access.job);
 	if (pinned) return pinnedPlan(h, gate.access, pinned, q, opts);
 	if (gate.access.job.kind === 'openlineage' && gate.access.job.scriptHash !== null) return openLineageRunPlan(h, gate.access, q, opts);
-	return gate.access.principal ? unpinnedPlan(h, gate.access.principal, unpinned, opts) : EMPTY_PLAN;
+	return gate.access.principal ? unpinnedPlan(grantOf(gate.access.principal), h, unpinned, opts) : EMPTY_PLAN;
 }
 
 /**
@@ -431,13 +417,13 @@ function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
  * scripts there, each dbt relation described by the version graphs the caller can see (whatever
  * folder the project lives in), authored fields per project by the one predicate. Cached.
  */
-export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
-	return cachedObject(h, await unpinnedPlan(h, p, q, opts));
+export async function unpinnedAssetGraph(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(h, await unpinnedPlan(grant, h, q, opts));
 }
 
 /** The same answer as the bytes `GET assets/graph` sends, with its ETag. */
-export async function unpinnedAssetGraphBody(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
-	return cachedBody(h, await unpinnedPlan(h, p, q, opts));
+export async function unpinnedAssetGraphBody(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(h, await unpinnedPlan(grant, h, q, opts));
 }
 
 /** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. Cached. */
@@ -557,20 +543,20 @@ const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
  * owners columnLineageAccess read beside the principal (unnamed reads only), still to be gated.
  */
 export async function unpinnedColumnLineage(
+	grant: Grant,
 	h: Database,
-	p: Principal,
 	assetPaths: string[],
 	scriptHash: bigint | null,
 	opts: LineageOptions = {},
 	candidates: readonly LineageOwner[] | null = null
 ): Promise<ColumnLineageAnswer> {
-	const named = await readableVersion(h, p, scriptHash);
+	const named = await grant.readableVersion(h, scriptHash);
 	// Column lineage is authored: a named version it may not read authored parts of answers none.
-	if (named && !authoredShownOf(p, named.path)) return noLineage(opts);
+	if (named && grant.redact(named.path) === 'shape') return noLineage(opts);
 	// The candidates (columnLineageAccess) are every project's owners of these relations: the
 	// same gate as the filter lineageOwners applies in SQL, applied here.
 	const owners =
-		named === null && candidates !== null ? readableLineageOwners(p, candidates) : await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
+		named === null && candidates !== null ? grant.readableOwners(candidates) : await lineageOwners(h, grant.workspace, assetPaths, grant.authoredFilter(), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
 	for (const o of owners) items.push(...(await cachedRankedEdges(h, o)));
 	const { values, truncated } = keepNearest(items, opts.limit);
@@ -595,8 +581,8 @@ export async function pinnedColumnLineage(
 
 /** `jobs/dbt_column_lineage/{id}`: pinned like jobAssetGraph, with the same fallbacks. */
 export async function jobColumnLineage(h: Database, gate: PinnedAccess, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
-	if (gate.kind === 'no_job') return unpinnedColumnLineage(h, gate.principal, assetPaths, null, opts);
+	if (gate.kind === 'no_job') return unpinnedColumnLineage(grantOf(gate.principal), h, assetPaths, null, opts);
 	const pinned = await pinnedGraphOf(h, gate.access.job);
 	if (pinned) return pinnedColumnLineage(h, gate.access, pinned, assetPaths, opts);
-	return gate.access.principal ? unpinnedColumnLineage(h, gate.access.principal, assetPaths, null, opts) : noLineage(opts);
+	return gate.access.principal ? unpinnedColumnLineage(grantOf(gate.access.principal), h, assetPaths, null, opts) : noLineage(opts);
 }

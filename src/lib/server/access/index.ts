@@ -21,3 +21,4 @@ export { NO_EXPORTABLE_VERSION, exportableVersion, producerAuthoredShown, produc
 export { mayRunAgainstWarehouse } from './warehouses';
 export { NO_SUCH_DIFF_REF, diffRefAccess } from './diff';
 export type { DiffRefGrant } from './diff';
+export { Grant, assetReadGrant, grantOf, workspaceGrant } from './grant';

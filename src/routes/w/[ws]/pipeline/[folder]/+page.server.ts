@@ -3,7 +3,7 @@
 // on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts). The
 // latest run of each of its dbt projects colours the run lens.
 import { error } from '@sveltejs/kit';
-import { pagePrincipal, requireScope } from '$lib/server/access';
+import { grantOf, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
@@ -20,7 +20,7 @@ export const load: PageServerLoad = async (event) => {
 	try {
 		// GET assets/graph's gate.
 		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(await getDatabase(), p, { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+		graph = await unpinnedAssetGraph(grantOf(p), await getDatabase(), { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;

@@ -1,7 +1,7 @@
 // GET assets/column_lineage?asset_path=...&dbt_script_hash=: the direct column lineage component
 // of the asked relations in every project version the caller may read (DESIGN.md §6);
 // `include=scan` adds the scan edges touching them, in their own list.
-import { columnLineageAccess } from '$lib/server/access';
+import { columnLineageAccess, grantOf } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
 import { parseAssetPaths, parseLineageInclude, parseScriptHash, unpinnedColumnLineage } from '$lib/server/lineage-api';
@@ -14,6 +14,6 @@ export const GET: RequestHandler = handleApi(async (event) => {
 		scriptHash: parseScriptHash(q),
 		include: parseLineageInclude(q)
 	}));
-	const answer = await unpinnedColumnLineage(await getDatabase(), principal, query.assetPaths, query.scriptHash, query.include, candidates);
+	const answer = await unpinnedColumnLineage(grantOf(principal), await getDatabase(), query.assetPaths, query.scriptHash, query.include, candidates);
 	return jsonSafe(answer, { headers: { 'cache-control': 'private, no-store' } });
 });
