@@ -18,7 +18,6 @@ const GATES = [
 	'pagePrincipal',
 	'jobAccess',
 	'pinnedAccess',
-	'relationReadAccess',
 	'columnLineageAccess',
 	'runPageAccess',
 	'layoutAccess',

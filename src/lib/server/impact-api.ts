@@ -20,7 +20,7 @@ import type { ColumnLineageEdge } from '../types/asset-graph';
 import type { ColumnImpactAnswer, ColumnImpactConsumer, ColumnImpactTest } from '../types/column-impact';
 import { graphConsumers } from '../lineage/asset-graph';
 import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
-import { assetPathGate, grantOf, pinnedAuthoredShown, type Grant, type JobAccess, type PinnedAccess } from './access';
+import type { Grant, PinnedAccess, RunGrant } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
 import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
@@ -377,19 +377,20 @@ async function consumersReachedBy(
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */
-export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	if (!pinnedAuthoredShown(a, pinned) || q.kind !== 'dbt') return noImpact();
+export async function pinnedColumnImpact(run: RunGrant, h: Database, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	if (run.redact(pinned) === 'shape' || q.kind !== 'dbt') return noImpact();
 	const reader = new DbtLineageReader(h, (paths) => relationsInGraph(h, pinned.key, paths));
-	return answer(h, q, reader, [], assetPathGate(a.principal), (paths) => relationTests(h, [pinned.key], paths), opts);
+	return answer(h, q, reader, [], run.assetGate(), (paths) => relationTests(h, [pinned.key], paths), opts);
 }
 
 /** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */
-export async function jobColumnImpact(h: Database, gate: PinnedAccess, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+export async function jobColumnImpact(gate: PinnedAccess, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedColumnImpact(grantOf(gate.principal), h, unpinned, opts);
-	const pinned = await pinnedGraphOf(h, gate.access.job);
-	if (pinned) return pinnedColumnImpact(h, gate.access, pinned, q, opts);
-	return gate.access.principal ? unpinnedColumnImpact(grantOf(gate.access.principal), h, unpinned, opts) : noImpact();
+	if (gate.kind === 'no_job') return unpinnedColumnImpact(gate.grant, h, unpinned, opts);
+	const pinned = await pinnedGraphOf(h, gate.run.job);
+	if (pinned) return pinnedColumnImpact(gate.run, h, pinned, q, opts);
+	const member = gate.run.member;
+	return member ? unpinnedColumnImpact(member, h, unpinned, opts) : noImpact();
 }
 
 // ─── The answer ────────────────────────────────────────────────────────────────────────────

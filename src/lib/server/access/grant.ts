@@ -6,9 +6,9 @@ import type { RequestEvent } from '@sveltejs/kit';
 import type { Database } from '../db';
 import type { LineageOwner, ScriptPathFilter, VersionRef } from '../repo/lineage';
 import { canReadFolder, canReadPath, canWriteFolder, mayReadPath, mayWritePath, readableFolderPrefix, readablePathFilter } from './folders';
-import { assetPathGate, authoredPathFilter, authoredShownOf, readableLineageOwners, readableVersion, shapePathFilter } from './hidden-nodes';
+import { assetPathGate, authoredPathFilter, authoredShownOf, pinnedAuthoredShown, readableLineageOwners, readableVersion, shapePathFilter } from './hidden-nodes';
 import { workspacePrincipal } from './identity';
-import { mayRun } from './jobs';
+import { mayRun, type JobAccess } from './jobs';
 import type { Principal } from './principal';
 import { requireScope, scopeAllows, scopePathFilter, type ScopePathFilter } from './scopes';
 
@@ -124,6 +124,57 @@ export class Grant {
 	readableFolderPrefix(h: Database, folder: string): Promise<string> {
 		return readableFolderPrefix(h, this.principal, folder);
 	}
+}
+
+/**
+ * The grant of a read pinned to one run (the run page, jobs/{id} reads): whoever opened the run
+ * (its creator, a share link's holder, a reader of its path), and what of its project they see.
+ * A share-link viewer who is no member has no member grant: the run is all they reach.
+ */
+export class RunGrant {
+	constructor(readonly access: JobAccess) {}
+
+	get job(): JobAccess['job'] {
+		return this.access.job;
+	}
+
+	get via(): JobAccess['via'] {
+		return this.access.via;
+	}
+
+	/** The caller's own grant in the workspace; null for a share-link viewer who is not a member. */
+	get member(): Grant | null {
+		return this.access.principal ? grantOf(this.access.principal) : null;
+	}
+
+	/** Reads the run's project itself (its code, logs, column lineage), not only the run. */
+	get mayReadProject(): boolean {
+		return this.access.canReadScript;
+	}
+
+	/** The redaction of the run's pinned graph: authored parts, or its shape only (always for a preview's viewer without the project). */
+	redact(pinned: { key: { scriptHash: bigint | null } }): 'authored' | 'shape' {
+		return pinnedAuthoredShown(this.access, pinned) ? 'authored' : 'shape';
+	}
+
+	/** The token's `assets:read` narrowing (everything for a share link without a session). */
+	assetGate(): (assetPath: string) => boolean {
+		return assetPathGate(this.access.principal);
+	}
+
+	/** That narrowing as data (a cache key part): 'all' when nothing narrows. */
+	assetScope(): ScopePathFilter | 'all' {
+		return this.access.principal === null ? 'all' : scopePathFilter(this.access.principal, 'assets', 'read');
+	}
+}
+
+const runGrants = new WeakMap<JobAccess, RunGrant>();
+
+/** The grant of a run opened with jobAccess, one per opening. */
+export function runGrantOf(a: JobAccess): RunGrant {
+	let g = runGrants.get(a);
+	if (!g) runGrants.set(a, (g = new RunGrant(a)));
+	return g;
 }
 
 // One grant per principal, and the principal is memoised per request (identity.ts): a request

@@ -14,11 +14,12 @@ export { requireAdmin, adminAllows, requireAdminAccess, requireWorkspaceCreate, 
 export type { AdminResource } from './admin';
 export { ASK_FOR_SHARE_LINK, jobReadDecision, requireJobRead, jobListAccess, jobScopeAllows, JobNotFoundError, jobAccess, requireShareMint, mayMintShare, runPageRights, mayRun, requireScriptWrite, requireRunAccess, requireCancelAccess } from './jobs';
 export type { JobReadDecision, JobAccess, JobListAccess } from './jobs';
-export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, columnLineageAccess, readableLineageOwners, readableVersion, relationReadAccess, pinnedAuthoredShown, pinnedAccessOf, pinnedAccess } from './hidden-nodes';
-export type { PinnedAccess } from './hidden-nodes';
+export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, readableLineageOwners, readableVersion, pinnedAuthoredShown } from './hidden-nodes';
+export { columnLineageAccess, pinnedAccessOf, pinnedAccess } from './lineage-gates';
+export type { PinnedAccess } from './lineage-gates';
 export { pageAuth, pagePrincipal, runPageAccess, layoutAccess, requireLevelsOfRun } from './pages';
 export { NO_EXPORTABLE_VERSION, exportableVersion, producerAuthoredShown, producerShown, openLineageSender, requireLineageWrite, unmappedNamespace } from './openlineage';
 export { mayRunAgainstWarehouse } from './warehouses';
 export { NO_SUCH_DIFF_REF, diffRefAccess } from './diff';
 export type { DiffRefGrant } from './diff';
-export { Grant, assetReadGrant, grantOf, workspaceGrant } from './grant';
+export { Grant, RunGrant, assetReadGrant, grantOf, runGrantOf, workspaceGrant } from './grant';

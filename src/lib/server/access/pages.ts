@@ -3,7 +3,7 @@
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
 import type { AuthContext } from '../auth/context';
 import { ApiError, badRequest, forbidden } from '../http';
-import { pinnedAccessOf, type PinnedAccess } from './hidden-nodes';
+import { pinnedAccessOf, type PinnedAccess } from './lineage-gates';
 import { viewTokenOf, workspacePrincipal } from './identity';
 import { jobAccess, type JobAccess } from './jobs';
 import type { Principal } from './principal';

@@ -4,7 +4,7 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { canvasFromAssetGraph } from '../../lineage/canvas-model';
 import { evaluateSelector, selectorGraph } from '../../lineage/selector';
-import { assetReadGrant, diffRefAccess, jobAccess, readableVersion, relationReadAccess } from '../access';
+import { assetReadGrant, diffRefAccess, jobAccess } from '../access';
 import { getDatabase } from '../db';
 import { lineageDiff } from '../graph-diff-api';
 import { badRequest } from '../http';
@@ -112,11 +112,11 @@ export const TOOLS: ToolDef[] = [
 			additionalProperties: false
 		},
 		async run(ctx, a) {
-			const p = await relationReadAccess(ctx.event, ctx.ws);
+			const grant = await assetReadGrant(ctx.event, ctx.ws);
 			const h = await getDatabase();
 			const [path] = parseAssetPaths(new URLSearchParams([['asset_path', String(a.asset_path)]]));
-			const named = await readableVersion(h, p, a.version ? hexToHash(String(a.version)) : null, 'version');
-			const dbt = await describeRelation(h, p, path, named);
+			const named = await grant.readableVersion(h, a.version ? hexToHash(String(a.version)) : null, 'version');
+			const dbt = await describeRelation(grant, h, path, named);
 			if (!dbt) return { asset_path: `dbt://${path}`, found: false, note: 'no dbt project you can read describes this relation' };
 			return { asset_path: `dbt://${path}`, found: true, ...dbt };
 		}

@@ -1,7 +1,7 @@
 // GET assets/column_lineage?asset_path=...&dbt_script_hash=: the direct column lineage component
 // of the asked relations in every project version the caller may read (DESIGN.md §6);
 // `include=scan` adds the scan edges touching them, in their own list.
-import { columnLineageAccess, grantOf } from '$lib/server/access';
+import { columnLineageAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
 import { parseAssetPaths, parseLineageInclude, parseScriptHash, unpinnedColumnLineage } from '$lib/server/lineage-api';
@@ -9,11 +9,11 @@ import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const q = event.url.searchParams;
-	const { principal, query, candidates } = await columnLineageAccess(event, event.params.ws, () => ({
+	const { grant, query, candidates } = await columnLineageAccess(event, event.params.ws, () => ({
 		assetPaths: parseAssetPaths(q),
 		scriptHash: parseScriptHash(q),
 		include: parseLineageInclude(q)
 	}));
-	const answer = await unpinnedColumnLineage(grantOf(principal), await getDatabase(), query.assetPaths, query.scriptHash, query.include, candidates);
+	const answer = await unpinnedColumnLineage(grant, await getDatabase(), query.assetPaths, query.scriptHash, query.include, candidates);
 	return jsonSafe(answer, { headers: { 'cache-control': 'private, no-store' } });
 });
