@@ -12,6 +12,7 @@ import { verifyShareToken } from '../share';
 import { isJobId } from '../../types/jobs';
 import { hashToHex, hexToHash } from '../../types/script-hash';
 import { canReadPath } from './folders';
+import { grantOf, type Grant } from './grant';
 import { authoredShownOf, pinnedAuthoredShown } from './hidden-nodes';
 import { INVALID_SHARE_LINK, viewTokenOf, workspacePrincipal } from './identity';
 import { ASK_FOR_SHARE_LINK, jobAccess, type JobAccess } from './jobs';
@@ -29,8 +30,8 @@ export interface DiffRefGrant {
 	/** The job whose own graph this is, null for a version's graph. */
 	jobId: string | null;
 	authored: boolean;
-	/** The caller as a member (null for a share-link viewer): whose producers and asset scope the impact walk sees. */
-	principal: Principal | null;
+	/** The caller's grant as a member (null for a share-link viewer): whose producers and asset scope the impact walk sees. */
+	member: Grant | null;
 }
 
 const prunedVersion = () =>
@@ -98,7 +99,7 @@ export async function diffRefAccess(
 			hash: pinned.key.scriptHash === null ? null : hashToHex(pinned.key.scriptHash),
 			jobId: pinned.own ? job.id : null,
 			authored: pinnedAuthoredShown(access, pinned),
-			principal: access.principal
+			member: access.principal ? grantOf(access.principal) : null
 		};
 	}
 	if (!p) throw refused();
@@ -114,5 +115,5 @@ export async function diffRefAccess(
 	if (hash === null) throw refused();
 	const key: GraphKey = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: ZERO_UUID };
 	if (!(await graphExists(h, key))) throw prunedVersion();
-	return { key, hash: hashToHex(hash), jobId: null, authored: authoredShownOf(p, path), principal: p };
+	return { key, hash: hashToHex(hash), jobId: null, authored: authoredShownOf(p, path), member: grantOf(p) };
 }

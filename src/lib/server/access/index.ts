@@ -18,7 +18,7 @@ export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, re
 export { columnLineageAccess, pinnedAccessOf, pinnedAccess } from './lineage-gates';
 export type { PinnedAccess } from './lineage-gates';
 export { pageAuth, pagePrincipal, runPageAccess, layoutAccess, requireLevelsOfRun } from './pages';
-export { NO_EXPORTABLE_VERSION, exportableVersion, producerAuthoredShown, producerShown, openLineageSender, requireLineageWrite, unmappedNamespace } from './openlineage';
+export { NO_EXPORTABLE_VERSION, exportableVersion, openLineageSender, requireLineageWrite, unmappedNamespace } from './openlineage';
 export { mayRunAgainstWarehouse } from './warehouses';
 export { NO_SUCH_DIFF_REF, diffRefAccess } from './diff';
 export type { DiffRefGrant } from './diff';

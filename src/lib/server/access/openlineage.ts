@@ -1,7 +1,8 @@
 // OpenLineage: what an export of a project or a run shows, and where a sender's events may land.
 import type { RequestEvent } from '@sveltejs/kit';
 import { ApiError, forbidden, notFound } from '../http';
-import { canReadFolder, canReadPath, canWriteFolder, mayReadPath } from './folders';
+import { canReadFolder, canReadPath, canWriteFolder } from './folders';
+import type { Grant } from './grant';
 import { authoredShownOf } from './hidden-nodes';
 import { workspacePrincipal } from './identity';
 import type { Principal } from './principal';
@@ -17,25 +18,16 @@ export const NO_EXPORTABLE_VERSION = 'no dbt project version at this path and re
  * lineage.
  */
 export async function exportableVersion(
-	p: Principal,
+	grant: Grant,
 	path: string,
 	find: () => Promise<bigint | null>
 ): Promise<{ hash: bigint; authored: boolean }> {
+	const p = grant.principal;
 	requireScope(p, 'assets', 'read');
 	if (!canReadPath(p, path)) throw notFound(NO_EXPORTABLE_VERSION);
 	const hash = await find();
 	if (hash === null) throw notFound(NO_EXPORTABLE_VERSION);
 	return { hash, authored: authoredShownOf(p, path) };
-}
-
-/** Whether the OpenLineage events of a run may show its producers' authored lineage (the caller reads that script). */
-export function producerAuthoredShown(p: Principal | null, scriptPath: string): boolean {
-	return p !== null && mayReadPath(p, scriptPath, 'scripts');
-}
-
-/** Whether a producer appears at all in an export: the caller may see its path's shape. */
-export function producerShown(p: Principal | null, scriptPath: string): boolean {
-	return p !== null && canReadPath(p, scriptPath);
 }
 
 // ─── OpenLineage in ────────────────────────────────────────────────────────────────────────

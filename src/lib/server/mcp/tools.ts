@@ -200,7 +200,7 @@ export const TOOLS: ToolDef[] = [
 			const path = requireScriptPath(String(a.path));
 			const from = await diffRefAccess(ctx.event, h, ctx.ws, path, (a.from as string | undefined) ?? 'latest');
 			const to = await diffRefAccess(ctx.event, h, ctx.ws, path, String(a.to));
-			return lineageDiff(h, from, to);
+			return lineageDiff(from, to, h);
 		}
 	},
 	{
