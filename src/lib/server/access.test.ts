@@ -9,10 +9,12 @@ import {
 	canWritePath,
 	filterAllows,
 	jobReadDecision,
+	mayManageAccounts,
 	readablePathFilter,
 	mayReadPath,
 	mayWritePath,
 	parseScope,
+	requireMintWithin,
 	requireScope,
 	scopeAllows,
 	scopePathFilter,
@@ -171,6 +173,31 @@ describe('the grant asks the same rules', () => {
 	it('is one object per principal', () => {
 		expect(grantOf(bob)).toBe(grantOf(bob));
 		expect(grantOf(bob)).not.toBe(grantOf({ ...bob }));
+	});
+});
+
+describe('minting a token and managing accounts', () => {
+	const refused = (f: () => void) => {
+		try {
+			f();
+			return null;
+		} catch (e) {
+			return (e as ApiError).status;
+		}
+	};
+
+	it('a narrowed token mints only within its own scopes, never an unrestricted token', () => {
+		const narrowed = { ...bob, via: 'token' as const, scopes: ['scripts:read:f/a/*', 'jobs:read'] };
+		expect(refused(() => requireMintWithin(narrowed, ['scripts:read:f/a/x']))).toBeNull();
+		expect(refused(() => requireMintWithin(narrowed, ['scripts:read:f/b/x']))).toBe(403);
+		expect(refused(() => requireMintWithin(narrowed, []))).toBe(403);
+		// A session (or an unscoped token) mints whatever its owner may do.
+		expect(refused(() => requireMintWithin(bob, []))).toBeNull();
+	});
+
+	it('only an instance admin adds existing accounts or sets their passwords', () => {
+		expect(mayManageAccounts(admin)).toBe(false);
+		expect(mayManageAccounts({ ...bob, instanceAdmin: true })).toBe(true);
 	});
 });
 

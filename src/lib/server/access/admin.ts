@@ -3,7 +3,7 @@
 import type { AuthContext } from '../auth/context';
 import { forbidden, notFound } from '../http';
 import type { Principal } from './principal';
-import { authScopeAllows, requireScope, scopeAllows } from './scopes';
+import { authScopeAllows, requireScope, scopeAllows, scopesCovered } from './scopes';
 
 /** 403 unless the caller administers the workspace. */
 export function requireAdmin(p: Principal): void {
@@ -75,4 +75,22 @@ export function requireTokenMint(p: Principal): void {
 export function requireTokenRevoke<T extends { owner: string }>(p: Principal, token: T | null): asserts token is T {
 	requireScope(p, 'tokens', 'write');
 	if (!token || (token.owner !== p.username && !p.isAdmin)) throw notFound('no such token');
+}
+
+/**
+ * Minting a token acting as the caller: a caller that is itself a narrowed token mints only
+ * narrower-or-equal tokens (never an unrestricted one), so `tokens:write` cannot widen itself.
+ */
+export function requireMintWithin(p: Principal, scopes: readonly string[]): void {
+	if (p.scopes !== null && (scopes.length === 0 || !scopesCovered(p.scopes, [...scopes]))) {
+		throw forbidden('scopes: a scoped token may only mint tokens within its own scopes');
+	}
+}
+
+/**
+ * Adding an account that already exists elsewhere to a workspace, or setting an existing
+ * account's password: an instance admin only, since that account's holder did not agree to it.
+ */
+export function mayManageAccounts(p: Principal): boolean {
+	return p.instanceAdmin;
 }

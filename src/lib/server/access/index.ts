@@ -10,7 +10,7 @@ export { requireAuth, workspacePrincipal, NO_SUCH_WORKSPACE, buildPrincipal, vis
 export { granteesOf, canReadPath, canWritePath, canReadFolder, canWriteFolder, mayReadPath, mayWritePath, readablePathFilter, readableFolderPrefix } from './folders';
 export { parseScope, patternMatches, scopeAllows, requireScope, scopePathFilter, filterAllows, scopesCovered, authScopeAllows, actionOfMethod } from './scopes';
 export type { PathPattern, ParsedScope, ScopePathFilter } from './scopes';
-export { requireAdmin, adminAllows, requireAdminAccess, requireWorkspaceCreate, requireFork, requireInstanceStats, mayListTokens, requireTokenList, requireTokenMint, requireTokenRevoke } from './admin';
+export { requireAdmin, adminAllows, requireAdminAccess, requireWorkspaceCreate, requireFork, requireInstanceStats, mayListTokens, requireTokenList, requireTokenMint, requireTokenRevoke, requireMintWithin, mayManageAccounts } from './admin';
 export type { AdminResource } from './admin';
 export { ASK_FOR_SHARE_LINK, jobReadDecision, requireJobRead, jobListAccess, jobScopeAllows, JobNotFoundError, jobAccess, requireShareMint, mayMintShare, runPageRights, mayRun, requireScriptWrite, requireRunAccess, requireCancelAccess } from './jobs';
 export type { JobReadDecision, JobAccess, JobListAccess } from './jobs';
