@@ -8,7 +8,7 @@ import type { LineageOwner, ScriptPathFilter, VersionRef } from '../repo/lineage
 import { canReadFolder, canReadPath, canWriteFolder, mayReadPath, mayWritePath, readableFolderPrefix, readablePathFilter } from './folders';
 import { assetPathGate, authoredPathFilter, authoredShownOf, pinnedAuthoredShown, readableLineageOwners, readableVersion, shapePathFilter } from './hidden-nodes';
 import { workspacePrincipal } from './identity';
-import { mayRun, type JobAccess } from './jobs';
+import { jobListAccess, jobScopeAllows, mayRun, type JobAccess, type JobListAccess } from './jobs';
 import type { Principal } from './principal';
 import { requireScope, scopeAllows, scopePathFilter, type ScopePathFilter } from './scopes';
 
@@ -74,6 +74,16 @@ export class Grant {
 	/** The paths `domain:action` reaches, as data for a SQL filter. */
 	scope(domain: string, action: string): ScopePathFilter {
 		return scopePathFilter(this.principal, domain, action);
+	}
+
+	/** Whether the token's `jobs:read` reaches the runs of `scriptPath` (a run without a path needs an unrestricted scope). */
+	reachesJobsOf(scriptPath: string | null): boolean {
+		return jobScopeAllows(this.principal, scriptPath);
+	}
+
+	/** The job read rule and the token's `jobs:read` paths, as data for a listing's SQL. */
+	jobListing(): JobListAccess {
+		return jobListAccess(this.principal);
 	}
 
 	/** Every path the owner reads, as data for a SQL filter. */

@@ -28,6 +28,6 @@ export const load: PageServerLoad = async (event) => {
 	const graphMs = Math.round(performance.now() - t0);
 	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
 	// GET jobs/list's gate, inside: the run lens's latest statuses, for whoever may list the runs.
-	const runs = await latestRuns(await getDatabase(), p, graph);
+	const runs = await latestRuns(grantOf(p), await getDatabase(), graph);
 	return { folder: event.params.folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs } };
 };
