@@ -69,28 +69,16 @@ const RULES: Rule[] = [
 const KNOWN: Record<string, string[]> = {
 	'routes do not import repo/ (a route calls a service; SQL stays behind the gates)': [
 		'src/routes/+page.server.ts → $lib/server/repo/workspaces',
-		'src/routes/api/w/[ws]/folders/+server.ts → $lib/server/repo/folders',
-		'src/routes/api/w/[ws]/groups/+server.ts → $lib/server/repo/groups',
 		'src/routes/api/w/[ws]/jobs/get/[id]/+server.ts → $lib/server/repo/jobs',
 		'src/routes/api/w/[ws]/jobs/list/+server.ts → $lib/server/repo/jobs',
 		'src/routes/api/w/[ws]/jobs/run_progress/[id]/+server.ts → $lib/server/repo/jobs',
 		'src/routes/api/w/[ws]/openlineage/namespaces/+server.ts → $lib/server/repo/openlineage-in',
-		'src/routes/api/w/[ws]/tokens/+server.ts → $lib/server/repo/tokens',
-		'src/routes/api/w/[ws]/tokens/[id]/+server.ts → $lib/server/repo/tokens',
-		'src/routes/api/w/[ws]/users/+server.ts → $lib/server/repo/workspaces',
-		'src/routes/api/w/[ws]/warehouses/+server.ts → $lib/server/repo/warehouses',
 		'src/routes/api/whoami/+server.ts → $lib/server/repo/workspaces',
 		'src/routes/api/workspaces/+server.ts → $lib/server/repo/workspaces',
 		'src/routes/login/+page.server.ts → $lib/server/repo/workspaces',
 		'src/routes/w/[ws]/+layout.server.ts → $lib/server/repo/workspaces',
 		'src/routes/w/[ws]/dbt/[...path]/+page.server.ts → $lib/server/repo/jobs',
 		'src/routes/w/[ws]/run/[id]/+page.server.ts → $lib/server/repo/jobs',
-		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/folders',
-		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/groups',
-		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/tokens',
-		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/warehouses',
-		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/openlineage-in',
-		'src/routes/w/[ws]/settings/+page.server.ts → $lib/server/repo/workspaces'
 	]
 };
 

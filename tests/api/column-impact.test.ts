@@ -13,7 +13,8 @@ import type { ColumnImpactAnswer } from '../../src/lib/types/column-impact';
 import type { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures, fixture } from '../support/fixtures';
-import { buildLineageWorld, hex, jaffleAssetPaths, SECRET, WS, type LineageWorld } from '../support/lineage-world';
+import { buildLineageWorld, content, deployGraph, hex, jaffleAssetPaths, node, SECRET, WS, type LineageWorld } from '../support/lineage-world';
+import { sql } from 'drizzle-orm';
 
 const RAW = 'main/analytics/raw_orders';
 const O = 'main/analytics/orders';
@@ -385,6 +386,40 @@ describeFixtures('column impact', () => {
 					expect(r.status).toBe(400);
 					expect(r.body.error).toMatch(/include: unknown word/);
 				}
+			});
+		});
+
+		// Last: it deploys into the world the tests above read.
+		describe('answers read through the graph cache never outlive what they were read from', () => {
+			const EXTRA = 'f/analytics/extra';
+			const extra = (withEdge: boolean) =>
+				content(
+					[node('source.extra.analytics.orders', O), node('model.extra.extra', 'main/analytics/extra')],
+					[['source.extra.analytics.orders', 'model.extra.extra']],
+					withEdge ? [['source.extra.analytics.orders', 'order_id', 'model.extra.extra', 'oid', 'copy']] : []
+				);
+			const listed = async (c: ApiClient) => {
+				const r = await c.get(`/api/w/${WS}/assets/column_impact?${impactUrl(RAW, 'id')}`);
+				expect(r.status, JSON.stringify(r.body)).toBe(200);
+				return (r.body as ColumnImpactAnswer).columns.map((x) => `${x.asset_path}.${x.column}`);
+			};
+
+			it('a new project reading a listed relation, its next version without the edge, and its deletion each answer at once', async () => {
+				const before = await listed(w.c.alice);
+				expect(await listed(w.c.alice)).toEqual(before);
+				expect(before).not.toContain('main/analytics/extra.oid');
+				await deployGraph(h, EXTRA, extra(true), 'alice');
+				const withExtra = await listed(w.c.alice);
+				expect(withExtra).toContain('main/analytics/extra.oid');
+				expect(withExtra.filter((x) => x !== 'main/analytics/extra.oid')).toEqual(before);
+				// carol does not read analytics: the cached lookups are gated per caller.
+				expect(await listed(w.c.carol)).not.toContain('main/analytics/extra.oid');
+				await deployGraph(h, EXTRA, extra(false), 'alice');
+				expect(await listed(w.c.alice)).toEqual(before);
+				await deployGraph(h, EXTRA, extra(true), 'alice');
+				expect(await listed(w.c.alice)).toContain('main/analytics/extra.oid');
+				await h.rows(sql`update script set deleted = true where workspace = ${WS} and path = ${EXTRA}`);
+				expect(await listed(w.c.alice)).toEqual(before);
 			});
 		});
 	});

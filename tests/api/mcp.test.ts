@@ -13,7 +13,8 @@ import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
 import { startBridge } from '../support/http-bridge';
-import { buildLineageWorld, hex, login, SHOP, WS, type LineageWorld } from '../support/lineage-world';
+import { buildLineageWorld, content, deployGraph, hex, login, node, SHOP, WS, type LineageWorld } from '../support/lineage-world';
+import { sql } from 'drizzle-orm';
 import { callJson, mcpClient } from '../support/mcp';
 
 const RAW = 'main/analytics/raw_orders';
@@ -322,6 +323,30 @@ describeFixtures('the MCP server', () => {
 				await c.close();
 				await bridge.close();
 			}
+		});
+
+		// Last: it deploys into the world the tests above read, and deletes what it deployed.
+		it('trace_column follows a deploy and a delete at once: its cached reads are keyed by the stamp read with each request', async () => {
+			const EXTRA = 'f/analytics/extra';
+			const client = await connect(w.c.alice);
+			const listed = async () => (await callJson(client, 'trace_column', { asset_path: RAW, column: 'id', direction: 'downstream' })).body.downstream.columns.map((c: any) => `${c.asset_path}.${c.column}`);
+			const before = await listed();
+			expect(await listed()).toEqual(before);
+			await deployGraph(
+				h,
+				EXTRA,
+				content(
+					[node('source.extra.analytics.orders', O), node('model.extra.extra', 'main/analytics/extra')],
+					[['source.extra.analytics.orders', 'model.extra.extra']],
+					[['source.extra.analytics.orders', 'order_id', 'model.extra.extra', 'oid', 'copy']]
+				),
+				'alice'
+			);
+			const after = await listed();
+			expect(after).toContain('main/analytics/extra.oid');
+			expect(after.filter((x: string) => x !== 'main/analytics/extra.oid')).toEqual(before);
+			await h.rows(sql`update script set deleted = true where workspace = ${WS} and path = ${EXTRA}`);
+			expect(await listed()).toEqual(before);
 		});
 	});
 });

@@ -13,6 +13,9 @@ import { deleteGraph, versionKey } from '../../src/lib/server/repo/graph';
 import { insertJob, upsertProgress } from '../../src/lib/server/repo/jobs';
 import { buildLineageWorld, deployGraph, hex, JAFFLE, jaffleAssetPaths, LEDGER, REPORT, SECRET, SHOP, shopV2, WS, type LineageWorld } from '../support/lineage-world';
 import { ndjsonEvents, openLineageValidator } from '../support/openlineage-schemas';
+import { jaffleWithExposure } from '../support/consumer-manifests';
+
+const CONSUMER_JOB = /^(semantic_model|metric|saved_query|exposure)\./;
 
 const RUN_RESULTS = fixture('jaffle-shop-1.12-duckdb-docs-generate', 'run_results.json');
 
@@ -56,7 +59,7 @@ describeFixtures('OpenLineage export', () => {
 					.filter((n) => ['model', 'seed', 'snapshot'].includes(n.resource_type))
 					.map((n) => modelName(n.unique_id))
 					.sort();
-				const dbtEvents = events.filter((e) => e.job.name.startsWith(`${JAFFLE}/`));
+				const dbtEvents = events.filter((e) => e.job.name.startsWith(`${JAFFLE}/`) && !CONSUMER_JOB.test(e.job.name.slice(JAFFLE.length + 1)));
 				expect(dbtEvents.map((e) => e.job.name).sort()).toEqual(jobs);
 				expect(new Set(events.map((e) => e.eventType))).toEqual(new Set(['COMPLETE']));
 				expect(new Set(dbtEvents.map((e) => e.job.namespace))).toEqual(new Set([`tributary://${WS}`]));
@@ -107,6 +110,71 @@ describeFixtures('OpenLineage export', () => {
 				const indirect = out.facets.columnLineage.dataset.flatMap((i: any) => i.transformations.map((t: any) => `${i.field}:${t.type}/${t.subtype ?? ''}`));
 				expect(indirect).toContain('customer_id:INDIRECT/JOIN');
 				expect(ev.job.facets.sql.query).toBe(w.manifest.nodes['model.jaffle_shop.customers'].raw_code);
+			});
+
+			it("its consumers are jobs of the project: semantic models, metrics and saved queries each write a dataset of their own, with column lineage down to the relations", () => {
+				const consumers = events.filter((e) => e.job.name.startsWith(`${JAFFLE}/`) && CONSUMER_JOB.test(e.job.name.slice(JAFFLE.length + 1)));
+				const byType = (t: string) => consumers.filter((e) => e.job.facets.jobType.jobType === t).length;
+				expect([byType('SEMANTIC_MODEL'), byType('METRIC'), byType('SAVED_QUERY'), byType('EXPOSURE')]).toEqual([6, 23, 3, 0]);
+				const ns = `dbt-consumer://${WS}/${JAFFLE}`;
+				const ofJob = (uid: string) => consumers.find((e) => e.job.name === `${JAFFLE}/${uid}`);
+				// A semantic model reads its model; each entity, dimension and measure from the model's columns.
+				const sm = ofJob('semantic_model.jaffle_shop.orders');
+				expect(sm.inputs.map((i: any) => i.name)).toEqual(['jaffle_shop.main.orders']);
+				expect(sm.outputs).toHaveLength(1);
+				expect(sm.outputs[0]).toMatchObject({ namespace: ns, name: 'semantic_model.jaffle_shop.orders' });
+				expect(sm.outputs[0].facets.columnLineage.fields.customer.inputFields).toEqual([
+					{ namespace: sm.inputs[0].namespace, name: 'jaffle_shop.main.orders', field: 'customer_id', transformations: [{ type: 'DIRECT', subtype: 'TRANSFORMATION' }] }
+				]);
+				// A metric reads the semantic model's dataset; its field, the relation column under the measure.
+				const revenue = ofJob('metric.jaffle_shop.revenue');
+				expect(revenue.inputs).toEqual([{ namespace: ns, name: 'semantic_model.jaffle_shop.order_items' }]);
+				expect(revenue.outputs[0].facets.columnLineage.fields.revenue.inputFields.map((i: any) => [i.name, i.field])).toEqual([['jaffle_shop.main.order_items', 'product_price']]);
+				// Every consumer dataset read is one the export writes.
+				const written = new Set(consumers.flatMap((e) => e.outputs.map((o: any) => `${o.namespace}\u0000${o.name}`)));
+				for (const e of consumers) for (const i of e.inputs) if (i.namespace === ns) expect(written.has(`${i.namespace}\u0000${i.name}`), i.name).toBe(true);
+				expect([...validator.checkedFacets].some((id) => id.includes('JobTypeJobFacet'))).toBe(true);
+			});
+
+			it('consumers are authored: none for an insider shown the shape only; a token narrowed away from a relation hides what reads it; an outsider gets nothing', async () => {
+				const names = (evs: any[]) => evs.map((e) => e.job.name as string).filter((n) => CONSUMER_JOB.test(n.slice(JAFFLE.length + 1)));
+				expect(names(await eventsOf(exportOf(await w.token('alice', ['assets:read']), JAFFLE)))).toEqual([]);
+				const partial = await eventsOf(exportOf(await w.token('alice', ['assets:read:main/main/order_items', 'assets:read:main/main/orders', 'scripts:read']), JAFFLE));
+				const got = new Set(names(partial).map((n) => n.slice(JAFFLE.length + 1)));
+				expect(got.has('metric.jaffle_shop.revenue')).toBe(true);
+				expect(got.has('semantic_model.jaffle_shop.orders')).toBe(true);
+				// lifetime_spend is over customers, withheld: not named, not a dataset, not an input.
+				for (const hidden of ['metric.jaffle_shop.lifetime_spend', 'semantic_model.jaffle_shop.customers', 'metric.jaffle_shop.average_order_value']) {
+					expect(got.has(hidden)).toBe(false);
+					expect(JSON.stringify(partial)).not.toContain(hidden);
+				}
+				for (const c of [w.c.bob, w.c.carol]) {
+					const r = await exportOf(c, JAFFLE);
+					expect(r.status).toBe(404);
+					expect(JSON.stringify(r.body)).not.toContain('metric.jaffle_shop');
+				}
+			});
+
+			it('an exposure is the end of the line: a job reading the metric and the model it depends on, writing nothing', async () => {
+				const f = new FormData();
+				f.set('path', 'f/analytics/with-exposure');
+				f.set('manifest', new Blob([jaffleWithExposure()]), 'manifest.json');
+				const d = await w.c.alice.call('POST', `/api/w/${WS}/scripts/dbt/deploy`, { form: f });
+				expect(d.status, JSON.stringify(d.body)).toBe(201);
+				const evs = await eventsOf(exportOf(w.c.alice, 'f/analytics/with-exposure'));
+				const exposures = evs.filter((e) => e.job.facets.jobType.jobType === 'EXPOSURE');
+				expect(exposures).toHaveLength(1);
+				const [x] = exposures;
+				expect(x.outputs).toEqual([]);
+				expect(x.inputs).toEqual(
+					expect.arrayContaining([
+						{ namespace: `dbt-consumer://${WS}/f/analytics/with-exposure`, name: 'metric.jaffle_shop.revenue' },
+						expect.objectContaining({ name: 'jaffle_shop.main.orders' })
+					])
+				);
+				// The exposure sits on orders: a token that does not reach it does not see the exposure.
+				const narrow = await eventsOf(exportOf(await w.token('alice', ['assets:read:main/main/order_items', 'scripts:read']), 'f/analytics/with-exposure'));
+				expect(narrow.filter((e) => e.job.facets?.jobType?.jobType === 'EXPOSURE')).toEqual([]);
 			});
 
 			it('the same version exported twice names the same runs', async () => {

@@ -10,7 +10,7 @@ import type { AuthContext } from '../../src/lib/server/auth/context';
 import { SESSION_COOKIE } from '../../src/lib/server/auth/session';
 import { bootstrap } from '../../src/lib/server/bootstrap';
 import { setDatabase, type Database } from '../../src/lib/server/db';
-import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, ROASTERY_OUTCOMES, roasteryProducers, type GeneratedProject } from '../../src/lib/server/demo/generator';
+import { DEMO_CHANGE, DEMO_EARLIER, DEMO_FAILING_MODEL, demoProducers, generateProject, ROASTERY_OUTCOMES, roasteryProducers, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { roasteryProjectSpec } from '../../src/lib/server/demo/roastery-project';
 import { isExecutable, type ModelSpec, type RelationSpec } from '../../src/lib/server/demo/spec';
 import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, ROASTERY_PROJECT_PATH, seedDemo, wantDemo, type DemoSeed } from '../../src/lib/server/demo/seed';
@@ -124,9 +124,11 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(r.columnEdges).toBe(project.meta.columnEdges.total);
 		const [row] = await h.rows<{ n: number; archived: number }>(
 			sql`select count(*)::int as n, (select count(*)::int from script_archive where workspace = ${DEMO_WORKSPACE}) as archived
-			    from dbt_node where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and script_hash is not null`
+			    from dbt_node where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH}
+			     and script_hash = (select script_hash from job where id = ${seeded.jobId}::uuid)`
 		);
-		expect(row).toEqual({ n: expectedNodes, archived: 2 });
+		// Archives: the shop's two versions and the roastery's one.
+		expect(row).toEqual({ n: expectedNodes, archived: 3 });
 		// Every relation the demo writes is published as asset usage under the warehouse `main`.
 		const usage = await h.rows<{ asset_path: string }>(
 			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and asset_kind = 'dbt' and access = 'w'`
@@ -253,6 +255,23 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			sql`select count(*)::int as n from dbt_node where workspace = ${DEMO_WORKSPACE} and unique_id = ${DEMO_CHANGE.addedModel} and script_hash is not null`
 		);
 		expect(v.n).toBe(0);
+	});
+
+	it('has two deployed versions of the shop: the current one adds fct_payments and stores.last_order_at over the earlier one', async () => {
+		const get = async (id: string) => (await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/get/${id}?logs=false`)).body as JobPoll;
+		const [earlier, current] = await Promise.all([get(seeded.earlierJobId), get(seeded.jobId)]);
+		expect(earlier).toMatchObject({ kind: 'deploy', status: 'success', script_path: DEMO_PROJECT_PATH });
+		expect(earlier.script_hash).not.toBe(current.script_hash);
+		// The diff "compare any two versions" shows, by hash, from the generator's own change.
+		const r = await admin.get(`/api/w/${DEMO_WORKSPACE}/dbt/diff?${new URLSearchParams({ path: DEMO_PROJECT_PATH, from: earlier.script_hash!, to: 'latest' })}`);
+		expect(r.status, JSON.stringify(r.body)).toBe(200);
+		const d = r.body as { to: { hash: string }; models: { added: string[]; removed: string[]; modified: { unique_id: string; changes: string[] }[] }; columns: { added: { asset_path: string; column: string }[] } };
+		expect(d.to.hash).toBe(current.script_hash);
+		expect(d.models.added).toEqual([DEMO_EARLIER.addedModel]);
+		expect(d.models.removed).toEqual([]);
+		expect(d.models.modified.map((m) => m.unique_id)).toEqual([DEMO_EARLIER.modifiedModel]);
+		expect(d.models.modified[0].changes).toEqual(expect.arrayContaining(['sql', 'columns']));
+		expect(d.columns.added.map((c) => `${c.asset_path}.${c.column}`)).toContain(`main/analytics/stores.${DEMO_EARLIER.addedColumn.column}`);
 	});
 
 	it("lists the two recorded runs and the preview under the workspace page's Recent runs, with kind and status", async () => {

@@ -125,7 +125,7 @@ describe('signing in (chromium, built app, embedded database)', () => {
 });
 
 describe('shutdown', () => {
-	it('exits within 2 s of SIGTERM', async () => {
+	it('exits 0 on SIGTERM when idle, without waiting out the grace period', async () => {
 		const app = await startApp({ TRIBUTARY_DEMO: '0' });
 		// Touch the database so the pool is open when the signal arrives.
 		await apiLogin(app.url);
@@ -134,6 +134,7 @@ describe('shutdown', () => {
 		const elapsed = Date.now() - t0;
 		await app.stop();
 		expect(code).toBe(0);
-		expect(elapsed).toBeLessThan(2000);
+		// Idle, nothing is left to wait for: the stop does not sit out the 10 s default grace.
+		expect(elapsed).toBeLessThan(8000);
 	}, 120_000);
 });

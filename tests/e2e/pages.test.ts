@@ -290,7 +290,8 @@ describe('pages (chromium, built app, demo workspace)', () => {
 	it('the project page: versions, the model graph, runs, and the run form', async () => {
 		const page = await member.newPage();
 		await openCanvas(page, `${app.url}/w/demo/dbt/f/demo/shop`);
-		await expect.poll(() => page.getByTestId('versions').locator('tbody tr').count()).toBe(1);
+		// The demo's earlier version and its current one.
+		await expect.poll(() => page.getByTestId('versions').locator('tbody tr').count()).toBe(2);
 		await expect.poll(() => page.getByTestId('runs').textContent()).toContain(runId.slice(0, 8));
 		expect(await page.getByRole('button', { name: 'Run' }).isEnabled()).toBe(true);
 		await page.locator('[data-testid=card][data-path="main/analytics/customers"]').click();

@@ -152,6 +152,34 @@ describe.skipIf(!needFixtures('the page gates')).each(testBackends())('page gate
 		}
 	});
 
+	// Deploy and delete controls: shown exactly to the callers the upload and delete APIs let through.
+	it.each([
+		['alice session (writes analytics)', 'alice', null, JAFFLE, true],
+		['alice token with scripts:read only', 'alice', ['assets:read', 'jobs:read', 'scripts:read'], JAFFLE, false],
+		['carol session (reads finance only)', 'carol', null, LEDGER, false],
+		['wsadmin session', 'wsadmin', null, JAFFLE, true]
+	] as const)('deploy and delete buttons: %s', async (_name, user, scopes, path, may) => {
+		const c = scopes === null ? w.c[user as Caller] : await w.token(user, [...scopes]);
+		if (path === JAFFLE) {
+			const project = await pageOutcome(projectLoad((await pageEventOf(c, `/w/${WS}/dbt/${path}`, { ws: WS, path })) as never));
+			expect(project.status, JSON.stringify(project.data)).toBe(200);
+			expect([project.data.mayDeploy, project.data.mayDelete]).toEqual([may, may]);
+		}
+		const folder = path.split('/')[1];
+		const pipeline = await pageOutcome(pipelineLoad((await pageEventOf(c, `/w/${WS}/pipeline/${folder}`, { ws: WS, folder })) as never));
+		expect(pipeline.status, JSON.stringify(pipeline.data)).toBe(200);
+		expect(pipeline.data.mayDeploy).toBe(may);
+		if (folder === 'analytics') expect(pipeline.data.deletable.includes(REPORT)).toBe(may);
+		if (!may) {
+			// The API refuses the same callers (nothing is deleted for the others here: the world is shared).
+			const del = await c.call('DELETE', `/api/w/${WS}/scripts/p/${path}`);
+			expect(del.status, JSON.stringify(del.body)).toBe(403);
+			const f = new FormData();
+			f.set('path', path);
+			expect((await c.call('POST', `/api/w/${WS}/scripts/dbt/deploy?path=${encodeURIComponent(path)}`, { form: f })).status).toBe(403);
+		}
+	});
+
 	// The workspace page's projects: each caller sees exactly the projects whose folder it reads.
 	it.each([
 		['bob (reads only the folder `analytic`, a prefix of `analytics`)', 'bob', []],

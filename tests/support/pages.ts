@@ -6,7 +6,13 @@ import { workspaceGrant } from '../../src/lib/server/access';
 import type { ApiClient } from './api';
 
 /** A page event for `url` carrying the client's credentials; `params` as the route names them. */
-export async function pageEventOf(client: ApiClient, url: string, params: Record<string, string>, form?: Record<string, string>): Promise<RequestEvent> {
+export async function pageEventOf(
+	client: ApiClient,
+	url: string,
+	params: Record<string, string>,
+	form?: Record<string, string | string[]>,
+	opts: { setCookies?: boolean } = {}
+): Promise<RequestEvent> {
 	const u = new URL(url, 'http://localhost');
 	const headers = new Headers(client.defaults);
 	const cookie = client.jar.header();
@@ -14,11 +20,16 @@ export async function pageEventOf(client: ApiClient, url: string, params: Record
 	let body: FormData | undefined;
 	if (form) {
 		body = new FormData();
-		for (const [k, v] of Object.entries(form)) body.set(k, v);
+		for (const [k, v] of Object.entries(form)) for (const one of Array.isArray(v) ? v : [v]) body.append(k, one);
 	}
+	// With setCookies, what the action sets lands in the client's jar (a sign-in's new session, say).
 	const cookies = {
 		get: (n: string) => client.jar.values.get(n),
-		set: () => {},
+		set: (n: string, v: string, o: { maxAge?: number }) => {
+			if (!opts.setCookies) return;
+			if (v === '' || o?.maxAge === 0) client.jar.values.delete(n);
+			else client.jar.values.set(n, v);
+		},
 		delete: () => {}
 	} as unknown as Cookies;
 	const event = {
@@ -29,7 +40,8 @@ export async function pageEventOf(client: ApiClient, url: string, params: Record
 		locals: {} as App.Locals,
 		depends: () => {},
 		parent: async () => ({}),
-		setHeaders: () => {}
+		setHeaders: () => {},
+		getClientAddress: () => client.clientAddress
 	} as unknown as RequestEvent;
 	event.locals.auth = await authenticate(event);
 	event.locals.grant = (ws) => workspaceGrant(event, ws);

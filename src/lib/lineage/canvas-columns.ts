@@ -1,4 +1,4 @@
-// Columns on the canvas (issue 16, item 5): a card expanded into its column rows, and the column
+// Columns on the canvas: a card expanded into its column rows, and the column
 // trace drawn from row to row across the cards. Pure geometry and graph reading, so the page and
 // the tests share it. An expanded card keeps its laid-out size — its rows hang below it as an
 // overlay that pushes nothing — so a row's position is the card's position plus arithmetic.

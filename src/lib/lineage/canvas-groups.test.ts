@@ -106,9 +106,7 @@ describe('laying out a cut', () => {
 		const { nodes, edges } = syntheticProject(3000);
 		const tree = buildGroupTree(nodes, edges);
 		const open = initialOpen(tree);
-		const t0 = performance.now();
 		const layouts = layoutLevels(levelsOf(tree, open), new LayoutCache(100));
-		const ms = performance.now() - t0;
 		const cut = composeCut(tree, open, layouts)!;
 		expect(cut.cards.map((c) => c.id).sort()).toEqual(cutOf(tree, open).units.sort());
 		noOverlaps(cut.cards);
@@ -119,8 +117,6 @@ describe('laying out a cut', () => {
 				expect(c.x >= f.x && c.y >= f.y && c.x + c.w <= f.x + f.w && c.y + c.h <= f.y + f.h, `${c.id} in ${f.id}`).toBe(true);
 			}
 		}
-		// Loose: a first cut is a few small dagre runs, not the 14 s of the whole graph.
-		expect(ms).toBeLessThan(5000);
 	});
 
 	it.each([

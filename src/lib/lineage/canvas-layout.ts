@@ -1,8 +1,8 @@
 // Canvas layout (CANVAS.md §2, §7): dagre, layered left to right by default or top to bottom
 // (producers before what they write, sources before models), `ranker: 'tight-tree'` (the default ranker blows up on dbt
 // graphs), run per connected component and per group of the disclosure tree, on the SERVER.
-// A level is small (a group's children), so a cut of a 3000-model folder is a handful of
-// sub-second layouts instead of one 14 s layout, and each piece is cached by its digest.
+// A level is small (a group's children), so a cut of a big folder is a handful of
+// quick layouts instead of one slow one, and each piece is cached by its digest.
 import dagre from '@dagrejs/dagre';
 import { digestOf } from './canvas-model';
 import { frameSize, type Direction, type LevelInput, type LevelLayout } from './canvas-sizes';

@@ -1,6 +1,6 @@
 // The canvas's own compact graph (DESIGN.md §9), derived from an asset graph: what a card needs
-// and nothing an author wrote beyond what the answer already served. A 3000-model folder's asset
-// graph is ~13 MB with SQL and columns; this is the few hundred KB the canvas is drawn from,
+// and nothing an author wrote beyond what the answer already served. A big folder's asset
+// graph is megabytes of SQL and columns; this is the small part the canvas is drawn from,
 // while a selection's details are read on demand.
 import type { AssetGraph, DbtProvenance } from '../types/asset-graph';
 import type { CanvasProject, CanvasWire } from '../types/canvas';
@@ -185,8 +185,7 @@ export function canvasFromAssetGraph(g: AssetGraph, opts: { projectFilter?: (pat
 }
 
 // ─── Wire form ─────────────────────────────────────────────────────────────────────────────
-// The canvas rides in the page data, so its size is part of the time to first paint: a
-// 3000-model folder is 1.7 MB as objects. Repeated words (kinds, materializations, unique-id
+// The canvas rides in the page data, so its size is part of the time to first paint. Repeated words (kinds, materializations, unique-id
 // prefixes, file directories, projects) go into one table, a unique id or file name that merely
 // repeats the relation's name is not repeated, and edges are index pairs.
 

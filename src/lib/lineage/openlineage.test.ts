@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../tests/support/fixtures';
 import { OPENLINEAGE_REFERENCE, openLineageValidator } from '../../../tests/support/openlineage-schemas';
 import type { RunEvent } from '../types/openlineage';
-import { datasetId, modelEvent, producerEvent, transformationsOf, type ModelEventInput, type OlNode } from './openlineage';
+import { consumerEvent, datasetId, modelEvent, producerEvent, transformationsOf, type ModelEventInput, type OlNode } from './openlineage';
+import type { GraphConsumer } from '../types/consumers';
 import { sqlColumnUses } from './sql-clauses';
 import { namedGraphs } from '../../../tests/support/test-graphs';
 
@@ -230,5 +231,54 @@ describeFixtures('the events validate against the official OpenLineage schemas',
 		]);
 		expect(ev.outputs[0].facets?.columnLineage?.fields.total.inputFields[0].transformations).toEqual([{ type: 'DIRECT' }]);
 		expect(v.checkedFacets).toContain('https://openlineage.io/spec/facets/1-2-0/ParentRunFacet.json');
+	});
+});
+
+describe('consumerEvent', () => {
+	const base = { script_path: 'f/a/p', label: null, description: null, depends_on_assets: [] as string[] };
+	const sm: GraphConsumer = {
+		...base,
+		unique_id: 'semantic_model.p.orders',
+		type: 'semantic_model',
+		name: 'orders',
+		depends_on: ['model.p.orders'],
+		depends_on_assets: ['main/analytics/orders'],
+		model_asset: 'main/analytics/orders',
+		fields: [
+			{ name: 'order_id', role: 'entity', expr: null, reads: ['order_id'] },
+			{ name: 'net', role: 'dimension', expr: 'amount * 0.9', reads: ['amount'] },
+			{ name: 'total', role: 'measure', expr: 'amount', agg: 'sum', reads: ['amount'] }
+		]
+	};
+	const metric: GraphConsumer = {
+		...base,
+		unique_id: 'metric.p.revenue',
+		type: 'metric',
+		name: 'revenue',
+		depends_on: ['semantic_model.p.orders', 'semantic_model.p.hidden'],
+		columns: [{ asset_path: 'main/analytics/orders', column: 'amount' }]
+	};
+	const ev = (c: GraphConsumer, shown = ['semantic_model.p.orders', 'metric.p.revenue']) =>
+		consumerEvent({ workspace: 'acme', scriptPath: 'f/a/p', consumer: c, shownConsumers: new Set(shown), naming }, frame);
+
+	it("a semantic model: its model as input, a field per entity, dimension and measure from the model's columns", () => {
+		const e = ev(sm);
+		expect(e.job).toMatchObject({ namespace: 'tributary://acme', name: 'f/a/p/semantic_model.p.orders', facets: { jobType: { integration: 'DBT', jobType: 'SEMANTIC_MODEL' } } });
+		expect(e.inputs).toEqual([{ namespace: 'dbt://acme/main', name: 'jaffle_shop.analytics.orders' }]);
+		const fields = e.outputs[0].facets!.columnLineage!.fields;
+		const sub = (f: string) => fields[f].inputFields.map((i) => `${i.field}:${i.transformations.map((t) => t.subtype).join()}`);
+		expect([sub('order_id'), sub('net'), sub('total')]).toEqual([['order_id:IDENTITY'], ['amount:TRANSFORMATION'], ['amount:AGGREGATION']]);
+		expect(e.outputs[0]).toMatchObject({ namespace: 'dbt-consumer://acme/f/a/p', name: 'semantic_model.p.orders' });
+	});
+
+	it('a metric reads the consumer datasets it builds on, only those shown; an exposure writes nothing', () => {
+		const m = ev(metric);
+		expect(m.inputs).toEqual([{ namespace: 'dbt-consumer://acme/f/a/p', name: 'semantic_model.p.orders' }]);
+		expect(m.outputs[0].facets!.columnLineage!.fields.revenue.inputFields).toEqual([
+			{ namespace: 'dbt://acme/main', name: 'jaffle_shop.analytics.orders', field: 'amount', transformations: [{ type: 'DIRECT', subtype: 'AGGREGATION' }] }
+		]);
+		const x = ev({ ...base, unique_id: 'exposure.p.dash', type: 'exposure', name: 'dash', depends_on: ['metric.p.revenue'] });
+		expect([x.inputs, x.outputs]).toEqual([[{ namespace: 'dbt-consumer://acme/f/a/p', name: 'metric.p.revenue' }], []]);
+		expect(x.job.facets!.jobType!.jobType).toBe('EXPOSURE');
 	});
 });

@@ -9,6 +9,7 @@
 import type { ColumnLineageFacet, InputField, OlDataset, OlJob, OlRun, RunEvent, RunEventType, SchemaFacet, Transformation } from '../types/openlineage';
 import { externalDatasetOf, OPENLINEAGE_ASSET_KIND } from './openlineage-in';
 import { sqlColumnUses, type SqlColumnUses } from './sql-clauses';
+import type { GraphConsumer } from '../types/consumers';
 
 export const OPENLINEAGE_SCHEMA_URL = 'https://openlineage.io/spec/2-0-2/OpenLineage.json#/$defs/RunEvent';
 /** The producer URI of every event and facet (a URN: Tributary has no canonical public URL). */
@@ -338,4 +339,84 @@ export function producerEvent(p: ProducerEventInput, frame: EventFrame): RunEven
 		outputs.push(out);
 	}
 	return event(frame, p.workspace, job, inputs, outputs);
+}
+
+/** Consumer datasets' namespace: a project's semantic layer and exposures are not relations of any warehouse. */
+export function consumerNamespace(workspace: string, scriptPath: string): string {
+	return `dbt-consumer://${workspace}/${scriptPath}`;
+}
+
+export interface ConsumerEventInput {
+	workspace: string;
+	scriptPath: string;
+	/** Already gated (graphConsumers): every relation it names is one the caller may see. */
+	consumer: GraphConsumer;
+	/** unique_ids of the project's shown consumers: what an entry depends on among them. */
+	shownConsumers: ReadonlySet<string>;
+	naming: DatasetNaming;
+}
+
+const CONSUMER_JOB_TYPE: Record<GraphConsumer['type'], string> = {
+	semantic_model: 'SEMANTIC_MODEL',
+	metric: 'METRIC',
+	saved_query: 'SAVED_QUERY',
+	exposure: 'EXPOSURE'
+};
+
+/**
+ * One consumer of a project (an exposure, semantic model, metric or saved query) as a job of
+ * the project, like a model: the relations and consumers it reads as inputs; a semantic model,
+ * metric or saved query also writes a dataset of its own (namespace consumerNamespace, name its
+ * unique_id) that what builds on it reads, with column lineage down to the relations' columns:
+ * a semantic model's entities, dimensions and measures from its model's columns, a metric's or
+ * saved query's single field from every column it reads through its measures. An exposure is
+ * the end of the line: inputs only.
+ */
+export function consumerEvent(c: ConsumerEventInput, frame: EventFrame): RunEvent {
+	const g = c.consumer;
+	const job: OlJob = {
+		namespace: jobNamespace(c.workspace),
+		name: `${c.scriptPath}/${g.unique_id}`,
+		facets: { jobType: { ...facet('jobType'), processingType: 'BATCH', integration: 'DBT', jobType: CONSUMER_JOB_TYPE[g.type] } }
+	};
+	const ns = consumerNamespace(c.workspace, c.scriptPath);
+	const inputs: OlDataset[] = [];
+	const seen = new Set<string>();
+	const relation = (path: string) => {
+		if (seen.has(`r\u0000${path}`)) return;
+		seen.add(`r\u0000${path}`);
+		inputs.push({ ...cachedDatasetId('dbt', path, c.naming) });
+	};
+	for (const p of g.depends_on_assets) relation(p);
+	if (g.model_asset) relation(g.model_asset);
+	for (const d of [...g.depends_on].sort()) {
+		if (!c.shownConsumers.has(d) || seen.has(`c\u0000${d}`)) continue;
+		seen.add(`c\u0000${d}`);
+		inputs.push({ namespace: ns, name: d });
+	}
+	const outputs: OlDataset[] = [];
+	if (g.type !== 'exposure') {
+		const fields = new Map<string, InputFieldSet>();
+		if (g.type === 'semantic_model' && g.model_asset) {
+			const id = cachedDatasetId('dbt', g.model_asset, c.naming);
+			for (const f of g.fields ?? []) {
+				const set = new InputFieldSet();
+				const t: Transformation =
+					f.role === 'measure' ? { type: 'DIRECT', subtype: 'AGGREGATION' } : f.expr === null ? { type: 'DIRECT', subtype: 'IDENTITY' } : { type: 'DIRECT', subtype: 'TRANSFORMATION' };
+				for (const col of f.reads) set.add(id, col, [t]);
+				fields.set(f.name, set);
+			}
+		} else if (g.columns?.length) {
+			const set = new InputFieldSet();
+			const t: Transformation = { type: 'DIRECT', subtype: 'AGGREGATION' };
+			for (const col of g.columns) set.add(cachedDatasetId('dbt', col.asset_path, c.naming), col.column, [t]);
+			fields.set(g.name, set);
+		}
+		const out: OlDataset = { namespace: ns, name: g.unique_id };
+		const columnLineage = columnLineageFacet(fields, new InputFieldSet());
+		const schema = schemaFacet([...fields.keys()].map((name) => ({ name })));
+		if (columnLineage || schema) out.facets = { ...(schema ? { schema } : {}), ...(columnLineage ? { columnLineage } : {}) };
+		outputs.push(out);
+	}
+	return event(frame, c.workspace, job, inputs, outputs);
 }

@@ -19,6 +19,7 @@ const GATES = [
 	'jobAccess',
 	'pinnedAccess',
 	'columnLineageAccess',
+	'principalWithLineageStamp',
 	'runPageAccess',
 	'layoutAccess',
 	'diffRefAccess',

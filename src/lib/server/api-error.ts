@@ -15,4 +15,5 @@ export const badRequest = (msg: string) => new ApiError(400, msg);
 export const unauthorized = (msg = 'sign in or present a valid API token') => new ApiError(401, msg);
 export const forbidden = (msg: string) => new ApiError(403, msg);
 export const notFound = (msg = 'not found') => new ApiError(404, msg);
+export const conflict = (msg: string) => new ApiError(409, msg);
 export const gone = (msg: string) => new ApiError(410, msg);

@@ -85,6 +85,7 @@ export async function workspaceSecret(h: Database, ws: string): Promise<Uint8Arr
  */
 export function firstStartBanner(line: string, port: string = process.env.PORT || '3000'): string {
 	const body = [line, `Sign in at http://localhost:${port}/login (the password is shown only this once)`];
+	if (/ with password: /.test(line)) body.push('then change it under Settings → Your account');
 	const rule = '─'.repeat(Math.max(...body.map((l) => l.length)) + 2);
 	return ['', `┌${rule}`, ...body.map((l) => `│ ${l}`), `└${rule}`, ''].join('\n');
 }

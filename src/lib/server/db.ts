@@ -84,8 +84,8 @@ export function copyJson(v: unknown): string {
 /**
  * PGlite: the bytes of COPY data one `COPY … FROM '/dev/blob'` statement takes at most. A
  * statement's data is held three times until PGlite has read it (our strings, the Blob, PGlite's
- * own ArrayBuffer of it); with 8 MB statements a 3000-model deploy peaked ~70 MB higher than with
- * 1 MB ones, for a few more statements (bench/README.md, "ingest").
+ * own ArrayBuffer of it), so bigger statements raise a deploy's peak memory for few statements
+ * saved (bench/README.md, "ingest").
  */
 const PGLITE_COPY_BLOB_BYTES = 1 << 20;
 

@@ -4,7 +4,7 @@ import { json, type RequestEvent } from '@sveltejs/kit';
 import { ApiError, badRequest } from './api-error';
 import { DATABASE_UNAVAILABLE_MESSAGE, isDatabaseUnavailable } from './db';
 
-export { ApiError, badRequest, unauthorized, forbidden, notFound, gone } from './api-error';
+export { ApiError, badRequest, unauthorized, forbidden, notFound, conflict, gone } from './api-error';
 
 export function errorResponse(status: number, message: string, headers?: Record<string, string>): Response {
 	return json({ error: message }, { status, headers });

@@ -1,4 +1,4 @@
-// The column impact read (issue 16, item 7) between the routes and the repo: query parsing (400s
+// The column impact read between the routes and the repo: query parsing (400s
 // naming the parameter), the gates — exactly column lineage's, since an impact list is column
 // lineage walked one way — and the walk across dbt's lineage and the producers' lineage.
 import { externalDatasetOf } from '../lineage/openlineage-in';
@@ -23,13 +23,20 @@ import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
 import type { Grant, PinnedAccess, RunGrant } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
-import { groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
+import { cachedComponentRead, groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
+import { digestKey, graphCacheOf, type ByteLru } from './graph-cache';
+import type { Consumer } from '../types/consumers';
 import {
 	assetPathsOf,
 	columnComponents,
 	consumersOf,
 	edgesOfComponents,
+	EVERY_PATH,
+	graphMarkerVersion,
+	lineageInputsStamp,
 	pinnedGraphOf,
+	relationOwnersEvery,
+	type ProducerLineageRow,
 	readableProducerLineage,
 	relationHasColumn,
 	relationsInGraph,
@@ -112,6 +119,8 @@ export function parseImpactQuery(q: URLSearchParams): ImpactQuery {
 export interface ImpactOptions {
 	/** The bound on listed columns (COLUMN_IMPACT_LIMIT; smaller only in tests). */
 	limit?: number;
+	/** The lineage stamp already read with the caller's principal (access/ principalWithLineageStamp). */
+	stamp?: string | null;
 }
 
 /** Reads more of dbt's lineage at most this many times: each round follows the walk one step across projects or producers. */
@@ -143,11 +152,17 @@ class DbtLineageReader {
 	readonly graphs = new Map<string, HeldGraph>();
 	/** The graphs describing each looked-up relation. */
 	readonly ownersOf = new Map<string, GraphKey[]>();
+	/** The marker version each graph was looked up with, where the owners lookup gives one. */
+	readonly versionOf = new Map<string, string>();
 	#looked = new Set<string>();
 
+	/**
+	 * `owners` rows carrying a marker version are read through the graph cache by relation, as
+	 * column lineage reads them (cachedComponentRead); the others by column component, uncached.
+	 */
 	constructor(
 		private h: Database,
-		private owners: (assetPaths: string[]) => Promise<RelationInGraph[]>
+		private owners: (assetPaths: string[]) => Promise<(RelationInGraph & { version?: string | null })[]>
 	) {}
 
 	/** How many of these columns were never looked up. */
@@ -167,21 +182,27 @@ class DbtLineageReader {
 			else byPath.set(c.path, [c.column]);
 		}
 		if (byPath.size === 0) return false;
-		const wanted = new Map<string, { key: GraphKey; pairs: { uniqueId: string; column: string }[] }>();
+		const wanted = new Map<string, { key: GraphKey; version: string | null; pairs: { uniqueId: string; column: string }[] }>();
 		for (const r of await this.owners([...byPath.keys()])) {
 			const id = keyId(r.key);
+			if (r.version) this.versionOf.set(id, r.version);
 			const owners = this.ownersOf.get(r.assetPath) ?? [];
 			if (!owners.some((k) => keyId(k) === id)) this.ownersOf.set(r.assetPath, [...owners, r.key]);
 			const held = this.graphs.get(id);
 			for (const column of byPath.get(r.assetPath) ?? []) {
 				if (held?.ends.has(colKey(r.uniqueId, column))) continue;
 				let w = wanted.get(id);
-				if (!w) wanted.set(id, (w = { key: r.key, pairs: [] }));
+				if (!w) wanted.set(id, (w = { key: r.key, version: r.version ?? null, pairs: [] }));
 				w.pairs.push({ uniqueId: r.uniqueId, column });
 			}
 		}
 		let grew = false;
 		for (const [id, w] of wanted) {
+			if (w.version) {
+				const read = await cachedComponentRead(this.h, w.key, w.version, [...new Set(w.pairs.map((p) => p.uniqueId))].sort());
+				grew = this.#hold(w.key, read, w.pairs) || grew;
+				continue;
+			}
 			let g = this.graphs.get(id);
 			const fresh = (await columnComponents(this.h, w.key, w.pairs)).filter((c) => !g?.components.has(c));
 			if (fresh.length === 0) continue;
@@ -197,6 +218,35 @@ class DbtLineageReader {
 			grew = true;
 		}
 		return grew;
+	}
+
+	/**
+	 * Holds, from a read of whole relations, the components these columns sit in (the rest of the
+	 * relations' columns are not the walk's), each once; true when any was new.
+	 */
+	#hold(key: GraphKey, got: { edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }, pairs: readonly { uniqueId: string; column: string }[]): boolean {
+		const id = keyId(key);
+		let g = this.graphs.get(id);
+		if (!g) this.graphs.set(id, (g = { key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
+		const asked = new Set(pairs.map((p) => colKey(p.uniqueId, p.column)));
+		const fresh = new Set<number>();
+		for (const e of got.edges) {
+			if (e.component === undefined || g.components.has(e.component)) continue;
+			if (asked.has(colKey(e.parentUniqueId, e.parentColumn)) || asked.has(colKey(e.childUniqueId, e.childColumn))) fresh.add(e.component);
+		}
+		if (fresh.size === 0) return false;
+		for (const e of got.edges) {
+			if (!fresh.has(e.component!)) continue;
+			g.edges.push(e);
+			g.ends.add(colKey(e.parentUniqueId, e.parentColumn));
+			g.ends.add(colKey(e.childUniqueId, e.childColumn));
+			const p = got.assetPathOf.get(e.parentUniqueId);
+			const c = got.assetPathOf.get(e.childUniqueId);
+			if (p !== undefined) g.pathOf.set(e.parentUniqueId, p);
+			if (c !== undefined) g.pathOf.set(e.childUniqueId, c);
+		}
+		for (const c of fresh) g.components.add(c);
+		return true;
 	}
 
 	/** The held edges in asset terms, ephemeral models bridged (they have no place to list). */
@@ -271,7 +321,7 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * a 400.
  */
 export async function unpinnedColumnImpact(grant: Grant, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	const walk = await unpinnedWalk(grant, h, q);
+	const walk = await unpinnedWalk(grant, h, q, opts.stamp ?? null);
 	if (!walk) return noImpact();
 	return answer(h, q, walk.reader, walk.producers, grant.assetGate(), walk.testsOf, opts);
 }
@@ -281,19 +331,51 @@ export async function unpinnedColumnImpact(grant: Grant, h: Database, q: ImpactQ
  * ONE reader, each round's lookup shared. No tests are read (a trace does not list them).
  */
 export async function unpinnedColumnTrace(grant: Grant, h: Database, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
-	const walk = await unpinnedWalk(grant, h, q);
+	const walk = await unpinnedWalk(grant, h, q, opts.stamp ?? null);
 	if (!walk) return directions.map(noImpact);
 	return answers(h, q, directions, walk.reader, walk.producers, grant.assetGate(), async () => [], opts);
 }
 
+/** The cache entry of a read keyed by the lineage stamp, stored only when the stamp did not move during it. */
+function cachedByStamp<V>(h: Database, ws: string, stamp: string, key: string, build: () => Promise<V>, sizeOf: (v: V) => number): Promise<V> {
+	return (graphCacheOf(h) as ByteLru<V>).getOrBuild(key, build, sizeOf, async () => (await lineageInputsStamp(h, ws)) === stamp);
+}
+
+/** relationOwnersEvery under the stamp: which live graphs describe these relations, ungated. */
+function cachedRelationOwners(h: Database, ws: string, stamp: string, paths: string[]) {
+	const sorted = [...new Set(paths)].sort();
+	return cachedByStamp(h, ws, stamp, `ro:${digestKey([ws, stamp, sorted])}`, () => relationOwnersEvery(h, ws, sorted), (r) => JSON.stringify(r, jsonBig).length * 2);
+}
+
+/** Every live producer's column lineage under the stamp, ungated. */
+function cachedProducerLineage(h: Database, ws: string, stamp: string): Promise<ProducerLineageRow[]> {
+	return cachedByStamp(h, ws, stamp, `pl:${digestKey([ws, stamp])}`, () => readableProducerLineage(h, ws, EVERY_PATH), (r) => JSON.stringify(r).length * 2);
+}
+
+const jsonBig = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
+
 /** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
-async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
+async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery, knownStamp: string | null): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
 	const named = await grant.readableVersion(h, q.scriptHash);
 	if (named && grant.redact(named.path) === 'shape') return null;
 	const filter = grant.authoredFilter();
-	const reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, grant.workspace, paths, filter, named));
-	// The producers' rows and the start column's dbt lineage do not depend on each other.
-	const [rows] = await Promise.all([readableProducerLineage(h, grant.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+	let reader: DbtLineageReader;
+	let rows: ProducerLineageRow[];
+	if (named === null) {
+		// The live versions: every lookup through the graph cache under one stamp read here, and
+		// gated in process by the predicate the SQL filter applies (as column lineage's candidates).
+		const stamp = knownStamp ?? (await lineageInputsStamp(h, grant.workspace));
+		const readable = (path: string) => grant.mayRead(path);
+		reader = new DbtLineageReader(h, async (paths) => (await cachedRelationOwners(h, grant.workspace, stamp, paths)).filter((r) => readable(r.key.scriptPath)));
+		[rows] = await Promise.all([
+			cachedProducerLineage(h, grant.workspace, stamp).then((all) => all.filter((r) => readable(r.scriptPath))),
+			q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false
+		]);
+	} else {
+		reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, grant.workspace, paths, filter, named));
+		// The producers' rows and the start column's dbt lineage do not depend on each other.
+		[rows] = await Promise.all([readableProducerLineage(h, grant.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+	}
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind !== 'dbt') {
 		const pg = buildImpactGraph([], producers).graph;
@@ -357,15 +439,9 @@ async function consumersReachedBy(
 	for (const c of cols) for (const k of reader.ownersOf.get(c.asset_path) ?? []) keys.set(keyId(k), k);
 	const out: ColumnImpactConsumer[] = [];
 	for (const key of keys.values()) {
-		const list = await consumersOf(h, key);
+		const version = reader.versionOf.get(keyId(key));
+		const { list, pathOf } = version ? await cachedConsumers(h, key, version) : await graphConsumersRead(h, key);
 		if (list.length === 0) continue;
-		const ids = new Set<string>();
-		for (const c of list) {
-			for (const d of c.depends_on) ids.add(d);
-			if (c.model) ids.add(c.model);
-			for (const col of c.columns ?? []) ids.add(col.node);
-		}
-		const pathOf = await assetPathsOf(h, key, [...ids]);
 		const nodes = [...pathOf].map(([uniqueId, assetPath]) => ({ uniqueId, assetPath }));
 		const served = graphConsumers([{ scriptPath: key.scriptPath, authored: true, nodes, consumers: list }], visible);
 		for (const hit of consumersReached(consumerIndex(served), cols)) {
@@ -374,6 +450,29 @@ async function consumersReachedBy(
 		}
 	}
 	return out;
+}
+
+/** One graph's consumers and the asset path of every node they name. */
+async function graphConsumersRead(h: Database, key: GraphKey): Promise<{ list: Consumer[]; pathOf: Map<string, string | null> }> {
+	const list = await consumersOf(h, key);
+	if (list.length === 0) return { list, pathOf: new Map() };
+	const ids = new Set<string>();
+	for (const c of list) {
+		for (const d of c.depends_on) ids.add(d);
+		if (c.model) ids.add(c.model);
+		for (const col of c.columns ?? []) ids.add(col.node);
+	}
+	return { list, pathOf: await assetPathsOf(h, key, [...ids]) };
+}
+
+/** graphConsumersRead through the graph cache: the consumers live on the marker, so its version keys them. */
+function cachedConsumers(h: Database, key: GraphKey, version: string) {
+	return (graphCacheOf(h) as ByteLru<Awaited<ReturnType<typeof graphConsumersRead>>>).getOrBuild(
+		`co:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version])}`,
+		() => graphConsumersRead(h, key),
+		(r) => JSON.stringify(r.list).length * 2 + JSON.stringify([...r.pathOf]).length * 2,
+		async () => (await graphMarkerVersion(h, key)) === version
+	);
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */

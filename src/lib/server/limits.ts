@@ -1,4 +1,4 @@
-// Bounds on what one request may ask of the server (issue 14, "every request bounded"): the
+// Bounds on what one request may ask of the server: the
 // layout endpoint's work, and the size of what one upload may store. A request over a bound is
 // refused with 413 and a message naming the bound and the value found, before the work starts.
 // The upload bounds are read from the environment on each use (docs/operating.md, "Upload
@@ -30,9 +30,8 @@ function envNumber(name: string, fallback: number): number {
 // Uploads
 
 /**
- * Measured: the largest real manifest in ../shared/fixtures is 4.1 MB (fivetran-sap, 189
- * nodes), the most nodes 441 (tuva 1.4.9); the generator's 3000-model project is 18.8 MB with
- * 6,121. The defaults are about 7× and 5× that project.
+ * Well above the largest real projects and the generator's 3000-model project, so only an
+ * abusive upload meets them (the sizes measured: docs/operating.md, "Upload limits").
  */
 export function manifestLimits() {
 	return {
@@ -42,9 +41,9 @@ export function manifestLimits() {
 }
 
 /**
- * Producer scripts: the corpus's are a few KB with a handful of annotations. Annotations
- * (`materialize` and `column` lines) are counted before they are parsed: reading 20,000 held
- * the thread 5.3 s here, 5,000 about a quarter of that.
+ * Producer scripts are small, with a handful of annotations. Annotations (`materialize` and
+ * `column` lines) are counted before they are parsed, because reading them runs on the
+ * request's thread and its cost grows with their number.
  */
 export function producerLimits() {
 	return {
@@ -56,9 +55,8 @@ export function producerLimits() {
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 
 /**
- * catalog.json: the largest real one in ../shared/fixtures is 1.8 MB (tuva 1.9.4: 908 relations,
- * 11,141 columns); the most columns 14,609 (fivetran-sap), the widest relation 548. The defaults
- * are about 30× those; a relation may be as wide as BigQuery allows (10,000 columns).
+ * catalog.json: far above the real catalogs (docs/operating.md, "Upload limits"); a relation may
+ * be as wide as BigQuery allows.
  */
 export function catalogLimits() {
 	return {
@@ -74,9 +72,8 @@ export type UploadFileKind = 'manifest' | 'catalog' | 'column_lineage' | 'node_c
 
 /**
  * Each file of an upload is counted as it streams in and refused past its limit (the rest of
- * the body is never read). The largest real run_results.json in ../shared/fixtures is 4.2 MB; the
- * column-lineage index of the generator's 3000-model project with 200,000 edges is 1.6 MB; a
- * project archive is its source without target/ (unpacked size bounded in project-archive.ts).
+ * the body is never read). Each default sits far above the real files of its kind; a project
+ * archive is its source without target/ (unpacked size bounded in project-archive.ts).
  */
 export function uploadFileLimit(kind: UploadFileKind): { bytes: number; env: string } {
 	const limit = (env: string, megabytes: number) => ({ bytes: envNumber(env, megabytes) * 1024 * 1024, env });
@@ -197,9 +194,8 @@ export function requireProducerAnnotations(sql: string): void {
  * dagre runs on the request's thread, so one request's layout is bounded before it starts.
  * nodes × edges bounds the long-edge dummies dagre adds (each edge spans fewer ranks than there
  * are nodes); `spans` is their count estimated from longest-path ranks, which is what the cost
- * follows (measured: 24 children all linked, 276 edges, only 6,624 for nodes × edges, ran 5.3 s
- * at 2,300 spans). The largest real level measured (fivetran-shopify's flat folder: 145 cards,
- * 173 edges) is 25,085 and 264; grouped levels are far smaller. The time budget is checked
+ * follows: a few densely linked children can be slow while nodes × edges stays small. Real
+ * levels sit far below both bounds; grouped levels are smaller still. The time budget is checked
  * between connected components, so no request runs much past it.
  */
 export const LAYOUT_LIMITS = {

@@ -378,7 +378,7 @@ function openLineageRunPlan(run: RunGrant, h: Database, q: GraphQuery, opts: Gra
 
 // ─── Cached answers ────────────────────────────────────────────────────────────────────────
 // Objects (for the pages) and serialized bytes (for the API) are separate entries of one cache:
-// a page never pays for a 13 MB string, the API never keeps a 13 MB answer as objects. A cached
+// a page never pays for a large string, the API never keeps a large answer as objects. A cached
 // object is shared by every caller of its key: never mutate an answer.
 
 /** Heap bytes of an object answer, roughly: its JSON length twice (UTF-16 strings, object overhead). */
@@ -488,15 +488,35 @@ function cachedRankedEdges(h: Database, owner: LineageOwner): Promise<Ranked<Col
 	const cache = graphCacheOf(h) as ByteLru<Ranked<ColumnLineageEdge>[]>;
 	return cache.getOrBuild(
 		`cl:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
-		() => rankedEdges(h, key, uniqueIds),
+		async () => rankComponent(await cachedComponentRead(h, key, version, uniqueIds), uniqueIds),
 		(r) => JSON.stringify(r).length * 2,
+		async () => (await graphMarkerVersion(h, key)) === version
+	);
+}
+
+type ComponentRead = Awaited<ReturnType<typeof componentEdges>>;
+
+/**
+ * componentEdges of one graph's relations read with the graph's marker version, through the
+ * graph cache: the stored read column lineage ranks and a column walk (impact-api.ts) follows,
+ * so either warms it for the other. Keyed by the relations' unique_ids as given (sorted by callers).
+ */
+export function cachedComponentRead(h: Database, key: GraphRef, version: string, uniqueIds: readonly string[]): Promise<ComponentRead> {
+	const cache = graphCacheOf(h) as ByteLru<ComponentRead>;
+	return cache.getOrBuild(
+		`ce:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
+		() => componentEdges(h, key, uniqueIds),
+		(r) => JSON.stringify(r.edges).length * 2 + JSON.stringify([...r.assetPathOf]).length * 2,
 		async () => (await graphMarkerVersion(h, key)) === version
 	);
 }
 
 /** One graph's served edges, ranked by distance from the selection, in asset terms. */
 async function rankedEdges(h: Database, key: GraphRef, uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
-	const { edges, assetPathOf } = await componentEdges(h, key, uniqueIds);
+	return rankComponent(await componentEdges(h, key, uniqueIds), uniqueIds);
+}
+
+function rankComponent({ edges, assetPathOf }: ComponentRead, uniqueIds: string[]): Ranked<ColumnLineageEdge>[] {
 	const out: Ranked<ColumnLineageEdge>[] = [];
 	for (const { edge, depth } of reachComponent(edges, uniqueIds)) {
 		const value = toWireEdge(edge, assetPathOf);

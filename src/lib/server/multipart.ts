@@ -1,7 +1,7 @@
 // A multipart upload read as it streams, each part counted against its own limit: a file over
 // its limit is refused (413 naming it and the limit) the moment it crosses it, and the rest of
-// the body is never read. request.formData() would hold the whole body first, and a refused
-// 200 MB catalog cost the server its whole size in memory and seconds of its thread.
+// the body is never read. request.formData() would hold the whole body first, so even a refused
+// catalog would cost the server its whole size in memory and its thread's time.
 import Busboy from '@fastify/busboy';
 import { ApiError, badRequest } from './api-error';
 import { fileTooLarge } from './limits';
@@ -140,7 +140,7 @@ export async function readMultipart(request: Request, spec: MultipartSpec): Prom
 
 /**
  * A part's bytes, copied out of each chunk as it arrives into one buffer that doubles as it fills.
- * Holding the socket's 64 KB chunks until the part ended kept thousands of small allocations alive
+ * Holding the socket's small chunks until the part ended kept thousands of small allocations alive
  * at once, and the allocator kept their memory after the upload; the buffer instead is a few big
  * allocations, given back when freed.
  */

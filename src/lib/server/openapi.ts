@@ -31,6 +31,11 @@ const obj = (properties: Record<string, Schema>, required: string[] = []): Schem
 });
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
+const PATH_FOOTPRINT = obj(
+	{ path: str, languages: strs, versions: int, graphs: int, jobs: int, runs: int, previews: int, active: int },
+	['path', 'languages', 'versions', 'graphs', 'jobs', 'runs', 'previews', 'active']
+);
+
 const IMPACT_CSV =
 	'format=csv: a header row (kind,asset_path,column,depth,kinds,via,tests), one row per column; kinds joined with >, via and tests with ;. Headers X-Impact-Truncated and X-Impact-Withheld carry truncated and withheld';
 
@@ -279,6 +284,12 @@ export const operations: Op[] = [
 		body: obj({ username: str, password: str }, ['username', 'password']),
 		ok: { status: 200, description: 'signed in', schema: obj({ username: str }) }, errors: [400, 401, 429]
 	},
+	{
+		method: 'post', path: '/api/auth/password', summary: "Change the caller's own password: the current one is checked (under the sign-in throttle); every session of the account ends and a fresh one is started for this browser (a new cookie). API tokens stay",
+		gate: 'signed in by a browser session (a token may not change its owner\'s password)',
+		body: obj({ current_password: str, new_password: { type: 'string', minLength: 8, maxLength: 1000, description: 'at least 8 characters; not the current password, not the username' } }, ['current_password', 'new_password']),
+		ok: { status: 200, description: 'changed', schema: obj({ username: str, sessions_ended: int }) }, errors: [400, 401, 403, 429]
+	},
 	{ method: 'post', path: '/api/auth/logout', summary: 'End the session', gate: 'signed in', ok: { status: 200, description: 'signed out' }, errors: [400, 401] },
 	{ method: 'get', path: '/api/whoami', summary: 'The caller and their workspaces', gate: 'signed in or token', ok: { status: 200, description: 'the caller', schema: ref('Whoami') }, errors: [401] },
 	{
@@ -311,6 +322,11 @@ export const operations: Op[] = [
 		method: 'post', path: '/api/w/{ws}/users', summary: 'Create the account if new and add the member', gate: 'workspace admin',
 		body: obj({ username: str, password: str, is_admin: bool }, ['username']), ok: { status: 201, description: 'added (200 when updated)', also: 200 }, errors: [400, 401, 403, 404, 409]
 	},
+	{
+		method: 'delete', path: '/api/w/{ws}/users/{username}', summary: 'Remove a member: its group memberships, its grants in folders and its API tokens in this workspace go with it; the account stays',
+		gate: 'workspace admin (a token also needs users:write)',
+		ok: { status: 200, description: 'removed', schema: obj({ username: str, removed: bool, tokens_revoked: int }) }, errors: [400, 401, 403, 404, 409]
+	},
 	{ method: 'get', path: '/api/w/{ws}/groups', summary: 'Groups and their members', gate: 'workspace admin', ok: { status: 200, description: 'groups' }, errors: [401, 403, 404] },
 	{
 		method: 'post', path: '/api/w/{ws}/groups', summary: 'Create or replace a group', gate: 'workspace admin',
@@ -328,7 +344,11 @@ export const operations: Op[] = [
 		body: obj({ name: str, default_database: str, settings: { type: 'object', description: 'dbt profile target; settings.secrets are write-only' } }, ['name']),
 		ok: { status: 201, description: 'created (200 when replaced)', also: 200 }, errors: [400, 401, 403, 404]
 	},
-	{ method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret)", gate: 'member', ok: { status: 200, description: 'tokens' }, errors: [401, 404] },
+	{
+		method: 'get', path: '/api/w/{ws}/tokens', summary: "The caller's tokens (never their secret); with all=true every member's, each with its owner", gate: 'member (a token needs tokens:read); all=true: a workspace admin',
+		query: { all: { description: 'true: every token of the workspace, with `owner` (a workspace admin\'s view, to revoke a member\'s token)', schema: { enum: ['true', 'false'] } } },
+		ok: { status: 200, description: 'tokens' }, errors: [401, 403, 404]
+	},
 	{
 		method: 'post', path: '/api/w/{ws}/tokens', summary: 'Mint a token acting as the caller, narrowed by scopes; shown once', gate: 'member',
 		body: obj({ label: str, scopes: { ...strs, description: '{domain}:{action}[:{path}|{prefix}/*,...]' }, expires_at: { type: 'string', format: 'date-time' } }, ['label']),
@@ -362,6 +382,14 @@ export const operations: Op[] = [
 			)
 		},
 		errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'get', path: '/api/w/{ws}/scripts/p/{path}', summary: 'What deleting a project or producer would take away: its versions, the graphs stored for them and its previews, its runs and previews, and the jobs still queued or running', gate: 'read access to the path + scripts:read (anyone else gets the 404 of an empty path)',
+		ok: { status: 200, description: 'the footprint', schema: PATH_FOOTPRINT }, errors: [400, 401, 403, 404]
+	},
+	{
+		method: 'delete', path: '/api/w/{ws}/scripts/p/{path}', summary: 'Delete a project or producer: every version, graph, run, preview, deploy job (their logs and share links) and asset usage stored under its path', gate: 'write access to the path + scripts:write; a reader of the path gets 403, anyone else the 404 of an empty path; 409 while one of its jobs is queued or running',
+		ok: { status: 200, description: 'what was deleted', schema: PATH_FOOTPRINT }, errors: [400, 401, 403, 404, 409]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/sql/deploy', summary: 'Deploy a producer SQL script version: its reads, writes and column lineage', gate: 'write access to the path + scripts:write',
@@ -485,7 +513,7 @@ export const operations: Op[] = [
 		ok: { status: 201, description: 'the recorded job', schema: obj({ job_id: str }) }, errors: [400, 401, 403, 404, 413]
 	},
 	{
-		method: 'get', path: '/api/w/{ws}/dbt/openlineage', summary: "A deployed version's lineage as OpenLineage RunEvents: one COMPLETE event per dbt model, seed and snapshot (inputs, output with schema and columnLineage facets), then one per producer script around the project",
+		method: 'get', path: '/api/w/{ws}/dbt/openlineage', summary: "A deployed version's lineage as OpenLineage RunEvents: one COMPLETE event per dbt model, seed and snapshot (inputs, output with schema and columnLineage facets), then one per exposure, semantic model, metric and saved query (for a reader of the project's authored parts; consumer datasets in namespace dbt-consumer://<ws>/<path>), then one per producer script around the project",
 		gate: 'member + assets:read + read access to the path; SQL, schema and column lineage only to readers of the project (scripts:read), a producer only to readers of its path, datasets only within the assets:read scope',
 		query: { path: { description: 'the dbt project: f/<folder>/<name> or u/<user>/<name>', required: true }, ref: { description: 'a version hash (16 hex digits) or latest (the default)' } },
 		ok: { status: 200, description: 'NDJSON, streamed: one event per line; X-Script-Hash names the version', contentType: 'application/x-ndjson', schema: RUN_EVENT, example: openLineageExample() },

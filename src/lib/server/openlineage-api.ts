@@ -5,6 +5,7 @@
 // produced lazily, a batch of nodes' column edges at a time, so an answer streams.
 import { createHash } from 'node:crypto';
 import {
+	consumerEvent,
 	JOB_RESOURCE_TYPES,
 	jobNamespace,
 	leanEvent,
@@ -27,7 +28,9 @@ import { RETENTION } from './repo/graph';
 import { receivedRunEvents } from './openlineage-in/run-events';
 import type { GraphKey } from './repo/graph';
 import { getJobPayloadWithoutLog, progressOf, type JobView } from './repo/jobs';
-import { pinnedGraphOf, producerLineage } from './repo/lineage';
+import { consumersOf, pinnedGraphOf, producerLineage } from './repo/lineage';
+import { graphConsumers } from '../lineage/asset-graph';
+import type { GraphConsumer } from '../types/consumers';
 import { dbtVersionAt, exportGraphRows, graphStoredAt, incomingColumnEdges, producerUsage, warehouseDatabases, type IncomingColumnEdge } from './repo/openlineage';
 import { ZERO_UUID } from './schema';
 
@@ -212,7 +215,23 @@ export async function* versionEvents(h: Database, version: { key: GraphKey; stor
 	yield* modelEvents(h, g, view, g.jobNodes, (n) => [
 		{ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, version.key.scriptPath, hash, n.uniqueId) }
 	]);
+	yield* consumerEvents(h, g, view, (c) => ({ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, version.key.scriptPath, hash, c.unique_id) }));
 	yield* producerEvents(h, g, view, (path) => ({ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, path, hash, 'producer') }));
+}
+
+/**
+ * The project's consumers (exposures, semantic models, metrics, saved queries): authored, like
+ * its SQL, so none for a caller shown the shape only; one naming a relation the token does not
+ * reach is left out, and so is what builds on it (graphConsumers, the canvas's gate).
+ */
+async function* consumerEvents(h: Database, g: LoadedExportGraph, view: ExportView, frame: (c: GraphConsumer) => EventFrame): AsyncGenerator<RunEvent> {
+	if (!view.authored) return;
+	const list = await consumersOf(h, g.key);
+	if (list.length === 0) return;
+	const nodes = [...g.nodes.values()].map((n) => ({ uniqueId: n.uniqueId, assetPath: n.assetPath }));
+	const shown = graphConsumers([{ scriptPath: g.key.scriptPath, authored: true, nodes, consumers: list }], view.assetAllowed);
+	const ids = new Set(shown.map((c) => c.unique_id));
+	for (const c of shown) yield consumerEvent({ workspace: g.key.workspace, scriptPath: g.key.scriptPath, consumer: c, shownConsumers: ids, naming: g.naming }, frame(c));
 }
 
 // ─── A run ─────────────────────────────────────────────────────────────────────────────────

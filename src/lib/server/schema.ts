@@ -496,7 +496,7 @@ export const producerColumnLineage = pgTable(
 	]
 );
 
-// ─── Column-lineage inference (issue 15) ──────────────────────────────────────────────────
+// ─── Column-lineage inference ──────────────────────────────────────────────────
 
 /** A queued lineage job's input: the serialized InferencePlan (gzip JSON), deleted when the job ends. */
 export const lineagePlan = pgTable(

@@ -1,4 +1,4 @@
-// Security headers of every answer that passes through the app (issue 14, item 5). Pages get
+// Security headers of every answer that passes through the app. Pages get
 // their Content-Security-Policy from `kit.csp` in svelte.config.js, since only kit knows the
 // nonce of each page's inline hydration script; every other answer (API, page data, redirects,
 // errors made before rendering) gets a policy that allows nothing.

@@ -1,5 +1,5 @@
 // The head of an upload: the path it writes, known before its files are read, so the write gate
-// refuses a caller before a gigabyte arrives (issue 14, finding 6). The path comes from the
+// refuses a caller before a gigabyte arrives. The path comes from the
 // query (`?path=`) or from the multipart's text fields before its first file part (the CLI and
 // the curl in docs/deploying.md send it first); the rest of the body stays unread until the gate passed.
 import { badRequest } from './http';

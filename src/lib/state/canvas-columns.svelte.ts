@@ -1,4 +1,4 @@
-// Columns on the canvas (issue 16, item 5; the scan lens, item 8): which cards are expanded into
+// Columns on the canvas: which cards are expanded into
 // their columns, the column graph they are traced on (dbt's half fetched per expanded relation,
 // the producers' half from the page), the traced column, and the trace as SVG paths in the
 // canvas's own coordinates. Apart from the details pane's trace: the canvas and the pane each

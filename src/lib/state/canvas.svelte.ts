@@ -1,7 +1,7 @@
 // The canvas's behaviour, apart from the component that draws it: which cut of the disclosure
 // tree is shown and its layout (asked of the server), the selection and its lineage, the search
-// box, live statuses, and the CSS that highlights — generated rather than written onto 3000
-// node objects (CANVAS.md §6.4: rewriting the nodes array costs 0.7 s at n=3000, a style 47 ms).
+// box, live statuses, and the CSS that highlights — generated rather than written onto thousands
+// of node objects (CANVAS.md §6.4: rewriting the nodes array costs far more than one style).
 import { ancestorsOf, buildGroupTree, collapse, cutOf, isGroupId, reveal, ROOT, unitEdges, unitOf, type GroupTree, type UnitEdge } from '$lib/lineage/canvas-groups';
 import { BIG_FOLDER, densestWindow, neighbourhood, stepAlong, type Arrow, type Depth } from '$lib/lineage/canvas-focus';
 import { lensEntries, lensKey, type Lens, type LensEntry, type RunState, type TestState } from '$lib/lineage/canvas-lens';

@@ -153,8 +153,8 @@ describe('CanvasState', () => {
 		expect(s.highlightCss).toContain('opacity:.22');
 		s.selected = null;
 		s.query = 'tag:none_such';
-		// A selector that matches nothing leaves the canvas as it was (issue 16: "no match, and
-		// the canvas unchanged"); the box says "no match".
+		// A selector that matches nothing leaves the canvas as it was (no match, and
+		// the canvas unchanged); the box says "no match".
 		expect(s.search).toMatchObject({ kind: 'selection', pending: [] });
 		expect(s.highlightCss).toBe('');
 		s.query = 'tag:';

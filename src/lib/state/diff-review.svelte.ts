@@ -4,7 +4,7 @@
 // change's impact one click away.
 import { describeImpact } from '$lib/lineage/graph-diff';
 import { assetNodeId } from '$lib/lineage/canvas-model';
-import type { DiffClassification, GraphDiff, ImpactEntry, ModifiedModel } from '$lib/types/graph-diff';
+import type { DiffClassification, DiffSide, GraphDiff, ImpactEntry, ModifiedModel } from '$lib/types/graph-diff';
 import { attrId } from './canvas.svelte';
 
 export type DiffFetcher = (url: string) => Promise<{ status: number; body: unknown }>;
@@ -53,6 +53,24 @@ export function impactSentence(c: { asset_path: string; column: string; change: 
 	return `this change ${verb}, which ${describeImpact(c.impact)} read${c.impact.length === 1 ? 's' : ''}`;
 }
 
+
+/**
+ * Where the graph of one side of a diff is drawn with `nodeId` selected: the project page at that
+ * version, or the page of the preview (or run) whose own graph it is; null when the page asking
+ * (`shown`) draws that graph already.
+ */
+export function sideHref(o: { workspace: string; path: string; side: DiffSide; nodeId: string; shown: { hash?: string | null; jobId?: string | null } }): string | null {
+	const { side } = o;
+	if (sideShown(side, o.shown)) return null;
+	if (side.job_id !== null) return `/w/${encodeURIComponent(o.workspace)}/run/${encodeURIComponent(side.job_id)}?${new URLSearchParams({ select: o.nodeId })}`;
+	if (side.hash === null) return null;
+	return `/w/${encodeURIComponent(o.workspace)}/dbt/${o.path}?${new URLSearchParams({ v: side.hash, select: o.nodeId })}`;
+}
+
+/** Whether the page showing `shown` (a version by hash, or a job's own graph) draws the graph of `side`. */
+export function sideShown(side: DiffSide, shown: { hash?: string | null; jobId?: string | null }): boolean {
+	return side.job_id !== null ? side.job_id === shown.jobId : side.hash !== null && side.hash === shown.hash;
+}
 
 /** The canvas's diff colours: the design tokens of src/app.css, named in full so each is findable. */
 const DIFF_COLOURS: Record<DiffMark, { line: string; fill: string }> = {
@@ -159,6 +177,15 @@ export class DiffReview {
 			}
 		}
 		return out.map((c) => ({ ...c, sentence: impactSentence(c) }));
+	}
+
+	/**
+	 * The sides of the diff whose graphs hold a listed model, the one to open first first: the
+	 * older graph for a removed one, the newer for an added one, either for a modified one (the
+	 * graph on screen when it is one of them, else the newer).
+	 */
+	sidesOf(group: DiffGroup['key']): ('from' | 'to')[] {
+		return group === 'removed' ? ['from'] : group === 'added' ? ['to'] : ['to', 'from'];
 	}
 
 	toggle(uniqueId: string): void {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphDiff } from '$lib/types/graph-diff';
-import { DiffReview, impactSentence, type DiffFetcher } from './diff-review.svelte';
+import { DiffReview, impactSentence, sideHref, sideShown, type DiffFetcher } from './diff-review.svelte';
 
 const M = 'model.shop.';
 const P = 'main/analytics/';
@@ -116,5 +116,32 @@ describe('DiffReview', () => {
 
 	it('says when nobody knows who reads a column', () => {
 		expect(impactSentence({ asset_path: `${P}x`, column: 'y', change: 'removed', detail: '', impact: null })).toMatch(/unknown \(the graph has no column lineage\)/);
+	});
+});
+
+describe('sideHref and sidesOf: a listed model opens on the graph that holds it', () => {
+	const node = 'asset:dbt:main/analytics/legacy';
+	it('a removed model is on the older side, an added one on the newer, a modified one on either (the newer first)', () => {
+		const r = new DiffReview({ workspace: 'acme', path: 'f/analytics/shop' });
+		expect(['removed', 'added', 'breaking', 'non_breaking'].map((k) => r.sidesOf(k as 'removed'))).toEqual([['from'], ['to'], ['to', 'from'], ['to', 'from']]);
+	});
+	it('knows which side a page draws: a version by its hash, a preview by its job', () => {
+		expect(sideShown({ hash: 'aa', job_id: null }, { hash: 'aa' })).toBe(true);
+		expect(sideShown({ hash: 'aa', job_id: null }, { jobId: 'aa' })).toBe(false);
+		expect(sideShown({ hash: null, job_id: 'j' }, { jobId: 'j' })).toBe(true);
+		expect(sideShown({ hash: null, job_id: 'j' }, { hash: null })).toBe(false);
+	});
+	it("a version's graph opens on the project page at that version, unless the page shows it already", () => {
+		const side = { hash: '00000000000000aa', job_id: null };
+		expect(sideHref({ workspace: 'acme', path: 'f/analytics/shop', side, nodeId: node, shown: { jobId: 'job-1' } })).toBe(
+			`/w/acme/dbt/f/analytics/shop?v=00000000000000aa&select=${encodeURIComponent(node)}`
+		);
+		expect(sideHref({ workspace: 'acme', path: 'f/analytics/shop', side, nodeId: node, shown: { hash: '00000000000000aa' } })).toBeNull();
+		expect(sideHref({ workspace: 'acme', path: 'f/analytics/shop', side, nodeId: node, shown: { hash: '00000000000000bb' } })).toContain('v=00000000000000aa');
+	});
+	it("a preview's own graph opens on its run page, unless that is the page asking", () => {
+		const side = { hash: null, job_id: 'job-1' };
+		expect(sideHref({ workspace: 'acme', path: 'f/analytics/shop', side, nodeId: node, shown: { hash: '00000000000000aa' } })).toBe(`/w/acme/run/job-1?select=${encodeURIComponent(node)}`);
+		expect(sideHref({ workspace: 'acme', path: 'f/analytics/shop', side, nodeId: node, shown: { jobId: 'job-1' } })).toBeNull();
 	});
 });

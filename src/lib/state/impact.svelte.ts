@@ -1,4 +1,4 @@
-// The impact list of one column (issue 16, item 7): everything downstream (or upstream) of it
+// The impact list of one column: everything downstream (or upstream) of it
 // across dbt models, producers and lake tables, as the column_impact read answers, under the
 // page's pin; and the same list as a CSV file. Answers that arrive after the question changed
 // are dropped.

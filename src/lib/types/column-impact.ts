@@ -1,4 +1,4 @@
-// Wire shape of the column impact read (issue 16, item 7): what one column feeds (or is fed by)
+// Wire shape of the column impact read: what one column feeds (or is fed by)
 // across dbt models, producer scripts and lake tables. Shared by the server and the browser.
 
 export interface ColumnImpactEntry {

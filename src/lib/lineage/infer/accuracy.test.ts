@@ -1,4 +1,4 @@
-// Issue 15, item 9: inference over jaffle-shop 1.12 (manifest + catalog only), scored against the
+// Inference over jaffle-shop 1.12 (manifest + catalog only), scored against the
 // copy/mod edges of the hand-built index (constructed-index/jaffle-shop-1.12, 87 edges).
 import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';

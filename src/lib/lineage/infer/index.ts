@@ -1,6 +1,6 @@
-// Column lineage inferred from compiled SQL and the catalog (issue 15). Pure: no database, no routes.
+// Column lineage inferred from compiled SQL and the catalog. Pure: no database, no routes.
 // This entry is the light half (the plan, dialects, shapes): the walker (./infer) imports the
-// parser, a WASM module of about 120 MB per thread, so it is imported by itself where it runs
+// parser, a large WASM module per thread, so it is imported by itself where it runs
 // (the inference threads, tests), never through here.
 export { DEFAULT_BUDGET_MS } from './types';
 export { dialectOf } from './dialect';

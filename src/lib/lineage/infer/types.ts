@@ -1,4 +1,4 @@
-// The shapes of column-lineage inference (issue 15): one model's compiled SQL in, its column
+// The shapes of column-lineage inference: one model's compiled SQL in, its column
 // edges and an honest outcome out. Pure data, so a worker thread can send them as they are.
 import type { LineageKind, SqlDialect } from '../sql-lineage/types';
 

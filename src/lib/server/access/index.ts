@@ -12,10 +12,10 @@ export { parseScope, patternMatches, scopeAllows, requireScope, scopePathFilter,
 export type { PathPattern, ParsedScope, ScopePathFilter } from './scopes';
 export { requireAdmin, adminAllows, requireAdminAccess, requireWorkspaceCreate, requireFork, requireInstanceStats, mayListTokens, requireTokenList, requireTokenMint, requireTokenRevoke, requireMintWithin, mayManageAccounts } from './admin';
 export type { AdminResource } from './admin';
-export { ASK_FOR_SHARE_LINK, jobReadDecision, requireJobRead, jobListAccess, jobScopeAllows, JobNotFoundError, jobAccess, requireShareMint, mayMintShare, runPageRights, mayRun, requireScriptWrite, requireRunAccess, requireCancelAccess } from './jobs';
+export { ASK_FOR_SHARE_LINK, jobReadDecision, requireJobRead, jobListAccess, jobScopeAllows, JobNotFoundError, jobAccess, requireShareMint, mayMintShare, runPageRights, mayRun, requireScriptWrite, requireScriptDelete, mayDelete, requireRunAccess, requireCancelAccess } from './jobs';
 export type { JobReadDecision, JobAccess, JobListAccess } from './jobs';
-export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, readableLineageOwners, readableVersion, pinnedAuthoredShown } from './hidden-nodes';
-export { columnLineageAccess, pinnedAccessOf, pinnedAccess } from './lineage-gates';
+export { shapePathFilter, authoredPathFilter, authoredPathReadable, assetPathGate, authoredShownOf, readableLineageOwners, readableVersion, pinnedAuthoredShown } from './hidden-nodes';
+export { columnLineageAccess, principalWithLineageStamp, lineageStampOf, pinnedAccessOf, pinnedAccess } from './lineage-gates';
 export type { PinnedAccess } from './lineage-gates';
 export { pageAuth, pagePrincipal, runPageAccess, layoutAccess, requireLevelsOfRun } from './pages';
 export { NO_EXPORTABLE_VERSION, exportableVersion, openLineageSender, requireLineageWrite, unmappedNamespace } from './openlineage';

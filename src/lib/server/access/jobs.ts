@@ -190,6 +190,23 @@ export function requireScriptWrite(p: Principal, path: string): void {
 }
 
 /**
+ * Deleting a project or producer with everything stored under its path: write access to it
+ * (owner, folder writer, admin) and the token's `scripts:write` scope. A caller who cannot even
+ * read the path learns nothing about it (404); one who reads it is told why not (403).
+ */
+export function requireScriptDelete(p: Principal, path: string): void {
+	if (!parseScriptPath(path)) throw badRequest('path must be u/<user>/<name> or f/<folder>/<name> (segments of [A-Za-z0-9_-])');
+	if (!canReadPath(p, path)) throw notFound(`nothing deployed at ${path}`);
+	if (!canWritePath(p, path)) throw forbidden(`deleting ${path} needs write access to it (its owner, a writer of its folder, or an admin)`);
+	requireScope(p, 'scripts', 'write', path);
+}
+
+/** requireScriptDelete as a yes/no (a page's delete button). */
+export function mayDelete(p: Principal, path: string): boolean {
+	return parseScriptPath(path) !== null && canReadPath(p, path) && canWritePath(p, path) && scopeAllows(p, 'scripts', 'write', path);
+}
+
+/**
  * Running a script, or recording a run of it: write access to its path (owner, folder writer,
  * admin) and the token's `jobs:run` scope on it. A caller who cannot even read the path learns
  * nothing about it (404); one who can read but not write is told why (403).

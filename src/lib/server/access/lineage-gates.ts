@@ -4,7 +4,7 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { badRequest } from '../http';
 import { isWorkspaceId } from '../paths';
-import { lineageCandidatesSql, parseLineageCandidates, type LineageOwner } from '../repo/lineage';
+import { lineageCandidatesSql, lineageInputsStampSql, parseLineageCandidates, type LineageOwner } from '../repo/lineage';
 import { grantOf, runGrantOf, type Grant, type RunGrant } from './grant';
 import { principalWith, remember, requireAuth, workspacePrincipal } from './identity';
 import { jobAccess, JobNotFoundError, type JobAccess } from './jobs';
@@ -32,6 +32,28 @@ export async function columnLineageAccess<Q extends { assetPaths: string[]; scri
 	const { principal, rider } = await built;
 	requireScope(principal, 'assets', 'read');
 	return { grant: grantOf(principal), principal, query, candidates: rider === null ? null : parseLineageCandidates(ws, rider) };
+}
+
+/**
+ * workspacePrincipal for a request whose reads walk column lineage (the MCP endpoint): the
+ * lineage stamp (repo lineageInputsStampSql) rides on the principal's statement, as column
+ * lineage's owners do, and is kept for the request's walks (lineageStampOf).
+ */
+export async function principalWithLineageStamp(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
+	const auth = requireAuth(event);
+	const built = principalWith(auth, ws, lineageInputsStampSql(ws));
+	remember(event, ws, built.then((b) => b.principal));
+	const { principal, rider } = await built;
+	if (rider !== null) stamps.set(event.locals, rider);
+	return principal;
+}
+
+const stamps = new WeakMap<object, string>();
+
+/** The lineage stamp read with this request's principal (principalWithLineageStamp), if it was. */
+export function lineageStampOf(event: Pick<RequestEvent, 'locals'>): string | null {
+	return stamps.get(event.locals) ?? null;
 }
 
 /** A read pinned to a run: the run's grant, or (the job is gone) the member's own. */

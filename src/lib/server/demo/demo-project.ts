@@ -738,6 +738,17 @@ group by store_id, paid_date
 `
 });
 
+// The version before the current one (DemoOptions.earlier) ---------------------------------------
+
+/** stores before `last_order_at` was added: the earlier version's SQL and columns. */
+const storesBeforeLastOrder: ModelSpec = {
+	...stores,
+	columns: stores.columns.filter((c) => c.name !== 'last_order_at'),
+	rawCode: stores.rawCode
+		.replace('        sum(amount) as revenue,\n        max(ordered_at) as last_order_at\n', '        sum(amount) as revenue\n')
+		.replace('    coalesce(store_orders.revenue, 0) as revenue,\n    store_orders.last_order_at\n', '    coalesce(store_orders.revenue, 0) as revenue\n')
+};
+
 // Snapshot --------------------------------------------------------------------------------------
 
 const customersSnapshot: SnapshotSpec = {
@@ -1093,7 +1104,19 @@ export interface DemoOptions {
 	 * and one column retyped (stores.revenue, DOUBLE to DECIMAL(18,2)).
 	 */
 	change?: boolean;
+	/**
+	 * The version deployed before the current one: without fct_payments (and its tests), and
+	 * stores without its `last_order_at` column. What "compare any two versions" shows.
+	 */
+	earlier?: boolean;
 }
+
+/** What the current version adds over DemoOptions.earlier. */
+export const DEMO_EARLIER = {
+	addedModel: fctPayments.uniqueId,
+	modifiedModel: stores.uniqueId,
+	addedColumn: { uniqueId: stores.uniqueId, column: 'last_order_at' }
+} as const;
 
 /** The model DemoOptions.failures makes fail; everything downstream of it is skipped. */
 export const DEMO_FAILING_MODEL = modelId('orders');
@@ -1106,7 +1129,9 @@ export const DEMO_CHANGE = {
 export function demoProjectSpec(opts: DemoOptions): ProjectSpec {
 	const failures = opts.failures ?? false;
 	const change = opts.change ?? false;
-	const tests = demoTests(failures);
+	const earlier = opts.earlier ?? false;
+	if (earlier && change) throw new Error('earlier: the earlier version has no unmerged change');
+	const tests = demoTests(failures).filter((t) => !earlier || !t.parents.includes(fctPayments.uniqueId));
 	const outcomes = new Map<string, PlannedOutcome>();
 	if (failures) {
 		for (const t of tests) if (t.failures > 0) outcomes.set(t.uniqueId, t.severity === 'warn' ? 'warn' : 'fail');
@@ -1134,13 +1159,15 @@ export function demoProjectSpec(opts: DemoOptions): ProjectSpec {
 			intOrderPayments,
 			orders,
 			customers,
-			change ? storesWithDecimalRevenue : stores,
-			fctPayments,
+			change ? storesWithDecimalRevenue : earlier ? storesBeforeLastOrder : stores,
+			...(earlier ? [] : [fctPayments]),
 			...(change ? [storeDailyRevenue] : []),
 			customersSnapshot,
 			...tests
 		],
-		lineage: demoLineage(change),
+		lineage: earlier
+			? demoLineage(false).filter((e) => e.toId !== fctPayments.uniqueId && !(e.toId === stores.uniqueId && e.toColumn === 'last_order_at'))
+			: demoLineage(change),
 		folderConfigs: [
 			{ packageName: DEMO_PROJECT, resource: 'models', folder: 'staging', config: { materialized: 'view' } },
 			{ packageName: DEMO_PROJECT, resource: 'models', folder: 'intermediate', config: { materialized: 'view' } },

@@ -13,7 +13,7 @@ import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { parseManifest } from '../ingest/manifest';
 import { inspectProjectArchive } from '../ingest/project-archive';
 import { parseScriptPath } from '../paths';
-import { DEMO_CHANGE, DEMO_FAILING_MODEL, demoProducers, generateProject, projectTarGz, ROASTERY_OUTCOMES, roasteryProducers, writeProjectDir, type GeneratedProject } from './generator';
+import { DEMO_CHANGE, DEMO_EARLIER, DEMO_FAILING_MODEL, demoProducers, generateProject, projectTarGz, ROASTERY_OUTCOMES, roasteryProducers, writeProjectDir, type GeneratedProject } from './generator';
 
 type Json = Record<string, any>;
 type Row = Record<string, any>;
@@ -475,6 +475,28 @@ describe('event log', () => {
 		expect(new Set(edges.map((r) => r.to_column_name))).toEqual(new Set(['store_id', 'paid_date', 'payment_count', 'revenue']));
 		expect(changed.meta.results).toEqual({ ...demo.meta.results, success: demo.meta.results.success + 1 });
 		await expect(generateProject({ models: 5, change: true })).rejects.toThrow(/^change: only the demo project/);
+	});
+
+	it('makes the version before the current one on request: fct_payments and its tests absent, stores without last_order_at', async () => {
+		const earlier = await generateProject({ earlier: true });
+		const before = earlier.manifest.nodes as Json;
+		const now = demo.manifest.nodes as Json;
+		const gone = Object.keys(now).filter((id) => !(id in before));
+		expect(gone).toContain(DEMO_EARLIER.addedModel);
+		// The model and the tests on it, nothing else.
+		for (const id of gone) if (id !== DEMO_EARLIER.addedModel) expect(now[id].depends_on.nodes, id).toContain(DEMO_EARLIER.addedModel);
+		expect(Object.keys(before).filter((id) => !(id in now))).toEqual([]);
+		const { uniqueId, column } = DEMO_EARLIER.addedColumn;
+		expect(Object.keys(before[uniqueId].columns)).not.toContain(column);
+		expect(Object.keys(now[uniqueId].columns)).toContain(column);
+		expect(before[uniqueId].raw_code).not.toContain(column);
+		// The rest compiles to the same code.
+		expect(Object.keys(before).filter((id) => id !== uniqueId && before[id].raw_code !== now[id].raw_code)).toEqual([]);
+		const edges = (await readRows(earlier.columnLineageParquet)).filter(
+			(r) => r.to_node_unique_id === DEMO_EARLIER.addedModel || (r.to_node_unique_id === uniqueId && r.to_column_name === column)
+		);
+		expect(edges).toEqual([]);
+		await expect(generateProject({ earlier: true, change: true })).rejects.toThrow(/^earlier: /);
 	});
 });
 

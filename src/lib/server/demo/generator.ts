@@ -19,7 +19,7 @@ import type { LineageKind, ProjectSpec } from './spec';
 import { tarGz } from './tarball';
 
 export { demoProducers, roasteryProducers, type DemoProducer } from './producers';
-export { DEMO_CHANGE, DEMO_FAILING_MODEL } from './demo-project';
+export { DEMO_CHANGE, DEMO_EARLIER, DEMO_FAILING_MODEL } from './demo-project';
 export { ROASTERY_PROJECT, ROASTERY_SCHEMA, ROASTERY_OUTCOMES } from './roastery-project';
 export type { ComponentPick } from './components';
 
@@ -37,6 +37,8 @@ export interface GenerateOptions {
 	failures?: boolean;
 	/** Demo mode: the project with an unmerged change (a model added, a column retyped), for a preview. */
 	change?: boolean;
+	/** Demo mode: the version deployed before the current one (a model and a column fewer). */
+	earlier?: boolean;
 	/** Demo mode: the demo's second project (the wholesale roastery, deployed without an index) instead of the coffee shop. */
 	roastery?: boolean;
 }
@@ -93,7 +95,7 @@ export async function generateProject(opts: GenerateOptions = {}): Promise<Gener
 	const spec: ProjectSpec = opts.roastery
 		? roasteryProjectSpec(seed)
 		: opts.models === undefined
-			? demoProjectSpec({ seed, failures: opts.failures, change: opts.change })
+			? demoProjectSpec({ seed, failures: opts.failures, change: opts.change, earlier: opts.earlier })
 			: scaledProjectSpec({
 					seed,
 					models: opts.models,

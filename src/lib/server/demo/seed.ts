@@ -1,6 +1,7 @@
 // The demo workspace an empty embedded database starts with: the project's own generated dbt
 // projects deployed through the same ingest as any upload, so a first visit has something real
-// to browse: a dbt project with dbt's column index, producer scripts that read its relations
+// to browse: a dbt project with dbt's column index, deployed twice (an earlier version, then the
+// current one, which adds a model and a column, so comparing two versions shows something), producer scripts that read its relations
 // and write lake tables, two recorded runs of the project (one succeeded, one failed), a preview
 // of an unmerged change, and a second project deployed as dbt-core leaves it (compiled SQL and a
 // catalog, no index), whose column lineage the queued lineage job infers once the worker starts,
@@ -42,6 +43,8 @@ export function wantDemo(h: Database, freshDatabase: boolean): boolean {
 
 export interface DemoSeed {
 	jobId: string;
+	/** The deploy of the version before the current one. */
+	earlierJobId: string;
 	nodes: number;
 	columnEdges: number | null;
 	producers: number;
@@ -81,7 +84,8 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	if (!admin) throw new Error(`demo: the admin account '${adminUsername}' does not exist`);
 	// The deployed project and its succeeded build (seed 1); the next day's failed build (seed 2:
 	// the same project, other timings and invocation); the change a preview shows.
-	const [project, failing, changed] = await Promise.all([
+	const [earlier, project, failing, changed] = await Promise.all([
+		generateProject({ earlier: true }),
 		generateProject(),
 		generateProject({ seed: 2, failures: true }),
 		generateProject({ change: true })
@@ -94,6 +98,16 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		// No path: an embedded DuckDB of the workspace's own, so Run builds the project for real.
 		settings: { type: 'duckdb', schema: project.meta.schema, threads: 4 }
 	});
+	const earlierAnswer = await ingestUpload(h, {
+		workspace: DEMO_WORKSPACE,
+		path: DEMO_PROJECT_PATH,
+		kind: 'deploy',
+		username: admin.username,
+		descriptor: DESCRIPTOR,
+		pin: 'at_first_run',
+		...(await uploadOf(earlier))
+	});
+	if (earlierAnswer.warnings.length) throw new Error(`demo: the earlier version deployed with warnings: ${earlierAnswer.warnings.join('; ')}`);
 	const answer = await ingestUpload(h, {
 		workspace: DEMO_WORKSPACE,
 		path: DEMO_PROJECT_PATH,
@@ -145,6 +159,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	if (preview.warnings.length) throw new Error(`demo: the preview uploaded with warnings: ${preview.warnings.join('; ')}`);
 	return {
 		jobId: answer.job_id,
+		earlierJobId: earlierAnswer.job_id,
 		nodes: answer.nodes,
 		columnEdges: answer.column_edges,
 		producers: demoProducers.length + roasteryProducers.length,

@@ -1,4 +1,4 @@
-// Column lineage of a whole dbt project (issue 15), inferred on worker threads: a parse of
+// Column lineage of a whole dbt project, inferred on worker threads: a parse of
 // compiled SQL is WASM that cannot be interrupted, so a model over its time budget has its thread
 // terminated and replaced (and is failed when it runs over again); a thread that crashes or runs
 // out of memory fails only the model it held. Models go in DAG order where it matters: a model reading a relation the
@@ -164,9 +164,9 @@ function startThread(input: ThreadInput, heapMb: number): Worker {
 // ─── The pool ─────────────────────────────────────────────────────────────────────────────
 
 /**
- * One thread unless asked: a parser thread's memory peaks at about 300 MB (its WASM memory only
- * grows), one thread infers 3000 models in a few CPU seconds, and the app's own process holds
- * the database too (bench/README.md, "infer", has the figures for one and two threads).
+ * One thread unless asked: a parser thread's WASM memory only grows, one thread already infers
+ * a large project in seconds, and the app's own process holds the database too (bench/README.md,
+ * "infer", has the figures for one and two threads).
  */
 export const DEFAULT_THREADS = 1;
 

@@ -328,8 +328,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	mark(p, 'commit');
 	if (lineageJobId || pin) wakeWorker();
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
-	// the planner scans instead of using the component index, measured 4× slower on a
-	// 200,000-edge project (bench/column-lineage). Worth its ~100 ms only after a big graph.
+	// the planner scans instead of using the component index, several times slower on a
+	// large project (bench/column-lineage). Worth its cost only after a big graph.
 	if ((content.columnEdges?.length ?? 0) + content.edges.length >= ANALYZE_AFTER_ROWS) await analyzeGraphTables(h);
 	mark(p, 'analyze');
 

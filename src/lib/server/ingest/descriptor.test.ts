@@ -130,7 +130,7 @@ describe('parseDescriptor: refusals name the descriptor and the field', () => {
 	});
 });
 
-// Every value that reaches dbt's argv (issue 13): a selector is its own argv word, so one that
+// Every value that reaches dbt's argv: a selector is its own argv word, so one that
 // starts with `-` is an option smuggled in; a NUL cannot be passed to a process at all.
 describe('parseDescriptor: values that reach dbt are refused when they would not be what they say', () => {
 	const long = 'a'.repeat(1001);
@@ -166,7 +166,7 @@ describe('parseDescriptor: values that reach dbt are refused when they would not
 	});
 });
 
-// Descriptors built to break what reads them (issue 13): each is a 400 at deploy, never a stored
+// Descriptors built to break what reads them: each is a 400 at deploy, never a stored
 // version whose every run then fails (a circular anchor used to overflow the stack in each run).
 describe('parseDescriptor: hostile YAML', () => {
 	const bomb = ['a: &a [x, x, x, x, x, x, x, x, x]', 'b: &b [*a, *a, *a, *a, *a, *a, *a, *a, *a]', 'c: &c [*b, *b, *b, *b, *b, *b, *b, *b, *b]', 'vars: {d: [*c, *c, *c, *c, *c, *c, *c, *c, *c]}'].join('\n');
@@ -190,12 +190,10 @@ describe('parseDescriptor: hostile YAML', () => {
 		['a non-string select entry (boolean)', 'select: [true]', /\(select\[0\]\): must be a selector string/],
 		['an infinite number', 'vars: {a: .inf}', /\(vars\.a\): must be a finite number/]
 	])('%s', (_name, text, message) => {
-		const t0 = performance.now();
 		const err = refusal(text);
 		expect(err.status).toBe(400);
 		expect(err.message).toMatch(message);
 		expect(err.message).not.toMatch(/Maximum call stack|at \S+\.(js|ts):\d+/);
-		expect(performance.now() - t0).toBeLessThan(2000);
 	});
 
 	it('refuses a NUL character anywhere, a comment included (the text is stored)', () => {

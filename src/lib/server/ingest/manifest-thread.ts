@@ -1,6 +1,6 @@
 // Big manifests are parsed on a worker thread: JSON.parse and the node walk of a manifest of
 // tens of MB hold a thread for seconds, and on the request thread that stalls every other
-// request (issue 14, finding 8). Small ones stay inline, where a thread's start-up would cost
+// request. Small ones stay inline, where a thread's start-up would cost
 // more than the parse. The thread loads the smallest module that parses: the build's own entry
 // `manifest-thread.js` (manifest-thread-main.ts, beside build/worker.js) when there is one, and
 // otherwise this module, which answers when loaded with the tag in its workerData. Loading the
@@ -121,8 +121,8 @@ interface ThreadInput {
 
 /**
  * Takes back bytes lent to the parse thread: the caller's Uint8Array is detached while the thread
- * holds them (moved, not copied: a 39 MB manifest copied into the thread was a tenth of the
- * deploy's peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
+ * holds them (moved, not copied: a copy of a big manifest was a visible part of the deploy's
+ * peak RSS, bench/README.md "ingest"), and this receives the same bytes when it answers.
  * A thread that dies before answering keeps them; the upload has failed then anyway.
  */
 export type TakeBack = (bytes: Uint8Array, catalog?: Uint8Array) => void;

@@ -77,18 +77,15 @@ describe('bytes after the end marker', () => {
 		expect(s.files).toBe(1);
 	});
 
-	// The 8 MB of zeros gzip to ~8 KB: node-tar alone buffered them quadratically (5 s here).
+	// Zeros gzip to almost nothing: node-tar alone buffered them quadratically (its cost is in bench/, not here).
 	it.each([
 		['64 KB of random bytes', () => randomBytes(64 * 1024)],
 		['10 MB of random bytes', () => randomBytes(10 * 1024 * 1024)],
 		['8 MB of zeros (an 8 KB upload)', () => Buffer.alloc(8 * 1024 * 1024)]
 	])('refuses %s, naming the archive and the limit', async (_name, trailing) => {
 		const archive = tarWithTrailing(trailing());
-		const started = performance.now();
 		await expect(inspectProjectArchive(archive)).rejects.toThrow(
 			new RegExp(`^project: has more than ${ARCHIVE_LIMITS.maxBytesAfterEnd / 1024} KB after the tar's end marker`)
 		);
-		// A sanity bound only (the timings are in the report): the quadratic path took seconds.
-		expect(performance.now() - started).toBeLessThan(3000);
 	});
 });

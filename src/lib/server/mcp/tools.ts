@@ -4,7 +4,7 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { canvasFromAssetGraph } from '../../lineage/canvas-model';
 import { evaluateSelector, selectorGraph } from '../../lineage/selector';
-import { assetReadGrant, diffRefAccess, jobAccess } from '../access';
+import { assetReadGrant, diffRefAccess, jobAccess, lineageStampOf } from '../access';
 import { getDatabase } from '../db';
 import { lineageDiff } from '../graph-diff-api';
 import { badRequest } from '../http';
@@ -46,7 +46,7 @@ async function impactQuery(ctx: ToolContext, a: Record<string, unknown>, directi
 
 async function impact(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
 	const { grant, q } = await impactQuery(ctx, a, direction);
-	return unpinnedColumnImpact(grant, await getDatabase(), q);
+	return unpinnedColumnImpact(grant, await getDatabase(), q, { stamp: lineageStampOf(ctx.event) });
 }
 
 function cut<T>(items: T[], n: number): { items: T[]; note: string | null } {
@@ -143,7 +143,7 @@ export const TOOLS: ToolDef[] = [
 			const n = (a.limit as number | undefined) ?? 200;
 			const dirs = direction === 'both' ? (['upstream', 'downstream'] as const) : ([direction] as ['upstream' | 'downstream']);
 			const { grant, q } = await impactQuery(ctx, a, dirs[0]);
-			const answers = await unpinnedColumnTrace(grant, await getDatabase(), q, dirs);
+			const answers = await unpinnedColumnTrace(grant, await getDatabase(), q, dirs, { stamp: lineageStampOf(ctx.event) });
 			const out: Record<string, unknown> = { asset_path: a.asset_path, column: a.column, depth };
 			dirs.forEach((d, i) => {
 				const r = answers[i];

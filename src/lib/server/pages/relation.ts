@@ -1,5 +1,5 @@
 // One relation's details for the canvas pages' details pane, read on selection. The folder's
-// asset graph carries every relation's SQL and columns (13 MB at 3000 models); the canvas is
+// asset graph carries every relation's SQL and columns (megabytes in a big folder); the canvas is
 // drawn from a compact summary and the pane asks for the one relation it shows. Same reads and
 // the same gates as the asset graph (lineage-api.ts): the versions the caller may see describe
 // the relation, the one redaction predicate decides the authored fields per project.

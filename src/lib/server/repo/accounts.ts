@@ -65,6 +65,19 @@ export async function resetPassword(h: Database, accountId: string, passwordHash
 	});
 }
 
+/**
+ * The account holder's own change: the new hash, and every browser session of the account ends
+ * (the caller starts a fresh one). API tokens stay: they are revoked one by one, and a deploy
+ * token should not stop because its owner changed a password.
+ */
+export async function changeOwnPassword(h: Database, accountId: string, passwordHash: string): Promise<{ sessionsEnded: number }> {
+	return h.db.transaction(async (tx) => {
+		await tx.update(account).set({ passwordHash }).where(eq(account.id, accountId));
+		const ended = await tx.delete(session).where(eq(session.accountId, accountId)).returning({ id: session.id });
+		return { sessionsEnded: ended.length };
+	});
+}
+
 export async function listAccounts(h: Database): Promise<AccountRow[]> {
 	return h.db.select(accountColumns).from(account).orderBy(asc(account.username));
 }

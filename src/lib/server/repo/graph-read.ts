@@ -8,7 +8,7 @@
 //     while the marker is;
 //   - the usage rows in the asked scope (the folder, or the workspace): which script reads and
 //     writes which asset, the hidden counts. Thousands of rows: an order-free digest (count and
-//     two 64-bit hash sums), since sorting them under a libc collation cost 30–50 ms on
+//     two 64-bit hash sums), since sorting them under a libc collation is slow on
 //     Postgres. They are only ever rewritten by a deploy, which also adds a script row;
 //     this part is the second line;
 //   - producer column lineage (count and newest id): written with each producer version.

@@ -277,7 +277,7 @@ export interface ReplaceOptions {
 /**
  * Replaces one graph inside the caller's transaction: delete exactly this key's rows, write the
  * marker, then bulk-load the rows (DESIGN.md §5), so a failure anywhere rolls back to the previous
- * graph with the transaction. The rows go through COPY (text format, produced a 256 KB chunk at a
+ * graph with the transaction. The rows go through COPY (text format, produced a chunk at a
  * time) on both databases. The new marker has a new id, so the new column edges never meet the
  * old ones in the unique index (what made replacing a graph of text rows slow).
  */

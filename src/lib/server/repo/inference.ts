@@ -1,4 +1,4 @@
-// Storage of column-lineage inference (issue 15): a queued lineage job's plan, the per-workspace
+// Storage of column-lineage inference: a queued lineage job's plan, the per-workspace
 // cache of per-model results, the lineage state a relation's details pane reads, and the job's
 // progress. Every statement of the lineage job lives here or in graph.ts.
 import { gunzipSync } from 'node:zlib';

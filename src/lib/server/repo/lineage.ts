@@ -25,10 +25,8 @@ const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 
 /**
  * The rows of `inner`, on PGlite as ONE json value parsed here: for thousands of rows its
- * per-row result decoding costs several times the query itself (a 3000-model graph's nodes:
- * 400–580 ms against 100–125 ms through json_agg; the whole full-fields folder read 793 →
- * 627 ms, a pinned one 591 → 341 ms). On Postgres the same costs more (361 → 470 ms), so it
- * reads rows there. Column names become keys; jsonb columns arrive as values, text[] as
+ * per-row result decoding costs several times the query itself (bench/README.md has the
+ * figures). On Postgres the same costs more than plain rows, so it reads rows there. Column names become keys; jsonb columns arrive as values, text[] as
  * arrays, so cast bigints to text in `inner` as the row reads do anyway. The inner ORDER BY
  * is kept (the answer is re-sorted where order matters).
  */
@@ -111,7 +109,7 @@ function inScope(col: SQL, folderPrefix: FolderScope): SQL {
  */
 export async function visibleUsage(h: Database, ws: string, folderPrefix: FolderScope, f: ScriptPathFilter, tx?: Tx): Promise<UsageRow[]> {
 	// The newest live version per path once (distinct on, the script_path_idx order), joined to
-	// the usage rows: a lateral subquery per usage row cost 200 ms at 3000 rows on PGlite, and
+	// the usage rows: a lateral subquery per usage row is slow on PGlite, and
 	// without `materialized` a planner without statistics re-runs the CTE per usage row.
 	const rows = await jsonRows<{ script_path: string; asset_kind: string; asset_path: string; access: string; hash: unknown; language: string }>(
 		h,
@@ -395,7 +393,7 @@ export async function describeAssets(
 		const key: GraphKey = { workspace: ws, scriptPath: rows[0].script_path, scriptHash: toBigInt(rows[0].script_hash), jobId: ZERO_UUID };
 		const uids = rows.map((r) => r.unique_id);
 		// Joined to the id list rather than `= any(array)`: with thousands of ids the array is
-		// scanned per row (190 ms for a 3000-relation folder), the join hashes it once.
+		// scanned per row, the join hashes it once.
 		const tests = await jsonRows<NodeDbRow>(
 			h,
 			sql`select ${cols} from dbt_node n
@@ -639,6 +637,8 @@ export interface StoredColumnEdge {
 	childColumn: string;
 	lineageKind: string;
 	provenance: 'engine' | 'inferred';
+	/** The direct component it belongs to, where the read returns it (componentEdges). */
+	component?: number;
 }
 
 /**
@@ -651,7 +651,7 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	// Materialized, and the nodes fetched by an id array: the planner cannot turn either lookup
 	// into a scan of the project.
 	return sql`with edge as materialized (
-	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv
+	             select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k, e.provenance as pv, e.component as cp
 	               from dbt_column_edge e
 	               ${namedEnds('e')}
 	              where e.graph_id = ${graphIdOf(key)} and e.component is not null
@@ -661,7 +661,7 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
 	             select n.unique_id as u, n.asset_path as p
 	               from dbt_node n
 	              where ${keyOf('n', key)} and n.unique_id = any(array(select pu from edge union select cu from edge)))
-	           select edge.*, pn.p as pp, cn.p as cp
+	           select edge.*, pn.p as pp, cn.p as ncp
 	             from edge
 	             left join node pn on pn.u = edge.pu
 	             left join node cn on cn.u = edge.cu`;
@@ -678,13 +678,16 @@ export async function componentEdges(
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; pp: string | null; cp: string | null }>(componentReadSql(key, uniqueIds), tx);
+	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; cp: unknown; pp: string | null; ncp: string | null }>(componentReadSql(key, uniqueIds), tx);
 	const assetPathOf = new Map<string, string | null>();
 	for (const r of rows) {
 		assetPathOf.set(r.pu, r.pp);
-		assetPathOf.set(r.cu, r.cp);
+		assetPathOf.set(r.cu, r.ncp);
 	}
-	return { edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })), assetPathOf };
+	return {
+		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv, component: toNumber(r.cp) })),
+		assetPathOf
+	};
 }
 
 /** The asset path of each of these nodes of one graph (null for a relation-less one). */
@@ -854,6 +857,57 @@ export async function relationsInOwners(
 		uniqueId: r.unique_id,
 		assetPath: r.asset_path
 	}));
+}
+
+/** Every path: the filter of a read gated in process afterwards (each row names its script path). */
+export const EVERY_PATH: ScriptPathFilter = { readable: { all: true, folders: [], userPrefix: '' }, scope: null };
+
+/**
+ * relationsInOwners over EVERY dbt path's newest live version, each row with its graph's marker
+ * version (graphMarkerVersion): the lookup a cached walk keys by the lineage stamp and gates in
+ * process, as column lineage's candidates are.
+ */
+export async function relationOwnersEvery(h: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<(RelationInGraph & { version: string | null })[]> {
+	if (assetPaths.length === 0) return [];
+	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string; v: string | null }>(
+		sql`with ${chosenVersionsCte(ws, EVERY_PATH, null)}
+		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path, ${markerVersion('g')} as v
+		      from dbt_node n
+		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
+		      left join dbt_graph_snapshot g
+		        on g.workspace = ${ws} and g.script_path = n.script_path and g.script_hash = n.script_hash and g.job_id = ${ZERO_UUID}::uuid
+		     where n.workspace = ${ws} and n.asset_path = any(${textArray(assetPaths)}) and n.job_id = ${ZERO_UUID}::uuid
+		     order by n.script_path, n.unique_id`,
+		tx
+	);
+	return rows.map((r) => ({
+		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
+		uniqueId: r.unique_id,
+		assetPath: r.asset_path,
+		version: r.v
+	}));
+}
+
+/**
+ * The stamp of what a column walk reads besides each graph's own rows (those are keyed by their
+ * marker version): every script version row (which version of a path is live, producers
+ * included), every version graph's marker (which graph describes which relation) and the
+ * producers' column lineage (count and newest id). One statement; any deploy, delete, archive,
+ * replace or inference run moves it. A scalar expression, so it can ride on another statement.
+ */
+export function lineageInputsStampSql(ws: string): SQL {
+	return sql`((select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))
+	              from script s where s.workspace = ${ws})
+	           || '.' || (select md5(coalesce(string_agg(row(g.id, g.script_path, g.script_hash, g.digest, g.ingested_at)::text, E'\\n' order by g.id), ''))
+	              from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid)
+	           || '.' || (select count(*)::text || '/' || coalesce(max(p.id), 0)::text
+	              from producer_column_lineage p where p.workspace = ${ws}))`;
+}
+
+/** lineageInputsStampSql's value. */
+export async function lineageInputsStamp(h: Database, ws: string, tx?: Tx): Promise<string> {
+	const [r] = await h.rows<{ s: string }>(sql`select ${lineageInputsStampSql(ws)} as s`, tx);
+	return r.s;
 }
 
 /** The nodes with these asset paths inside one (pinned) graph. */

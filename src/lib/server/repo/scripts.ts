@@ -176,3 +176,60 @@ export async function versionDetail(h: Database, workspace: string, hash: bigint
 		deployJob: r.job_id ? { id: r.job_id, status: r.job_status! } : null
 	};
 }
+
+// ─── Deleting a project or producer: everything stored under its path ─────────────────────
+
+/** What deleting a path takes away: its versions, the graphs stored for them and its previews, its jobs. */
+export interface PathFootprint {
+	/** The languages of its versions (dbt, sql, openlineage); empty when nothing is stored there. */
+	languages: string[];
+	versions: number;
+	graphs: number;
+	/** Its runs (started, recorded), previews and deploy jobs, with their logs and share links. */
+	jobs: number;
+	runs: number;
+	previews: number;
+	/** Jobs of the path still queued or running: a deletion waits for them. */
+	active: number;
+}
+
+export async function pathFootprint(h: Database, ws: string, path: string, tx?: Tx): Promise<PathFootprint> {
+	const [r] = await h.rows<{ languages: string[] | null; versions: number; graphs: number; jobs: number; runs: number; previews: number; active: number }>(
+		sql`select (select array_agg(distinct language order by language) from script where workspace = ${ws} and path = ${path}) as languages,
+		           (select count(*)::int from script where workspace = ${ws} and path = ${path} and not deleted) as versions,
+		           (select count(*)::int from dbt_graph_snapshot where workspace = ${ws} and script_path = ${path}) as graphs,
+		           count(*)::int as jobs,
+		           (count(*) filter (where kind in ('run', 'recorded', 'openlineage')))::int as runs,
+		           (count(*) filter (where kind = 'preview'))::int as previews,
+		           (count(*) filter (where status in ('queued', 'running')))::int as active
+		      from job where workspace = ${ws} and script_path = ${path}`,
+		tx
+	);
+	return { languages: r?.languages ?? [], versions: r?.versions ?? 0, graphs: r?.graphs ?? 0, jobs: r?.jobs ?? 0, runs: r?.runs ?? 0, previews: r?.previews ?? 0, active: r?.active ?? 0 };
+}
+
+/**
+ * Deletes everything stored under a path, in one transaction: its jobs (their share links and
+ * lineage plans by foreign key) and run progress, its preview graphs, its versions (their
+ * archives, graphs and producer lineage by foreign key) and its asset usage. Refused (null) while
+ * one of its jobs is queued or running: a worker would write into what is being deleted.
+ */
+export async function deletePath(h: Database, ws: string, path: string): Promise<PathFootprint | null> {
+	return h.db.transaction(async (tx) => {
+		// The path's lock, as a deploy publishing its asset usage takes it.
+		await h.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${ws}:${path}`}, 0))`, tx);
+		const f = await pathFootprint(h, ws, path, tx);
+		if (f.active > 0) return null;
+		await h.rows(
+			sql`delete from dbt_run_progress where workspace = ${ws} and job_id in (select id from job where workspace = ${ws} and script_path = ${path})`,
+			tx
+		);
+		await h.rows(sql`delete from dbt_edge where workspace = ${ws} and script_path = ${path}`, tx);
+		await h.rows(sql`delete from dbt_node where workspace = ${ws} and script_path = ${path}`, tx);
+		await h.rows(sql`delete from dbt_graph_snapshot where workspace = ${ws} and script_path = ${path}`, tx);
+		await h.rows(sql`delete from job where workspace = ${ws} and script_path = ${path}`, tx);
+		await h.rows(sql`delete from script where workspace = ${ws} and path = ${path}`, tx);
+		await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, ws), eq(assetUsage.scriptPath, path)));
+		return f;
+	});
+}

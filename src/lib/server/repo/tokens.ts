@@ -80,6 +80,15 @@ export async function listTokensOf(h: Database, workspace: string, owner: string
 		.orderBy(desc(apiToken.createdAt), apiToken.id);
 }
 
+/** Every token of the workspace, of every member (an admin's view: who holds what, to revoke). */
+export async function listTokensIn(h: Database, workspace: string): Promise<TokenInfo[]> {
+	return h.db
+		.select(infoColumns)
+		.from(apiToken)
+		.where(eq(apiToken.workspace, workspace))
+		.orderBy(apiToken.owner, desc(apiToken.createdAt), apiToken.id);
+}
+
 export async function getToken(h: Database, workspace: string, id: string): Promise<TokenInfo | null> {
 	const [r] = await h.db
 		.select(infoColumns)

@@ -161,16 +161,42 @@ export async function countAdmins(h: Database, ws: string): Promise<number> {
 	return Number(r.n);
 }
 
-export async function removeMember(h: Database, ws: string, username: string): Promise<boolean> {
+/**
+ * Removes a member with what names them in this workspace: group rows, folder grants and API
+ * tokens are keyed by username, not by a foreign key to member, so they are cleared explicitly;
+ * a later member with the same name then inherits none of them. Answers whether a member was
+ * removed and how many of its tokens went with it.
+ */
+export async function removeMemberWithGrants(
+	h: Database,
+	ws: string,
+	username: string,
+	opts: { keepAnAdmin?: boolean } = {}
+): Promise<{ removed: boolean; tokens: number; lastAdmin?: boolean }> {
 	return h.db.transaction(async (tx) => {
-		// Group rows are keyed by username, not by a foreign key to member: clear them explicitly
-		// so a later member with the same name does not inherit old grants.
-		await h.rows(sql`delete from group_member where workspace = ${ws} and username = ${username}`, tx);
+		if (opts.keepAnAdmin) {
+			// The admin rows locked: two admins removing each other at once cannot leave none.
+			const admins = await h.rows<{ username: string }>(sql`select username from member where workspace = ${ws} and is_admin for update`, tx);
+			if (admins.length === 1 && admins[0].username === username) return { removed: false, tokens: 0, lastAdmin: true };
+		}
 		const r = await tx
 			.delete(member)
 			.where(and(eq(member.workspace, ws), eq(member.username, username)))
 			.returning({ username: member.username });
-		return r.length > 0;
+		if (r.length === 0) return { removed: false, tokens: 0 };
+		await h.rows(sql`delete from group_member where workspace = ${ws} and username = ${username}`, tx);
+		const grantee = `u/${username}`;
+		await h.rows(
+			sql`update folder set readers = array_remove(readers, ${grantee}), writers = array_remove(writers, ${grantee})
+			     where workspace = ${ws} and (${grantee} = any(readers) or ${grantee} = any(writers))`,
+			tx
+		);
+		const tokens = await h.rows<{ id: string }>(sql`delete from api_token where workspace = ${ws} and owner = ${username} returning id`, tx);
+		return { removed: true, tokens: tokens.length };
 	});
+}
+
+export async function removeMember(h: Database, ws: string, username: string): Promise<boolean> {
+	return (await removeMemberWithGrants(h, ws, username)).removed;
 }
 

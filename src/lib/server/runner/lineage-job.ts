@@ -1,4 +1,4 @@
-// A `lineage` job (issue 15): infers a stored graph's column lineage from its manifest's compiled
+// A `lineage` job: infers a stored graph's column lineage from its manifest's compiled
 // SQL, queued by the deploy or preview that stored the graph. It reads the plan the deploy saved,
 // runs the inference on worker threads with the workspace's cache, and at the end replaces the
 // graph's column edges and stores each model's outcome in ONE transaction: a job that fails, times

@@ -1,187 +1,153 @@
-import { fail } from '@sveltejs/kit';
-import {
-	adminAllows,
-	mayListTokens,
-	pagePrincipal,
-	requireAdminAccess,
-	requireFork,
-	requireTokenMint,
-	requireTokenRevoke,
-	type AdminResource,
-	type Principal
-} from '$lib/server/access';
-import { addUser, mintTokenFor } from '$lib/server/auth/admin';
-import { parseFolderInput, parseGroupInput, parseTokenInput, parseUserInput, parseWarehouseInput, parseWorkspaceInput, tokenView } from '$lib/server/auth/admin-input';
+import { fail, isActionFailure, redirect } from '@sveltejs/kit';
+import { pagePrincipal, requireAuth, requireFork } from '$lib/server/access';
+import { parseWorkspaceInput } from '$lib/server/auth/admin-input';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
-import { listFolders, replaceFolder } from '$lib/server/repo/folders';
 import { forkWorkspaceAs } from '$lib/server/api/workspaces/fork';
-import { listGroups, replaceGroup } from '$lib/server/repo/groups';
-import { deleteToken, getToken, listTokensOf } from '$lib/server/repo/tokens';
-import { listWarehouses, upsertWarehouse } from '$lib/server/repo/warehouses';
-import { deleteNamespace, listNamespaces, setNamespace } from '$lib/server/repo/openlineage-in';
-import { parseNamespaceInput } from '$lib/server/openlineage-in/namespaces';
-import { listMembers } from '$lib/server/repo/workspaces';
+import { changePassword } from '$lib/server/api/settings/account';
+import { saveFolderAs } from '$lib/server/api/settings/folders';
+import { formCall } from '$lib/server/api/settings/form-failure';
+import { saveGroupAs } from '$lib/server/api/settings/groups';
+import { addMemberAs, removeMemberAs } from '$lib/server/api/settings/members';
+import { saveNamespaceAs } from '$lib/server/api/settings/namespaces';
+import { settingsPage } from '$lib/server/api/settings/page';
+import { mintTokenAs, revokeTokenAs } from '$lib/server/api/settings/tokens';
+import { warehouseBodyFromForm } from '$lib/server/api/settings/warehouse-form';
+import { saveWarehouseAs } from '$lib/server/api/settings/warehouses';
 import type { Actions, PageServerLoad } from './$types';
 
-// Each section under the gate of the API endpoint that reads it (GET tokens, users, groups,
-// folders, warehouses): a token sees here exactly what it could read through the API; a section
-// it may not read is null.
-export const load: PageServerLoad = async (event) => {
-	const p = await pagePrincipal(event, event.params.ws);
-	const h = await getDatabase();
-	const tokens = mayListTokens(p) ? (await listTokensOf(h, p.workspace, p.username)).map(tokenView) : null;
-	if (!p.isAdmin) return { tokens, admin: null };
-	const when = <T>(resource: AdminResource, read: () => Promise<T>): Promise<T | null> =>
-		adminAllows(p, resource, 'read') ? read() : Promise.resolve(null);
-	const [members, groups, folders, warehouses, namespaces] = await Promise.all([
-		when('users', () => listMembers(h, p.workspace)),
-		when('groups', () => listGroups(h, p.workspace)),
-		when('folders', () => listFolders(h, p.workspace)),
-		when('warehouses', () => listWarehouses(h, p.workspace)),
-		when('openlineage', () => listNamespaces(h, p.workspace))
-	]);
-	return { tokens, admin: { members, groups, folders, warehouses, namespaces } };
-};
+export const load: PageServerLoad = async (event) => settingsPage(await pagePrincipal(event, event.params.ws));
 
-/** A list field: names separated by commas or whitespace. */
-const names = (v: FormDataEntryValue | null) =>
-	String(v ?? '')
-		.split(/[\s,]+/)
+/** A list field: names separated by commas or whitespace, from one text input or several checkboxes. */
+const names = (form: FormData, field: string) =>
+	form
+		.getAll(field)
+		.flatMap((v) => String(v).split(/[\s,]+/))
 		.filter(Boolean);
+const text = (form: FormData, field: string) => String(form.get(field) ?? '');
 
-/**
- * An admin form: the same gates and the same input parsing as the admin API (POST users,
- * groups, folders, warehouses), so the page can do nothing the API would refuse. A refusal is
- * shown on the form that caused it.
- */
-async function adminAction(
-	event: Parameters<Actions[string]>[0],
-	section: string,
-	resource: AdminResource,
-	run: (p: Principal, form: FormData) => Promise<string>
-) {
-	const p = await pagePrincipal(event, event.params.ws);
-	const form = await event.request.formData();
-	try {
-		requireAdminAccess(p, resource, 'write');
-		return { section, done: await run(p, form) };
-	} catch (e) {
-		if (e instanceof ApiError) return fail(e.status, { section, adminError: e.message });
-		throw e;
-	}
-}
+/** One action: the caller (a member of the workspace) and the form, then the service's call. */
+const withForm =
+	<T>(run: (p: Awaited<ReturnType<typeof pagePrincipal>>, form: FormData, event: Parameters<Actions[string]>[0]) => Promise<T>) =>
+	async (event: Parameters<Actions[string]>[0]) =>
+		run(await pagePrincipal(event, event.params.ws), await event.request.formData(), event);
 
+// Every form calls the service the API route calls, so the page can do nothing the API would
+// refuse; a refusal is shown beside the field it names.
 export const actions: Actions = {
-	// POST fork's gate and input, answered on the page: the new workspace's link, or the refusal.
-	fork: async (event) => {
-		const p = await pagePrincipal(event, event.params.ws);
-		const form = await event.request.formData();
-		try {
+	changePassword: withForm(async (_p, form, event) => {
+		const fields = ['current_password', 'new_password', 'confirm_password'];
+		return formCall({ section: 'account', fields }, async () => {
+			const body = { current_password: text(form, 'current_password'), new_password: text(form, 'new_password') };
+			if (text(form, 'confirm_password') !== body.new_password) throw new ApiError(400, 'confirm_password: does not match the new password');
+			const r = await changePassword(event, requireAuth(event), body);
+			const others = r.sessions_ended - 1;
+			return { done: `Password changed.${others > 0 ? ` ${others} other session${others === 1 ? '' : 's'} signed out.` : ''}` };
+		});
+	}),
+	fork: withForm(async (p, form) =>
+		formCall({ section: 'fork', fields: ['id', 'name'] }, async () => {
 			requireFork(p);
-			const id = String(form.get('id') ?? '').trim();
-			const name = String(form.get('name') ?? '').trim();
-			const input = parseWorkspaceInput({ id, ...(name ? { name } : {}) });
+			const name = text(form, 'name').trim();
+			const input = parseWorkspaceInput({ id: text(form, 'id').trim(), ...(name ? { name } : {}) });
 			const a = await forkWorkspaceAs(await getDatabase(), p.workspace, input, { accountId: p.accountId, username: p.username });
 			const secrets = a.copied.warehouses_needing_secrets;
 			return {
-				section: 'fork',
 				forked: a.id,
 				done:
 					`Forked into ${a.id}: ${a.copied.scripts} scripts, ${a.copied.graphs} graphs, ${a.copied.column_edges.toLocaleString('en-US')} column edges.` +
 					(secrets.length ? ` Set the secrets of ${secrets.join(', ')} there before running.` : '')
 			};
-		} catch (e) {
-			if (e instanceof ApiError) return fail(e.status, { section: 'fork', adminError: e.message });
-			throw e;
-		}
-	},
-	addMember: (event) =>
-		adminAction(event, 'members', 'users', async (p, form) => {
-			const password = String(form.get('password') ?? '');
-			const input = parseUserInput({ username: String(form.get('username') ?? ''), ...(password ? { password } : {}), is_admin: form.get('is_admin') === 'on' });
-			const r = await addUser(await getDatabase(), p, input);
-			return `${r.created ? 'Created' : 'Added'} ${input.username}.`;
-		}),
-	saveGroup: (event) =>
-		adminAction(event, 'groups', 'groups', async (p, form) => {
-			const h = await getDatabase();
-			const input = await parseGroupInput(h, p.workspace, { name: String(form.get('name') ?? ''), members: names(form.get('members')) });
-			await replaceGroup(h, p.workspace, input.name, input.members);
-			return `Saved g/${input.name}.`;
-		}),
-	saveFolder: (event) =>
-		adminAction(event, 'folders', 'folders', async (p, form) => {
-			const h = await getDatabase();
-			const input = await parseFolderInput(h, p.workspace, { name: String(form.get('name') ?? ''), readers: names(form.get('readers')), writers: names(form.get('writers')) });
-			await replaceFolder(h, p.workspace, input);
-			return `Saved f/${input.name}.`;
-		}),
-	saveWarehouse: (event) =>
-		adminAction(event, 'warehouses', 'warehouses', async (p, form) => {
+		})
+	),
+	addMember: withForm(async (p, form) =>
+		formCall({ section: 'members', fields: ['username', 'password', 'is_admin'] }, async () => {
+			const password = text(form, 'password');
+			const r = await addMemberAs(p, { username: text(form, 'username'), ...(password ? { password } : {}), is_admin: form.get('is_admin') === 'on' });
+			return { done: `${r.created ? 'Created' : 'Added'} ${r.username}.` };
+		})
+	),
+	removeMember: withForm(async (p, form) => {
+		const username = text(form, 'username');
+		const r = await formCall({ section: 'members', target: username, fields: ['username'] }, async () => {
+			const r = await removeMemberAs(p, username);
+			return { done: `Removed ${r.username}${r.tokens_revoked ? ` and revoked ${r.tokens_revoked} token${r.tokens_revoked === 1 ? '' : 's'}` : ''}.` };
+		});
+		// Whoever removed themselves is no longer a member: the page would answer 404.
+		if (!isActionFailure(r) && username === p.username) redirect(303, '/');
+		return r;
+	}),
+	saveGroup: withForm(async (p, form) =>
+		formCall({ section: 'groups', target: text(form, 'target') || undefined, fields: ['name', 'members'] }, async () => {
+			const r = await saveGroupAs(p, { name: text(form, 'name'), members: names(form, 'members') });
+			return { done: `Saved g/${r.group.name}.` };
+		})
+	),
+	saveFolder: withForm(async (p, form) =>
+		formCall({ section: 'folders', target: text(form, 'target') || undefined, fields: ['name', 'readers', 'writers'] }, async () => {
+			const r = await saveFolderAs(p, { name: text(form, 'name'), readers: names(form, 'readers'), writers: names(form, 'writers') });
+			return { done: `Saved f/${r.folder.name}: ${r.folder.readers.length} reader${r.folder.readers.length === 1 ? '' : 's'}, ${r.folder.writers.length} writer${r.folder.writers.length === 1 ? '' : 's'}.` };
+		})
+	),
+	// The form with a field per setting; saveWarehouseJson below takes the settings as one JSON object.
+	saveWarehouse: withForm(async (p, form) =>
+		formCall(
+			{
+				section: 'warehouses',
+				target: text(form, 'target') || undefined,
+				fields: ['name', 'default_database', 'settings', 'settings.type', 'settings.network', 'settings.folders', 'settings.openlineage_namespace', 'settings.secrets']
+			},
+			async () => {
+				const r = await saveWarehouseAs(p, warehouseBodyFromForm(form));
+				return { done: `Saved warehouse ${r.warehouse.name}.` };
+			}
+		)
+	),
+	saveWarehouseJson: withForm(async (p, form) =>
+		formCall({ section: 'warehouses', target: 'json', fields: ['name', 'default_database', 'settings'] }, async () => {
 			let settings: unknown = {};
-			const text = String(form.get('settings') ?? '').trim();
-			if (text) {
+			const raw = text(form, 'settings').trim();
+			if (raw) {
 				try {
-					settings = JSON.parse(text);
+					settings = JSON.parse(raw);
 				} catch {
 					throw new ApiError(400, 'settings: not valid JSON');
 				}
 			}
-			const db = String(form.get('default_database') ?? '').trim();
-			const input = parseWarehouseInput({ name: String(form.get('name') ?? ''), ...(db ? { default_database: db } : {}), settings });
-			await upsertWarehouse(await getDatabase(), p.workspace, input);
-			return `Saved warehouse ${input.name}.`;
-		}),
-	saveNamespace: (event) =>
-		adminAction(event, 'namespaces', 'openlineage', async (p, form) => {
-			const h = await getDatabase();
-			const folder = String(form.get('folder') ?? '').trim();
-			const input = await parseNamespaceInput(h, p.workspace, { namespace: String(form.get('namespace') ?? ''), folder: folder === '' ? null : folder });
-			if (input.folder === null) {
-				await deleteNamespace(h, p.workspace, input.namespace);
-				return `Removed the mapping of ${input.namespace}.`;
-			}
-			await setNamespace(h, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
-			return `${input.namespace} writes into f/${input.folder}.`;
-		}),
-	mintToken: async (event) => {
-		const p = await pagePrincipal(event, event.params.ws);
-		const form = await event.request.formData();
-		const label = String(form.get('label') ?? '');
+			const db = text(form, 'default_database').trim();
+			const r = await saveWarehouseAs(p, { name: text(form, 'name'), ...(db ? { default_database: db } : {}), settings });
+			return { done: `Saved warehouse ${r.warehouse.name}.` };
+		})
+	),
+	saveNamespace: withForm(async (p, form) =>
+		formCall({ section: 'namespaces', fields: ['namespace', 'folder'] }, async () => {
+			const folder = text(form, 'folder').trim();
+			const r = await saveNamespaceAs(p, { namespace: text(form, 'namespace'), folder: folder === '' ? null : folder });
+			return { done: r.folder === null ? `Removed the mapping of ${r.namespace}.` : `${r.namespace} writes into f/${r.folder}.` };
+		})
+	),
+	mintToken: withForm(async (p, form) => {
+		const label = text(form, 'label');
 		// Scopes are separated by whitespace: a comma belongs inside one scope's path list.
-		const scopes = String(form.get('scopes') ?? '')
-			.split(/\s+/)
-			.filter(Boolean);
-		const expires = String(form.get('expires_at') ?? '');
+		const scopes = text(form, 'scopes').split(/\s+/).filter(Boolean);
+		const expires = text(form, 'expires_at');
 		try {
-			requireTokenMint(p);
-			const input = parseTokenInput({
-				label,
-				scopes,
-				// A date from the form means "through that day" (UTC).
-				expires_at: expires ? `${expires}T23:59:59Z` : null
-			});
-			const { token, info } = await mintTokenFor(await getDatabase(), p, input);
-			return { minted: { token, label: info.label } };
+			// A date from the form means "through that day" (UTC).
+			const r = await mintTokenAs(p, { label, scopes, expires_at: expires ? `${expires}T23:59:59Z` : null });
+			return { minted: { token: r.token, label: r.label } };
 		} catch (e) {
 			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message, label, scopes: scopes.join('\n') });
 			throw e;
 		}
-	},
-	revokeToken: async (event) => {
-		const p = await pagePrincipal(event, event.params.ws);
-		const id = String((await event.request.formData()).get('id') ?? '');
-		const h = await getDatabase();
-		const t = id ? await getToken(h, p.workspace, id) : null;
+	}),
+	revokeToken: withForm(async (p, form) => {
+		// Which list the button was in (the caller's own, or every member's), to answer there.
+		const from = text(form, 'from') === 'all' ? 'all' : 'own';
 		try {
-			// The API's rule (DELETE tokens/{id}): its owner or an admin, `tokens:write` for a token.
-			requireTokenRevoke(p, t);
+			return { revoked: (await revokeTokenAs(p, text(form, 'id'))).label, from };
 		} catch (e) {
-			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message });
+			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message, from });
 			throw e;
 		}
-		await deleteToken(h, p.workspace, t.id);
-		return { revoked: t.label };
-	}
+	})
 };

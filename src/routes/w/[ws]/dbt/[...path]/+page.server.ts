@@ -3,7 +3,7 @@
 // jobs/list; the graph is the asset graph with that version named (GET assets/graph?
 // dbt_script_hash=), narrowed to this project's relations.
 import { error } from '@sveltejs/kit';
-import { canReadPath, grantOf, jobListAccess, mayRun, pagePrincipal, requireScope } from '$lib/server/access';
+import { canReadPath, grantOf, jobListAccess, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobSummaryOf } from '$lib/server/jobs-api';
@@ -84,6 +84,8 @@ export const load: PageServerLoad = async (event) => {
 		version,
 		runs,
 		mayRun: mayRun(p, path),
+		mayDeploy: mayWritePath(p, path),
+		mayDelete: mayDelete(p, path),
 		lockLine: detail?.lock ? describeLock(detail.lock) : null,
 		pinJob: detail && !detail.live ? detail.deploy_job : null,
 		runProblem: runProblem ?? null,

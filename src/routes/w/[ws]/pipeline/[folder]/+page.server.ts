@@ -3,7 +3,7 @@
 // on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts). The
 // latest run of each of its dbt projects colours the run lens.
 import { error } from '@sveltejs/kit';
-import { grantOf, pagePrincipal, requireScope } from '$lib/server/access';
+import { grantOf, mayDelete, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
@@ -29,5 +29,11 @@ export const load: PageServerLoad = async (event) => {
 	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
 	// GET jobs/list's gate, inside: the run lens's latest statuses, for whoever may list the runs.
 	const runs = await latestRuns(grantOf(p), await getDatabase(), graph);
-	return { folder: event.params.folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs } };
+	// The deploy panel for whoever may upload into the folder (scripts:write, as the upload's gate);
+	// the producers this caller may delete, by path (the button beside a selected one).
+	const folder = event.params.folder;
+	// Any name in the folder stands for a new project's path (a scope names paths by folder).
+	const mayDeploy = mayWritePath(p, `f/${folder}/new_project`);
+	const deletable = graph.runnables.filter((r) => r.language !== 'dbt' && mayDelete(p, r.path)).map((r) => r.path);
+	return { folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs }, mayDeploy, deletable };
 };

@@ -1,6 +1,6 @@
 // GET assets/column_impact?asset_path=&column=&direction=downstream|upstream&format=json|csv: every
 // column one column feeds (or is fed by) across dbt models, producers and lake tables, gated like
-// column lineage (issue 16, item 7).
+// column lineage.
 import { assetReadGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi } from '$lib/server/http';
