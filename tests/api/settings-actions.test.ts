@@ -133,10 +133,10 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 			await login('otto');
 			// The page says whether the form is offered: not to a token.
 			const page = await pageOutcome(load((await pageEventOf(c.member, `/w/${WS}/settings`, { ws: WS })) as never));
-			expect(page.data.account).toEqual({ username: 'mel', mayChangePassword: true });
+			expect(page.data.account).toEqual({ username: 'mel', mayChangePassword: true, generatedPassword: false });
 			const viaToken = new ApiClient().withBearer((await ok(c.member.post(`/api/w/${WS}/tokens`, { label: 'page' }), 201)).token);
 			const tpage = await pageOutcome(load((await pageEventOf(viaToken, `/w/${WS}/settings`, { ws: WS })) as never));
-			expect(tpage.data.account).toEqual({ username: 'mel', mayChangePassword: false });
+			expect(tpage.data.account).toEqual({ username: 'mel', mayChangePassword: false, generatedPassword: false });
 		});
 	});
 
@@ -349,3 +349,36 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 		});
 	});
 });
+
+describe.each(testBackends())('the password generated at first start, on $name', (backend) => {
+	let h: Database;
+	let restoreAdmin: () => void;
+
+	beforeAll(async () => {
+		h = await backend.open();
+		setDatabase(h);
+		// No password given: bootstrap generates one, as a first start without TRIBUTARY_ADMIN_PASSWORD does.
+		restoreAdmin = useInstanceAdmin({ username: 'first', password: '' });
+	});
+	afterAll(async () => {
+		restoreAdmin?.();
+		await h?.close();
+	});
+
+	it('is marked until changed: the settings page asks to change it, and stops asking once it is', async () => {
+		const boot = await bootstrap(h);
+		expect(boot.generatedPassword).toMatch(/^\S{20}$/);
+		const first = await login('first', boot.generatedPassword);
+		const r = await first.post('/api/workspaces', { id: 'home', name: 'Home' });
+		expect(r.status).toBe(201);
+		const account = async () => (await pageOutcome(load((await pageEventOf(first, '/w/home/settings', { ws: 'home' })) as never))).data.account;
+		expect(await account()).toEqual({ username: 'first', mayChangePassword: true, generatedPassword: true });
+		// A second start leaves the mark (and the password) alone.
+		expect(await bootstrap(h)).toEqual({ adminCreated: false });
+		expect((await account()).generatedPassword).toBe(true);
+		const changed = await first.post('/api/auth/password', { current_password: boot.generatedPassword, new_password: 'first-chosen-password' });
+		expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+		expect(await account()).toEqual({ username: 'first', mayChangePassword: true, generatedPassword: false });
+	});
+});
+

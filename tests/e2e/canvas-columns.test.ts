@@ -2,8 +2,8 @@
 // and its demo data: a card expanded into its typed columns in the relation's order; a column
 // traced on the canvas itself, across dbt models, the producer script and the lake table it
 // writes; its impact list, and the list downloaded as CSV; the scan lens, fetched only when
-// turned on and kept out of the trace; the details pane's trace widened over the canvas, with
-// no lane cut at its left edge. Every step leaves a screenshot in test-results/screenshots.
+// turned on and kept out of the trace; the details pane's trace widened over the canvas, fitted
+// into its frame (no lane cut at an edge). Every step leaves a screenshot in test-results/screenshots.
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -125,7 +125,18 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 		const wideBox = (await wide.boundingBox())!;
 		expect(wideBox.width).toBeGreaterThan(canvasBox.width - 2);
 		expect(await pane.getByTestId('trace-widened').count()).toBe(1);
-		expect(await cutAtLeft(page, '[data-testid=wide-trace]')).toBe(0);
+		// Widened, the trace is fitted into its own frame: no box cut at any edge.
+		await expect
+			.poll(() =>
+				wide.evaluate((root) => {
+					const f = root.querySelector('[data-testid=trace-frame]')!.getBoundingClientRect();
+					return [...root.querySelectorAll('[data-testid=trace-frame] .asset')].filter((el) => {
+						const r = el.getBoundingClientRect();
+						return r.left < f.left - 1 || r.right > f.right + 1 || r.top < f.top - 1 || r.bottom > f.bottom + 1;
+					}).length;
+				})
+			)
+			.toBe(0);
 		await wide.locator('.col.own').first().click();
 		expect(await wide.locator('.col.traced').count()).toBe(1);
 		await shot(page, 'trace-widened');

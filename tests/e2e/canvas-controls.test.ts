@@ -257,14 +257,15 @@ describe('canvas controls (chromium, built app, demo workspace)', () => {
 			if (name.endsWith('.svg')) {
 				const text = bytes.toString('utf8');
 				expect(text).toMatch(/^<svg[^>]*xmlns="http:\/\/www.w3.org\/2000\/svg"/);
-				// The cards' own text is in the image.
-				expect(text).toContain('stg_orders');
-				// And the edges, with a stroke (an edge drawn without one is invisible).
-				expect(text).toMatch(/<path[^>]*class="svelte-flow__edge-path"[^>]*stroke="rgb/);
+				// The cards' own text is in the drawing, as text, and the edges as stroked paths.
+				expect(text).toMatch(/<text[^>]*>stg_orders<\/text>/);
+				expect(text).toMatch(/<g class="edges" fill="none" stroke="#[0-9a-f]+"/);
+				expect(text).not.toMatch(/foreignObject/i);
 			} else {
 				expect(bytes.subarray(1, 4).toString('latin1')).toBe('PNG');
-				// Width from the IHDR chunk: the canvas's width at twice the pixels.
+				// Width from the IHDR chunk: the whole graph's width at twice the pixels.
 				expect(bytes.readUInt32BE(16)).toBeGreaterThan(1000);
+				expect(bytes.readUInt32BE(20)).toBeGreaterThan(400);
 			}
 		}
 		expect(errors).toEqual([]);

@@ -77,6 +77,9 @@ describe('the settings page (chromium, built app, embedded database)', () => {
 		await signIn(generated);
 		await page.waitForURL(`${app.url}/w/acme/settings`);
 		await page.locator('html[data-hydrated]').waitFor({ state: 'attached' });
+		// The page asks for the change first of all.
+		const generatedNotice = page.getByRole('status').filter({ hasText: 'the password generated when this instance first started' });
+		expect(await generatedNotice.count()).toBe(1);
 		// A mismatch is shown beside its field, and nothing changes.
 		await page.getByLabel('Current password').fill(generated);
 		await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD);
@@ -92,6 +95,7 @@ describe('the settings page (chromium, built app, embedded database)', () => {
 		// Still signed in (a fresh session), then signed out.
 		await page.reload();
 		expect(new URL(page.url()).pathname).toBe('/w/acme/settings');
+		expect(await generatedNotice.count()).toBe(0);
 		await page.getByRole('button', { name: 'Sign out' }).click();
 		await page.waitForURL((u) => u.pathname === '/login');
 		await signIn(generated);

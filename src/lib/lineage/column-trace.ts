@@ -370,12 +370,14 @@ export function traceGeometry(lanes: readonly Lane[]): TraceGeometry {
  * into view — never part-way into a lane, which is what cut the first lane in half. `extra` is
  * the width to add on the right so the scroller can reach that boundary.
  */
-export function traceScrollLeft(at: { x: number; w: number }, viewWidth: number, planeWidth: number): { left: number; extra: number } {
+export function traceScrollLeft(at: { x: number; w: number }, viewWidth: number, planeWidth: number, laneX?: readonly number[]): { left: number; extra: number } {
 	const need = at.x + at.w + TRACE.pad - viewWidth;
 	if (need <= 0) return { left: 0, extra: 0 };
 	const step = TRACE.laneW + TRACE.gap;
 	// A lane's boxes start at pad + k·step, so k·step is the boundary before lane k; the target's
-	// own lane is one, so a view wider than a lane always finds one.
-	const left = Math.min(Math.ceil(need / step) * step, Math.max(0, at.x - TRACE.pad));
+	// own lane is one, so a view wider than a lane always finds one. Gaps widened for script
+	// boxes move the boundaries: then they are read from the lanes' own positions.
+	const boundary = laneX ? laneX.map((x) => x - TRACE.pad).find((x) => x >= need) : undefined;
+	const left = Math.min(boundary ?? Math.ceil(need / step) * step, Math.max(0, at.x - TRACE.pad));
 	return { left, extra: Math.max(0, left + viewWidth - planeWidth) };
 }

@@ -8,7 +8,7 @@ import { hashPassword, randomPassword } from './auth/password';
 import type { Database } from './db';
 import { isSegment } from './paths';
 import { countAccounts, insertAccount } from './repo/accounts';
-import { ensureInstanceSetting, getInstanceSetting, lockBootstrap } from './repo/instance';
+import { ensureInstanceSetting, generatedPasswordKey, getInstanceSetting, lockBootstrap } from './repo/instance';
 
 const SHARE_SECRET_KEY = 'share_secret';
 
@@ -37,7 +37,10 @@ export async function bootstrap(h: Database, opts: { log?: (line: string) => voi
 			);
 			if (created) {
 				result.adminCreated = true;
-				if (!given) result.generatedPassword = password;
+				if (!given) {
+					result.generatedPassword = password;
+					await ensureInstanceSetting(h, generatedPasswordKey(created.id), 'true', tx);
+				}
 			}
 		}
 		if (!process.env.TRIBUTARY_SECRET) {

@@ -11,15 +11,14 @@ import {
 	edgesAmong,
 	emptyColumnGraph,
 	mergeColumnGraphs,
-	traceColumn,
-	traceGeometry,
 	traceLanes,
 	type ColumnGraph,
 	type ColumnId,
 	type EdgeStyle,
-	type Lane,
-	type TraceGeometry
+	type Lane
 } from '$lib/lineage/column-trace';
+import { producerVia } from '$lib/lineage/canvas-columns';
+import { fitTrace, focusLanes, traceLayout, tracePath, zoomAt, type ScriptBox, type TraceLayout, type TraceViewport } from '$lib/lineage/trace-view';
 import type { DbtProvenance, ModelColumnLineage, ProducerColumnLineage } from '$lib/types/asset-graph';
 import { consumerIndex, consumersReached, type ConsumerHit, type ConsumerIndex } from '$lib/lineage/consumer-trace';
 import type { GraphConsumer } from '$lib/types/consumers';
@@ -179,6 +178,16 @@ export class ColumnTraceView {
 	linked = $state<ColumnId | null>(null);
 	/** Drawn over the whole canvas area instead of inside the pane. */
 	wide = $state(false);
+	/** Only the traced column's path is drawn, laid out anew (the focus toggle). */
+	focused = $state(false);
+	/** The widened trace's own zoom and pan. */
+	viewport = $state.raw<TraceViewport>({ x: 0, y: 0, zoom: 1 });
+	/** The view before focus, given back when focus ends. */
+	#beforeFocus: TraceViewport | null = null;
+	/** The widened trace's frame size, for fitting. */
+	#frame = { w: 0, h: 0 };
+	/** Which producer script carries each producer edge, by `edgeKey`. */
+	#via = $state.raw<ReadonlyMap<string, string>>(new Map());
 	lineage: ColumnLineage;
 	#producers: ColumnGraph = $state.raw(emptyColumnGraph());
 	#pin: LineagePin;
@@ -189,10 +198,14 @@ export class ColumnTraceView {
 	ownColumns: ColumnId[];
 	component: Set<ColumnId>;
 	lanes: Lane[];
-	geometry: TraceGeometry;
+	geometry: TraceLayout;
 	edges: { from: ColumnId; to: ColumnId; style: EdgeStyle }[];
+	/** The traced column's path: its columns and the producer scripts carrying them; null when none is traced. */
+	path: { columns: Set<ColumnId>; scripts: Set<string> } | null;
 	/** What stays lit while a column is traced; null when none is. */
 	impact: Set<ColumnId> | null;
+	/** The focus toggle has a path to show. */
+	canFocus: boolean;
 	/** Where the traced column ends in the consumer layer (metrics, exposures...); empty when none is traced. */
 	endsIn: ConsumerHit[];
 	#consumers: ConsumerIndex = $state.raw(consumerIndex([]));
@@ -210,15 +223,15 @@ export class ColumnTraceView {
 		this.graph = $derived(this.target?.authored ? mergeColumnGraphs(this.#producers, this.lineage.graph) : emptyColumnGraph());
 		this.ownColumns = $derived(this.target ? assetColumns(this.graph, this.target.kind, this.target.path) : []);
 		this.component = $derived(connectedComponent(this.ownColumns, this.graph));
-		this.lanes = $derived(
-			traceLanes(this.component, this.graph, {
-				selected: this.target ?? undefined,
-				columnOrder: (k, p) => this.#columnOrder(k, p)
-			})
-		);
-		this.geometry = $derived(traceGeometry(this.lanes));
-		this.edges = $derived(edgesAmong(this.component, this.graph));
-		this.impact = $derived(this.traced ? traceColumn(this.traced, this.graph) : null);
+		this.path = $derived(this.traced && this.graph.nodes.has(this.traced) ? tracePath(this.traced, this.graph, this.#via) : null);
+		this.impact = $derived(this.path?.columns ?? null);
+		this.canFocus = $derived(!!this.path && this.path.columns.size > 0);
+		this.lanes = $derived.by(() => {
+			const opts = { selected: this.target ?? undefined, columnOrder: (k: string, p: string) => this.#columnOrder(k, p) };
+			return this.focused && this.path ? focusLanes(this.path.columns, this.graph, opts) : traceLanes(this.component, this.graph, opts);
+		});
+		this.edges = $derived(edgesAmong(this.focused && this.path ? this.path.columns : this.component, this.graph));
+		this.geometry = $derived(traceLayout(this.lanes, this.edges, this.#via));
 		this.endsIn = $derived.by(() => {
 			if (!this.traced) return [];
 			// The traced column and what is downstream of it: what a change to it reaches.
@@ -257,6 +270,7 @@ export class ColumnTraceView {
 	}
 
 	setProducers(lineage: readonly { path: string; column_lineage: ProducerColumnLineage[] }[]): void {
+		this.#via = producerVia(lineage);
 		this.#producers = buildProducerColumnGraph({
 			runnables: lineage.map((l) => ({ path: l.path, language: 'sql', script_hash: null, column_lineage: l.column_lineage }))
 		});
@@ -285,6 +299,7 @@ export class ColumnTraceView {
 		this.target = t;
 		this.traced = null;
 		this.linked = null;
+		this.#endFocus();
 		if (!t || !t.authored) {
 			this.lineage.clear();
 			return Promise.resolve();
@@ -299,12 +314,71 @@ export class ColumnTraceView {
 
 	trace(id: ColumnId | null): void {
 		this.traced = this.traced === id ? null : id;
+		if (!this.traced) this.#endFocus();
+		else if (this.focused) this.fit();
 	}
 
 	/** Trace the column a link named, and open the trace on it. */
 	traceLinked(id: ColumnId): void {
 		this.traced = id;
 		this.linked = id;
+	}
+
+	/**
+	 * A column of the details pane's table, clicked: traced, and the trace widened over the
+	 * canvas and fitted, where the user is looking (the pane's own trace is below the fold).
+	 */
+	traceFromTable(id: ColumnId): void {
+		this.traced = id;
+		this.linked = id;
+		if (this.focused) this.#endFocus();
+		this.wide = true;
+		this.fit();
+	}
+
+	/** The widened trace's frame was measured (or resized); `refit`: show the whole trace in it. */
+	frame(w: number, h: number, refit: boolean): void {
+		this.#frame = { w, h };
+		if (refit) this.fit();
+	}
+
+	/** The whole trace (or, in focus, the whole path) in the frame. */
+	fit(): void {
+		const g = this.geometry;
+		this.viewport = fitTrace(g.width, g.height, this.#frame.w, this.#frame.h);
+	}
+
+	zoomBy(factor: number, px = this.#frame.w / 2, py = this.#frame.h / 2): void {
+		this.viewport = zoomAt(this.viewport, factor, px, py);
+	}
+
+	panBy(dx: number, dy: number): void {
+		const v = this.viewport;
+		this.viewport = { ...v, x: v.x + dx, y: v.y + dy };
+	}
+
+	/** Focus on the traced column: only its path, laid out anew and fitted; again: the view as it was. */
+	toggleFocus(): void {
+		if (this.focused) {
+			this.#endFocus();
+			return;
+		}
+		if (!this.canFocus) return;
+		this.#beforeFocus = this.viewport;
+		this.focused = true;
+		this.fit();
+	}
+
+	#endFocus(): void {
+		if (!this.focused) return;
+		this.focused = false;
+		if (this.#beforeFocus) this.viewport = this.#beforeFocus;
+		this.#beforeFocus = null;
+	}
+
+	/** The script box an edge passes through, if a producer script carries it. */
+	scriptOf(from: ColumnId, to: ColumnId): ScriptBox | undefined {
+		return this.geometry.through.get(edgeKey(from, to));
 	}
 }
 
@@ -333,11 +407,13 @@ export class TraceWindow {
 	/** The drawn area, a quarter screen beyond the view each way; null draws everything. */
 	#area: [number, number, number, number] | null;
 	rows: [ColumnId, Rect][];
-	boxes: TraceGeometry['boxes'];
-	/** Edges with their end rows; culled by the box spanning the two ends. */
-	edges: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect }[];
+	boxes: TraceLayout['boxes'];
+	/** Producer scripts between the lanes. */
+	scripts: ScriptBox[];
+	/** Edges with their end rows (and the script box they pass through); culled by the box spanning the two ends. */
+	edges: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect; s?: ScriptBox }[];
 	/** Of those, the ones a traced column keeps lit (drawn again above the dimming veil). */
-	litEdges: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect }[];
+	litEdges: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect; s?: ScriptBox }[];
 
 	constructor(view: () => ColumnTraceView) {
 		// Derived here: they read `view`, which exists only from here on.
@@ -361,11 +437,17 @@ export class TraceWindow {
 			const t = v.target;
 			return a ? v.geometry.boxes.filter((b) => (t && b.kind === t.kind && b.path === t.path) || meets(b, a[0], a[1], a[2], a[3])) : v.geometry.boxes;
 		});
+		this.scripts = $derived.by(() => {
+			const a = this.#area;
+			const all = view().geometry.scripts;
+			return a ? all.filter((b) => meets(b, a[0], a[1], a[2], a[3])) : all;
+		});
 		this.edges = $derived.by(() => {
 			const v = view();
 			const rows = v.geometry.rows;
+			const through = v.geometry.through;
 			const a = this.#area;
-			const out: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect }[] = [];
+			const out: { from: ColumnId; to: ColumnId; style: EdgeStyle; a: Rect; b: Rect; s?: ScriptBox }[] = [];
 			for (const e of v.edges) {
 				const ra = rows.get(e.from);
 				const rb = rows.get(e.to);
@@ -376,7 +458,7 @@ export class TraceWindow {
 					const span = { x: x0, y: y0, w: Math.max(ra.x + ra.w, rb.x + rb.w) - x0, h: Math.max(ra.y + ra.h, rb.y + rb.h) - y0 };
 					if (!meets(span, a[0], a[1], a[2], a[3])) continue;
 				}
-				out.push({ ...e, a: ra, b: rb });
+				out.push({ ...e, a: ra, b: rb, s: through.get(edgeKey(e.from, e.to)) });
 			}
 			return out;
 		});

@@ -1,7 +1,8 @@
 // Accounts and browser sessions. Sessions store only the SHA-256 of their cookie token.
 import { asc, eq, sql } from 'drizzle-orm';
 import type { Database, Tx } from '../db';
-import { account, apiToken, session } from '../schema';
+import { account, apiToken, instanceSetting, session } from '../schema';
+import { generatedPasswordKey } from './instance';
 
 export interface AccountRow {
 	id: string;
@@ -60,6 +61,7 @@ export async function resetPassword(h: Database, accountId: string, passwordHash
 	await h.db.transaction(async (tx) => {
 		const [a] = await tx.update(account).set({ passwordHash }).where(eq(account.id, accountId)).returning({ username: account.username });
 		if (!a) return;
+		await tx.delete(instanceSetting).where(eq(instanceSetting.key, generatedPasswordKey(accountId)));
 		await tx.delete(session).where(eq(session.accountId, accountId));
 		await tx.delete(apiToken).where(eq(apiToken.owner, a.username));
 	});
@@ -73,6 +75,7 @@ export async function resetPassword(h: Database, accountId: string, passwordHash
 export async function changeOwnPassword(h: Database, accountId: string, passwordHash: string): Promise<{ sessionsEnded: number }> {
 	return h.db.transaction(async (tx) => {
 		await tx.update(account).set({ passwordHash }).where(eq(account.id, accountId));
+		await tx.delete(instanceSetting).where(eq(instanceSetting.key, generatedPasswordKey(accountId)));
 		const ended = await tx.delete(session).where(eq(session.accountId, accountId)).returning({ id: session.id });
 		return { sessionsEnded: ended.length };
 	});

@@ -15,6 +15,16 @@ export async function ensureInstanceSetting(h: Database, key: string, value: str
 	return r.value;
 }
 
+/**
+ * The setting that marks an account whose password was generated at first start (and printed
+ * once): it stays until the account's password changes, so the page can ask to change it.
+ */
+export const generatedPasswordKey = (accountId: string) => `generated_password:${accountId}`;
+
+export async function hasGeneratedPassword(h: Database, accountId: string): Promise<boolean> {
+	return (await getInstanceSetting(h, generatedPasswordKey(accountId))) !== null;
+}
+
 /** Serialises bootstraps of several processes starting on one empty database. */
 export async function lockBootstrap(h: Database, tx: Tx): Promise<void> {
 	await h.rows(sql`select pg_advisory_xact_lock(hashtext('tributary:bootstrap'))`, tx);

@@ -7,6 +7,7 @@ import { hashPassword } from '../../auth/password';
 import { ApiError, badRequest, forbidden } from '../../api-error';
 import { getDatabase } from '../../db';
 import { changeOwnPassword } from '../../repo/accounts';
+import { hasGeneratedPassword } from '../../repo/instance';
 
 export interface PasswordChange {
 	current: string;
@@ -45,4 +46,9 @@ export async function changePassword(
 	const { sessionsEnded } = await changeOwnPassword(await getDatabase(), auth.accountId, await hashPassword(input.next));
 	await signIn(event, auth.accountId);
 	return { username: auth.username, sessions_ended: sessionsEnded };
+}
+
+/** Whether the account still has the password a first start generated (and printed in the log). */
+export async function passwordIsGenerated(accountId: string): Promise<boolean> {
+	return hasGeneratedPassword(await getDatabase(), accountId);
 }

@@ -2,6 +2,7 @@
 // (GET tokens, users, groups, folders, warehouses, openlineage/namespaces), so a token sees there
 // exactly what it could read through the API; a section it may not read is null.
 import { adminAllows, mayListTokens, type AdminResource, type Principal } from '../../access';
+import { passwordIsGenerated } from './account';
 import { listFoldersAs } from './folders';
 import { listGroupsAs } from './groups';
 import { listMembersAs } from './members';
@@ -11,7 +12,7 @@ import { listWarehousesAs } from './warehouses';
 import { settingText, NAMED_SETTINGS } from './warehouse-form';
 
 export async function settingsPage(p: Principal) {
-	const account = { username: p.username, mayChangePassword: p.via === 'session' };
+	const account = { username: p.username, mayChangePassword: p.via === 'session', generatedPassword: p.via === 'session' && (await passwordIsGenerated(p.accountId)) };
 	const tokens = mayListTokens(p) ? await listOwnTokens(p) : null;
 	if (!p.isAdmin) return { account, tokens, admin: null };
 	const when = <T>(resource: AdminResource, read: () => Promise<T>): Promise<T | null> =>
