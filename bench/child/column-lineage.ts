@@ -9,6 +9,7 @@ import { parseArgs } from 'node:util';
 import { openDatabase } from '../../src/lib/server/db';
 import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
 import { compareAnswers, runCte, type CteForm, type CteKey, type EdgeTuple } from '../cte';
+import { grantOf } from '../../src/lib/server/access';
 import { benchAdmin } from '../lib';
 
 const { values } = parseArgs({
@@ -29,7 +30,7 @@ const warmup = Number(values.warmup ?? 1);
 const forms = (values.forms ?? 'lateral').split(',') as CteForm[];
 
 const h = await openDatabase(values.url ? { url: values.url, migrate: false } : { dataDir: values['data-dir']!, migrate: false });
-const principal = benchAdmin(key.workspace);
+const grant = grantOf(benchAdmin(key.workspace));
 
 // pg_statistic rows exist for a table once it has been analyzed.
 const [stats] = await h.rows<{ n: unknown }>(sql`select count(*) as n from pg_statistic where starelid = 'dbt_column_edge'::regclass`);
@@ -37,7 +38,7 @@ const hasStatistics = Number(stats?.n ?? 0) > 0;
 
 async function app(assetPath: string): Promise<{ ms: number; edges: EdgeTuple[]; truncated: boolean }> {
 	const t0 = performance.now();
-	const a = await unpinnedColumnLineage(h, principal, [assetPath], null);
+	const a = await unpinnedColumnLineage(grant, h, [assetPath], null);
 	return { ms: performance.now() - t0, edges: a.edges as EdgeTuple[], truncated: a.truncated };
 }
 

@@ -5,7 +5,7 @@
 // on the column-lineage reads (its own list, capped, never in the edges or the impact list).
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/lib/server/access';
+import { grantOf, type Principal } from '../../src/lib/server/access';
 import type { Database } from '../../src/lib/server/db';
 import { parseImpactQuery, unpinnedColumnImpact } from '../../src/lib/server/impact-api';
 import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
@@ -326,13 +326,13 @@ describeFixtures('column impact', () => {
 			const query = (column: string) => parseImpactQuery(new URLSearchParams({ asset_path: ORDERS_J, column }));
 
 			it('keeps the nearest, says it was cut, and is complete at exactly the limit', async () => {
-				const whole = await unpinnedColumnImpact(h, alice(), query('order_id'));
+				const whole = await unpinnedColumnImpact(grantOf(alice()), h, query('order_id'));
 				expect(whole.columns.length).toBeGreaterThan(2);
 				expect(whole.truncated).toBe(false);
-				const exact = await unpinnedColumnImpact(h, alice(), query('order_id'), { limit: whole.columns.length });
+				const exact = await unpinnedColumnImpact(grantOf(alice()), h, query('order_id'), { limit: whole.columns.length });
 				expect(exact.columns).toEqual(whole.columns);
 				expect(exact.truncated).toBe(false);
-				const cut = await unpinnedColumnImpact(h, alice(), query('order_id'), { limit: 2 });
+				const cut = await unpinnedColumnImpact(grantOf(alice()), h, query('order_id'), { limit: 2 });
 				expect(cut.truncated).toBe(true);
 				expect(cut.columns).toEqual(whole.columns.slice(0, 2));
 			});
@@ -367,15 +367,15 @@ describeFixtures('column impact', () => {
 
 			it('is capped, saying so', async () => {
 				const J = 'main/main/orders';
-				const whole = await unpinnedColumnLineage(h, principal('alice', ['analytics']), [J], null, { scan: true });
+				const whole = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), h, [J], null, { scan: true });
 				const n = whole.scan_edges!.length;
 				expect(n).toBeGreaterThan(3);
 				expect(whole.scan_truncated).toBe(false);
 				expect(whole.scan_edges!.every((e) => e.kind === 'scan' && (e.from_asset_path === J || e.to_asset_path === J))).toBe(true);
 				expect(whole.edges.every((e) => e.kind === 'copy' || e.kind === 'mod')).toBe(true);
-				const exact = await unpinnedColumnLineage(h, principal('alice', ['analytics']), [J], null, { scan: true, scanLimit: n });
+				const exact = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), h, [J], null, { scan: true, scanLimit: n });
 				expect(exact.scan_truncated).toBe(false);
-				const cut = await unpinnedColumnLineage(h, principal('alice', ['analytics']), [J], null, { scan: true, scanLimit: 3 });
+				const cut = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), h, [J], null, { scan: true, scanLimit: 3 });
 				expect(cut.scan_edges).toEqual(whole.scan_edges!.slice(0, 3));
 				expect(cut.scan_truncated).toBe(true);
 			});

@@ -3,7 +3,7 @@
 // newest run or recorded job wins over older ones, queued ones, previews and deploys, and only
 // the canvas's own relations get a status (nothing about a relation the caller does not see).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Principal } from '../../src/lib/server/access';
+import { grantOf, type Principal } from '../../src/lib/server/access';
 import type { Database } from '../../src/lib/server/db';
 import { latestRuns } from '../../src/lib/server/pages/latest-runs';
 import { insertJob, upsertProgress, type NewJob } from '../../src/lib/server/repo/jobs';
@@ -104,7 +104,7 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		['a workspace admin', principal('wsadmin', { isAdmin: true })],
 		['a token reaching the project', principal('rita', { readFolders: new Set(['secret']), scopes: ['jobs:read:f/secret/*'], via: 'token' })]
 	])('%s gets the newest run, statuses of the canvas’s relations only', async (_name, p) => {
-		const r = await latestRuns(h, p, graph());
+		const r = await latestRuns(grantOf(p), h, graph());
 		expect(r!.runs.map((x) => x.id)).toEqual([latest]);
 		expect(r!.statuses).toEqual({ 'dbt:main/analytics/orders': 'failed', 'dbt:main/analytics/customers': 'passed' });
 		// Its tests: one passed, one warned (the worst wins); hidden_rel's failure is not on this canvas.
@@ -117,14 +117,14 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		['a member without a grant on the folder', principal('olga', { readFolders: new Set(['sec']) })],
 		['a token reaching another folder only', principal('rita', { readFolders: new Set(['secret']), scopes: ['jobs:read:f/sec/*'], via: 'token' })]
 	])('%s gets no run', async (_name, p) => {
-		expect(await latestRuns(h, p, graph())).toEqual({ runs: [], statuses: {}, tests: {}, jobs: {} });
+		expect(await latestRuns(grantOf(p), h, graph())).toEqual({ runs: [], statuses: {}, tests: {}, jobs: {} });
 	});
 
 	it('a token without jobs:read gets nothing at all', async () => {
-		expect(await latestRuns(h, principal('rita', { readFolders: new Set(['secret']), scopes: ['assets:read'], via: 'token' }), graph())).toBeNull();
+		expect(await latestRuns(grantOf(principal('rita', { readFolders: new Set(['secret']), scopes: ['assets:read'], via: 'token' })), h, graph())).toBeNull();
 	});
 
 	it('a canvas without dbt projects asks for no runs', async () => {
-		expect(await latestRuns(h, principal('rita', { readFolders: new Set(['secret']) }), { ...graph(), runnables: [] })).toBeNull();
+		expect(await latestRuns(grantOf(principal('rita', { readFolders: new Set(['secret']) })), h, { ...graph(), runnables: [] })).toBeNull();
 	});
 });

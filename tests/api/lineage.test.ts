@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directComponents } from '../../src/lib/lineage/components';
-import { authoredPathFilter, columnLineageAccess, readableLineageOwners, type Principal } from '../../src/lib/server/access';
+import { authoredPathFilter, columnLineageAccess, grantOf, readableLineageOwners, type Principal } from '../../src/lib/server/access';
 import type { AuthContext } from '../../src/lib/server/auth/context';
 import { findAccountByUsername } from '../../src/lib/server/repo/accounts';
 import type { Database } from '../../src/lib/server/db';
@@ -282,16 +282,16 @@ describeFixtures('column lineage', () => {
 			const size = () => (expected.direct_lineage_components['model.jaffle_shop.orders'] as { edge_count: number }).edge_count;
 
 			it('is not truncated at exactly the limit, and is one edge over it', async () => {
-				const exact = await unpinnedColumnLineage(h, alice(), [ORDERS], null, { limit: size() });
+				const exact = await unpinnedColumnLineage(grantOf(alice()), h, [ORDERS], null, { limit: size() });
 				expect(exact.edges).toHaveLength(size());
 				expect(exact.truncated).toBe(false);
-				const under = await unpinnedColumnLineage(h, alice(), [ORDERS], null, { limit: size() - 1 });
+				const under = await unpinnedColumnLineage(grantOf(alice()), h, [ORDERS], null, { limit: size() - 1 });
 				expect(under.edges).toHaveLength(size() - 1);
 				expect(under.truncated).toBe(true);
 			});
 
 			it('keeps the edges nearest the selection', async () => {
-				const cut = await unpinnedColumnLineage(h, alice(), [ORDERS], null, { limit: 10 });
+				const cut = await unpinnedColumnLineage(grantOf(alice()), h, [ORDERS], null, { limit: 10 });
 				expect(cut.truncated).toBe(true);
 				expect(cut.edges).toHaveLength(10);
 				// Ten edges fit in the first ring: every kept edge touches a column of `orders` itself.
@@ -502,7 +502,7 @@ describe.each(testBackends())('a column-lineage read costs the component, not th
 		expect(nodes.rows).toBeLessThanOrEqual(200);
 
 		const t0 = performance.now();
-		const answer = await unpinnedColumnLineage(h, { ...principal('admin', [], true), workspace: 'big' }, ['main/big/f1234_m5'], null);
+		const answer = await unpinnedColumnLineage(grantOf({ ...principal('admin', [], true), workspace: 'big' }), h, ['main/big/f1234_m5'], null);
 		const ms = performance.now() - t0;
 		process.stdout.write(`[measure ${backend.name}] column_lineage service call for that component: ${ms.toFixed(1)} ms\n`);
 		expect(answer.truncated).toBe(false);

@@ -1,7 +1,7 @@
-// Every route asks access.ts who is calling before it does anything (house rule: every load and
+// Every route asks access/ who is calling before it does anything (house rule: every load and
 // +server.ts checks access itself). This walks src/routes, as the OpenAPI test does, and fails
 // for a +server.ts, +page.server.ts or +layout.server.ts handler (each exported method, load, and
-// each form action) that calls no gate of access.ts, directly or through a helper of its own file.
+// each form action) that calls no gate of access/, directly or through a helper of its own file.
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -13,11 +13,13 @@ const GATES = [
 	'requireAuth',
 	'pageAuth',
 	'workspacePrincipal',
+	'workspaceGrant',
+	'assetReadGrant',
 	'pagePrincipal',
 	'jobAccess',
 	'pinnedAccess',
-	'relationReadAccess',
 	'columnLineageAccess',
+	'principalWithLineageStamp',
 	'runPageAccess',
 	'layoutAccess',
 	'diffRefAccess',
@@ -41,7 +43,7 @@ function routeFiles(dir: string): string[] {
 	});
 }
 
-/** The names a file imports from access.ts. */
+/** The names a file imports from access/. */
 function accessImports(src: string): Set<string> {
 	const names = new Set<string>();
 	for (const m of src.matchAll(/import\s*\{([^}]*)\}\s*from\s*'\$lib\/server\/access'/g)) {
@@ -107,8 +109,8 @@ function handlersOf(file: string): { handler: string; gated: boolean }[] {
 const root = path.resolve('src/routes');
 const files = routeFiles(root).map((f) => path.relative(root, f).split(path.sep).join('/')).sort();
 
-describe('every route calls a gate of access.ts', () => {
-	it('names gates that access.ts exports', () => {
+describe('every route calls a gate of access/', () => {
+	it('names gates that access/ exports', () => {
 		for (const g of GATES) expect(typeof (access as Record<string, unknown>)[g], g).toBe('function');
 	});
 
@@ -121,7 +123,7 @@ describe('every route calls a gate of access.ts', () => {
 	it.each(files.filter((f) => !(f in UNGATED)))('%s', (f) => {
 		const handlers = handlersOf(path.join(root, f));
 		expect(handlers.length, `${f} exports no handler`).toBeGreaterThan(0);
-		for (const h of handlers) expect(h.gated, `${f}: ${h.handler} calls no gate of access.ts (${GATES.join(', ')})`).toBe(true);
+		for (const h of handlers) expect(h.gated, `${f}: ${h.handler} calls no gate of access/ (${GATES.join(', ')})`).toBe(true);
 	});
 
 	it.each(Object.entries(UNGATED))('%s is ungated on purpose: %s', (f) => {
@@ -145,7 +147,7 @@ describe('every route calls a gate of access.ts', () => {
 		]);
 		const helper = write('helper', `import { workspacePrincipal } from '$lib/server/access';\nfunction who(e) {\n\treturn workspacePrincipal(e, 'x');\n}\nexport const GET = async (e) => { await who(e); };\n`);
 		expect(handlersOf(helper)).toEqual([{ handler: 'GET', gated: true }]);
-		// A same-named function not imported from access.ts is no gate.
+		// A same-named function not imported from access/ is no gate.
 		const fake = write('fake', `function requireAuth() {}\nexport const GET = async (e) => { requireAuth(e); };\n`);
 		expect(handlersOf(fake)).toEqual([{ handler: 'GET', gated: false }]);
 		rmSync(dir, { recursive: true });

@@ -2,19 +2,24 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testBackends } from '../../../tests/support/db';
 import {
+	assetReadGrant,
 	buildPrincipal,
+	grantOf,
 	canReadPath,
 	canWritePath,
 	filterAllows,
 	jobReadDecision,
+	mayManageAccounts,
 	readablePathFilter,
 	mayReadPath,
 	mayWritePath,
 	parseScope,
+	requireMintWithin,
 	requireScope,
 	scopeAllows,
 	scopePathFilter,
 	scopesCovered,
+	workspaceGrant,
 	workspacePrincipal,
 	type Principal
 } from './access';
@@ -137,6 +142,62 @@ describe('a token never widens what its owner may do', () => {
 		// The scope never changes what the owner's own checks answer.
 		expect(canReadPath(p, path)).toBe(canReadPath(owner, path));
 		expect(canWritePath(p, path)).toBe(canWritePath(owner, path));
+	});
+});
+
+describe('the grant asks the same rules', () => {
+	const token = { ...bob, via: 'token' as const, scopes: ['scripts:read:f/a/x', 'assets:read:main/s/t', 'jobs:run:f/w/*'] };
+
+	it('shape, authored, write and run of a narrowed token', () => {
+		const g = grantOf(token);
+		// The folder grant shows the shape; the scope decides what was authored.
+		expect([g.maySee('f/a/y'), g.mayRead('f/a/y'), g.redact('f/a/y')]).toEqual([true, false, 'shape']);
+		expect([g.maySee('f/a/x'), g.mayRead('f/a/x'), g.redact('f/a/x')]).toEqual([true, true, 'authored']);
+		expect([g.maySee('f/b/x'), g.redact('f/b/x')]).toEqual([false, 'shape']);
+		// Writing needs scripts:write, which the token lacks; running needs jobs:run and write access.
+		expect(g.mayWrite('f/w/z')).toBe(false);
+		expect(g.mayRun('f/w/z')).toBe(true);
+		expect(g.mayRun('f/a/x')).toBe(false);
+		expect([g.assetGate()('main/s/t'), g.assetGate()('main/s/u')]).toEqual([true, false]);
+		expect(g.readableOwners([{ key: { scriptPath: 'f/a/x' } }, { key: { scriptPath: 'f/a/y' } }] as never).map((o) => o.key.scriptPath)).toEqual(['f/a/x']);
+		expect(g.scopes).toEqual(token.scopes);
+	});
+
+	it('a session is its owner: every readable path shows what was authored', () => {
+		const g = grantOf(bob);
+		expect([g.redact('f/a/y'), g.redact('u/bob/x'), g.redact('u/alice/x')]).toEqual(['authored', 'authored', 'shape']);
+		expect([g.mayWrite('f/w/z'), g.mayRun('f/w/z'), g.mayWrite('f/a/x')]).toEqual([true, true, false]);
+		expect(g.assetGate()('anything/at/all')).toBe(true);
+	});
+
+	it('is one object per principal', () => {
+		expect(grantOf(bob)).toBe(grantOf(bob));
+		expect(grantOf(bob)).not.toBe(grantOf({ ...bob }));
+	});
+});
+
+describe('minting a token and managing accounts', () => {
+	const refused = (f: () => void) => {
+		try {
+			f();
+			return null;
+		} catch (e) {
+			return (e as ApiError).status;
+		}
+	};
+
+	it('a narrowed token mints only within its own scopes, never an unrestricted token', () => {
+		const narrowed = { ...bob, via: 'token' as const, scopes: ['scripts:read:f/a/*', 'jobs:read'] };
+		expect(refused(() => requireMintWithin(narrowed, ['scripts:read:f/a/x']))).toBeNull();
+		expect(refused(() => requireMintWithin(narrowed, ['scripts:read:f/b/x']))).toBe(403);
+		expect(refused(() => requireMintWithin(narrowed, []))).toBe(403);
+		// A session (or an unscoped token) mints whatever its owner may do.
+		expect(refused(() => requireMintWithin(bob, []))).toBeNull();
+	});
+
+	it('only an instance admin adds existing accounts or sets their passwords', () => {
+		expect(mayManageAccounts(admin)).toBe(false);
+		expect(mayManageAccounts({ ...bob, instanceAdmin: true })).toBe(true);
 	});
 });
 
@@ -345,5 +406,19 @@ describe.each(testBackends())('principals from the database on $name', (backend)
 		const scoped = auth('alice', { via: 'token', token: { id: 't2', workspace: 'acme', scopes: ['assets:read'] } });
 		const p = await workspacePrincipal(ev(scoped), 'acme');
 		expect(p).toMatchObject({ via: 'token', scopes: ['assets:read'] });
+	});
+
+	it('workspaceGrant builds one grant per request, and assetReadGrant needs assets:read', async () => {
+		const ev = (a: AuthContext | null) => ({ locals: { auth: a } });
+		const one = ev(auth('alice'));
+		const g = await workspaceGrant(one, 'acme');
+		expect(g.username).toBe('alice');
+		expect(await workspaceGrant(one, 'acme')).toBe(g);
+		expect(await assetReadGrant(one, 'acme')).toBe(g);
+		expect(await workspaceGrant(ev(auth('alice')), 'acme')).not.toBe(g);
+		expect(await status(workspaceGrant(ev(auth('alice')), 'nowhere'))).toBe(404);
+		const narrow = auth('alice', { via: 'token', token: { id: 't3', workspace: 'acme', scopes: ['jobs:read'] } });
+		expect(await status(workspaceGrant(ev(narrow), 'acme'))).toBe(200);
+		expect(await status(assetReadGrant(ev(narrow), 'acme'))).toBe(403);
 	});
 });

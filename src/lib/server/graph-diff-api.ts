@@ -1,5 +1,5 @@
 // The lineage diff between two refs of one project (GET dbt/diff), once both refs passed their
-// gates (access.ts diffRefAccess): reads only what differs (repo/graph-diff.ts), walks the
+// gates (access/ diffRefAccess): reads only what differs (repo/graph-diff.ts), walks the
 // impact of removed and retyped columns over the `from` graph and the workspace's producers
 // (lineage/column-impact.ts) over only the changed columns' downstream edges, and leaves the authored parts out unless both refs show them.
 import { buildImpactGraph, walkColumnImpact, type ImpactGraph } from '../lineage/column-impact';
@@ -8,7 +8,7 @@ import { graphConsumers } from '../lineage/asset-graph';
 import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
 import type { ColumnLineageEdge } from '../types/asset-graph';
 import type { GraphDiff, ImpactEntry, RefEdgeChange } from '../types/graph-diff';
-import { assetPathGate, mayReadPath, type DiffRefGrant, type Principal } from './access';
+import type { DiffRefGrant, Grant } from './access';
 import type { Database } from './db';
 import { groupProducerLineage } from './lineage-api';
 import type { GraphKey } from './repo/graph';
@@ -25,7 +25,7 @@ const sameKey = (a: GraphKey, b: GraphKey) =>
  * columns (read level by level, never their whole components), plus every producer the caller
  * may read.
  */
-async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: string; column: string }[], principal: Principal | null): Promise<ImpactGraph> {
+async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: string; column: string }[], member: Grant | null): Promise<ImpactGraph> {
 	const edges = await downstreamColumnEdges(h, key, starts);
 	const assetPathOf = await assetPathsOf(h, key, [...new Set(edges.flatMap((e) => [e.parentUniqueId, e.childUniqueId]))]);
 	const dbtEdges: ColumnLineageEdge[] = [];
@@ -35,7 +35,7 @@ async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: str
 		const to = assetPathOf.get(e.childUniqueId);
 		if (from && to) dbtEdges.push({ from_asset_path: from, from_column: e.parentColumn, to_asset_path: to, to_column: e.childColumn, kind: e.lineageKind, provenance: 'engine' });
 	}
-	const producers = principal === null ? [] : (await liveProducerVersions(h, key.workspace)).filter((v) => mayReadPath(principal, v.path, 'scripts'));
+	const producers = member === null ? [] : (await liveProducerVersions(h, key.workspace)).filter((v) => member.mayRead(v.path));
 	const lineage = groupProducerLineage(await producerLineage(h, key.workspace, producers));
 	return buildImpactGraph(dbtEdges, [...lineage].map(([path, column_lineage]) => ({ path, column_lineage })));
 }
@@ -56,7 +56,7 @@ async function consumerReader(h: Database, key: GraphKey, visible: (path: string
 		consumersReached(index, cols).map(({ consumer: c, via }) => ({ type: c.type, name: c.name, label: c.label, unique_id: c.unique_id, script_path: c.script_path, via }));
 }
 
-export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGrant): Promise<GraphDiff> {
+export async function lineageDiff(from: DiffRefGrant, to: DiffRefGrant, h: Database): Promise<GraphDiff> {
 	const sides = { from: { hash: from.hash, job_id: from.jobId }, to: { hash: to.hash, job_id: to.jobId } };
 	const authored = from.authored && to.authored;
 	if (sameKey(from.key, to.key)) return authored ? emptyDiff(sides) : redactDiff(emptyDiff(sides));
@@ -87,7 +87,7 @@ export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGr
 	const columnEdges = lineage
 		? { from: await columnEdgesTouching(h, from.key, ids), to: await columnEdgesTouching(h, to.key, ids) }
 		: { from: [], to: [] };
-	const principal = to.principal ?? from.principal;
+	const member = to.member ?? from.member;
 	const input = {
 		changed,
 		testsChangedOf: testModels.map((uid) => ({ uniqueId: uid, assetPath: toPaths.get(uid) ?? fromPaths.get(uid) ?? null })),
@@ -109,8 +109,9 @@ export async function lineageDiff(h: Database, from: DiffRefGrant, to: DiffRefGr
 		},
 		sides
 	);
-	const ig = fromState.columnLineage && asked.size > 0 ? await impactGraphOf(h, from.key, [...asked.values()], principal) : null;
-	const visible = assetPathGate(principal);
+	const ig = fromState.columnLineage && asked.size > 0 ? await impactGraphOf(h, from.key, [...asked.values()], member) : null;
+	// A share link without a session is narrowed by no token.
+	const visible = member ? member.assetGate() : () => true;
 	const impactOf = (path: string, column: string): ImpactEntry[] =>
 		ig === null
 			? []

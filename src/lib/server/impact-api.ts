@@ -20,17 +20,7 @@ import type { ColumnLineageEdge } from '../types/asset-graph';
 import type { ColumnImpactAnswer, ColumnImpactConsumer, ColumnImpactTest } from '../types/column-impact';
 import { graphConsumers } from '../lineage/asset-graph';
 import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
-import {
-	assetPathGate,
-	authoredPathFilter,
-	authoredPathReadable,
-	authoredShownOf,
-	pinnedAuthoredShown,
-	readableVersion,
-	type JobAccess,
-	type PinnedAccess,
-	type Principal
-} from './access';
+import type { Grant, PinnedAccess, RunGrant } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
 import { cachedComponentRead, groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
@@ -129,7 +119,7 @@ export function parseImpactQuery(q: URLSearchParams): ImpactQuery {
 export interface ImpactOptions {
 	/** The bound on listed columns (COLUMN_IMPACT_LIMIT; smaller only in tests). */
 	limit?: number;
-	/** The lineage stamp already read with the caller's principal (access.ts principalWithLineageStamp). */
+	/** The lineage stamp already read with the caller's principal (access/ principalWithLineageStamp). */
 	stamp?: string | null;
 }
 
@@ -330,20 +320,20 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * one that does not exist, so relations cannot be probed; a readable one without the column is
  * a 400.
  */
-export async function unpinnedColumnImpact(h: Database, p: Principal, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	const walk = await unpinnedWalk(h, p, q, opts.stamp ?? null);
+export async function unpinnedColumnImpact(grant: Grant, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const walk = await unpinnedWalk(grant, h, q, opts.stamp ?? null);
 	if (!walk) return noImpact();
-	return answer(h, q, walk.reader, walk.producers, assetPathGate(p), walk.testsOf, opts);
+	return answer(h, q, walk.reader, walk.producers, grant.assetGate(), walk.testsOf, opts);
 }
 
 /**
  * The walk of one column both ways (an MCP trace): both directions walked round by round over
  * ONE reader, each round's lookup shared. No tests are read (a trace does not list them).
  */
-export async function unpinnedColumnTrace(h: Database, p: Principal, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
-	const walk = await unpinnedWalk(h, p, q, opts.stamp ?? null);
+export async function unpinnedColumnTrace(grant: Grant, h: Database, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
+	const walk = await unpinnedWalk(grant, h, q, opts.stamp ?? null);
 	if (!walk) return directions.map(noImpact);
-	return answers(h, q, directions, walk.reader, walk.producers, assetPathGate(p), async () => [], opts);
+	return answers(h, q, directions, walk.reader, walk.producers, grant.assetGate(), async () => [], opts);
 }
 
 /** The cache entry of a read keyed by the lineage stamp, stored only when the stamp did not move during it. */
@@ -365,26 +355,26 @@ function cachedProducerLineage(h: Database, ws: string, stamp: string): Promise<
 const jsonBig = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
 /** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
-async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery, knownStamp: string | null): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
-	const named = await readableVersion(h, p, q.scriptHash);
-	if (named && !authoredShownOf(p, named.path)) return null;
-	const filter = authoredPathFilter(p);
+async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery, knownStamp: string | null): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
+	const named = await grant.readableVersion(h, q.scriptHash);
+	if (named && grant.redact(named.path) === 'shape') return null;
+	const filter = grant.authoredFilter();
 	let reader: DbtLineageReader;
 	let rows: ProducerLineageRow[];
 	if (named === null) {
 		// The live versions: every lookup through the graph cache under one stamp read here, and
 		// gated in process by the predicate the SQL filter applies (as column lineage's candidates).
-		const stamp = knownStamp ?? (await lineageInputsStamp(h, p.workspace));
-		const readable = authoredPathReadable(p);
-		reader = new DbtLineageReader(h, async (paths) => (await cachedRelationOwners(h, p.workspace, stamp, paths)).filter((r) => readable(r.key.scriptPath)));
+		const stamp = knownStamp ?? (await lineageInputsStamp(h, grant.workspace));
+		const readable = (path: string) => grant.mayRead(path);
+		reader = new DbtLineageReader(h, async (paths) => (await cachedRelationOwners(h, grant.workspace, stamp, paths)).filter((r) => readable(r.key.scriptPath)));
 		[rows] = await Promise.all([
-			cachedProducerLineage(h, p.workspace, stamp).then((all) => all.filter((r) => readable(r.scriptPath))),
+			cachedProducerLineage(h, grant.workspace, stamp).then((all) => all.filter((r) => readable(r.scriptPath))),
 			q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false
 		]);
 	} else {
-		reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, p.workspace, paths, filter, named));
+		reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, grant.workspace, paths, filter, named));
 		// The producers' rows and the start column's dbt lineage do not depend on each other.
-		[rows] = await Promise.all([readableProducerLineage(h, p.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+		[rows] = await Promise.all([readableProducerLineage(h, grant.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
 	}
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind !== 'dbt') {
@@ -392,7 +382,7 @@ async function unpinnedWalk(h: Database, p: Principal, q: ImpactQuery, knownStam
 		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return null;
 		if (!pg.nodes.has(columnId(q.kind, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, p.workspace, paths, filter, named) };
+	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, grant.workspace, paths, filter, named) };
 }
 
 async function answer(
@@ -486,19 +476,20 @@ function cachedConsumers(h: Database, key: GraphKey, version: string) {
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */
-export async function pinnedColumnImpact(h: Database, a: JobAccess, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	if (!pinnedAuthoredShown(a, pinned) || q.kind !== 'dbt') return noImpact();
+export async function pinnedColumnImpact(run: RunGrant, h: Database, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	if (run.redact(pinned) === 'shape' || q.kind !== 'dbt') return noImpact();
 	const reader = new DbtLineageReader(h, (paths) => relationsInGraph(h, pinned.key, paths));
-	return answer(h, q, reader, [], assetPathGate(a.principal), (paths) => relationTests(h, [pinned.key], paths), opts);
+	return answer(h, q, reader, [], run.assetGate(), (paths) => relationTests(h, [pinned.key], paths), opts);
 }
 
 /** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */
-export async function jobColumnImpact(h: Database, gate: PinnedAccess, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+export async function jobColumnImpact(gate: PinnedAccess, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedColumnImpact(h, gate.principal, unpinned, opts);
-	const pinned = await pinnedGraphOf(h, gate.access.job);
-	if (pinned) return pinnedColumnImpact(h, gate.access, pinned, q, opts);
-	return gate.access.principal ? unpinnedColumnImpact(h, gate.access.principal, unpinned, opts) : noImpact();
+	if (gate.kind === 'no_job') return unpinnedColumnImpact(gate.grant, h, unpinned, opts);
+	const pinned = await pinnedGraphOf(h, gate.run.job);
+	if (pinned) return pinnedColumnImpact(gate.run, h, pinned, q, opts);
+	const member = gate.run.member;
+	return member ? unpinnedColumnImpact(member, h, unpinned, opts) : noImpact();
 }
 
 // ─── The answer ────────────────────────────────────────────────────────────────────────────

@@ -17,21 +17,7 @@ import {
 } from '../types/asset-graph';
 import { hashToHex, hexToHash } from '../types/script-hash';
 import { createHash } from 'node:crypto';
-import {
-	assetPathGate,
-	authoredPathFilter,
-	authoredShownOf,
-	mayReadPath,
-	pinnedAuthoredShown,
-	readableFolderPrefix,
-	readableLineageOwners,
-	readableVersion,
-	scopePathFilter,
-	shapePathFilter,
-	type JobAccess,
-	type PinnedAccess,
-	type Principal
-} from './access';
+import type { Grant, PinnedAccess, RunGrant } from './access';
 import type { Database } from './db';
 import { badRequest } from './http';
 import { isSegment } from './paths';
@@ -209,15 +195,15 @@ function dropHeavyFields(g: AssetGraph): AssetGraph {
 
 /** The unpinned read once its gates passed: the folder (or null), the named version (or null). */
 async function buildUnpinned(
+	grant: Grant,
 	h: Database,
-	p: Principal,
 	q: GraphQuery,
 	folderPrefix: string | null,
 	named: VersionRef | null,
 	fields: NodeFields
 ): Promise<AssetGraph> {
-	const ws = p.workspace;
-	const filter = shapePathFilter(p);
+	const ws = grant.workspace;
+	const filter = grant.shapeFilter();
 	const usageRows = await visibleUsage(h, ws, folderPrefix, filter);
 	const hidden = await hiddenUsageCount(h, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
 	const usage: UsageInput[] = usageRows
@@ -225,12 +211,12 @@ async function buildUnpinned(
 		.map((u) => ({ scriptPath: u.scriptPath, assetKind: u.assetKind as AssetKind, assetPath: u.assetPath, access: u.access as UsageAccess }));
 
 	const dbtPaths = [...new Set(usage.filter((u) => u.assetKind === 'dbt').map((u) => u.assetPath))];
-	// Authored columns are read only for projects the caller may read them from (authoredPathFilter
-	// is mayReadPath as SQL); the redaction below still decides per project.
-	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: authoredPathFilter(p) });
+	// Authored columns are read only for projects the caller may read them from (the grant's authoredFilter
+	// is its mayRead as SQL); the redaction below still decides per project.
+	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: grant.authoredFilter() });
 	const drawnDbt = q.assetKinds === null || q.assetKinds.has('dbt') ? dbtPaths : [];
 	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(h, ws, folderPrefix, drawnDbt, filter);
-	const authoredOf = (path: string) => authoredShownOf(p, path);
+	const authoredOf = (path: string) => grant.showsAuthored(path);
 	const graphs: DescribedGraph[] = [];
 	if (named) {
 		// A named version draws its whole project, not only what today's usage rows name.
@@ -247,21 +233,21 @@ async function buildUnpinned(
 		runnables.set(u.scriptPath, { path: u.scriptPath, language: u.language, script_hash: hashToHex(u.scriptHash) });
 	}
 	if (named) runnables.set(named.path, { path: named.path, language: 'dbt', script_hash: hashToHex(named.hash) });
-	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts'));
+	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && grant.mayRead(r.path));
 	const lineage = groupProducerLineage(
 		await producerLineage(h, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
 	);
 	const namedUsage = named ? usageOfGraph(graphs[0]) : [];
 	for (const r of runnables.values()) {
 		if (r.language === 'dbt') r.dbt = { model_count: modelCount(named && r.path === named.path ? namedUsage : usage, r.path) };
-		if (isProducerLanguage(r.language) && mayReadPath(p, r.path, 'scripts')) r.column_lineage = lineage.get(r.path) ?? [];
+		if (isProducerLanguage(r.language) && grant.mayRead(r.path)) r.column_lineage = lineage.get(r.path) ?? [];
 	}
 	const graph = assembleAssetGraph({
 		usage: named ? [...usage.filter((u) => u.scriptPath !== named.path), ...namedUsage] : usage,
 		runnables: [...runnables.values()],
 		graphs,
 		assetKinds: q.assetKinds,
-		assetAllowed: assetPathGate(p),
+		assetAllowed: grant.assetGate(),
 		hidden: hidden + hiddenDescribers
 	});
 	return fields === 'shape' ? dropHeavyFields(graph) : graph;
@@ -278,28 +264,28 @@ interface GraphPlan {
 const kindsKey = (k: Set<AssetKind> | null) => (k === null ? null : [...k].sort());
 
 /** The unpinned read's gates (one 404 for a folder that is missing or not yours), then its plan. */
-async function unpinnedPlan(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
-	const ws = p.workspace;
+async function unpinnedPlan(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
+	const ws = grant.workspace;
 	const fields = opts.fields ?? 'full';
 	let folderPrefix: string | null = null;
 	if (q.folder !== null) {
-		folderPrefix = await readableFolderPrefix(h, p, q.folder);
+		folderPrefix = await grant.readableFolderPrefix(h, q.folder);
 	}
-	const named = await readableVersion(h, p, q.scriptHash);
-	const userPrefix = `u/${p.username}/`;
+	const named = await grant.readableVersion(h, q.scriptHash);
+	const userPrefix = `u/${grant.username}/`;
 	const { stamp, userHasScripts } = await graphInputsStamp(h, ws, folderPrefix, userPrefix);
-	const who = principalKey(p, { ownPaths: userHasScripts });
+	const who = principalKey(grant.principal, { ownPaths: userHasScripts });
 	return {
 		key: digestKey(['unpinned', ws, q.folder, kindsKey(q.assetKinds), named ? [named.path, named.hash.toString()] : null, fields, who, stamp]),
-		build: () => buildUnpinned(h, p, q, folderPrefix, named, fields),
+		build: () => buildUnpinned(grant, h, q, folderPrefix, named, fields),
 		stillValid: async () => (await graphInputsStamp(h, ws, folderPrefix, userPrefix)).stamp === stamp
 	};
 }
 
 /** The asset graph as a job saw it: that one project's graph, from the job row's path and hash. */
-export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+export async function pinnedAssetGraph(run: RunGrant, h: Database, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
 	const fields = opts.fields ?? 'full';
-	const authored = pinnedAuthoredShown(a, pinned);
+	const authored = run.redact(pinned) === 'authored';
 	const g = toDescribed(await loadGraph(h, pinned.key, { fields, authored }), authored, true);
 	const usage = usageOfGraph(g);
 	const graph = assembleAssetGraph({
@@ -307,17 +293,12 @@ export async function pinnedAssetGraph(h: Database, a: JobAccess, pinned: Pinned
 		runnables: [{ path: g.scriptPath, language: 'dbt', script_hash: g.scriptHash, dbt: { model_count: modelCount(usage, g.scriptPath) } }],
 		graphs: [g],
 		assetKinds: q.assetKinds,
-		assetAllowed: assetPathGate(a.principal),
+		assetAllowed: run.assetGate(),
 		hidden: 0
 	});
-	if (pinned.own) graph.dbt_snapshot_job = a.job.id;
+	if (pinned.own) graph.dbt_snapshot_job = run.job.id;
 	graph.dbt_graph_ingested_at = pinned.ingestedAt.toISOString();
 	return fields === 'shape' ? dropHeavyFields(graph) : graph;
-}
-
-/** The token's `assets:read` narrowing as a key part (a share link without a session: everything). */
-function assetScopeKey(p: Principal | null): unknown {
-	return p === null ? 'all' : scopePathFilter(p, 'assets', 'read');
 }
 
 /**
@@ -325,7 +306,7 @@ function assetScopeKey(p: Principal | null): unknown {
  * does): the key is the marker plus the two things the redaction looks at — whether the
  * caller may read the project, and its `assets:read` scope. Callers alike share one entry.
  */
-function pinnedPlan(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
+function pinnedPlan(run: RunGrant, h: Database, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
 	const fields = opts.fields ?? 'full';
 	const k = pinned.key;
 	return {
@@ -336,15 +317,15 @@ function pinnedPlan(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuer
 			k.scriptHash === null ? null : k.scriptHash.toString(),
 			k.jobId,
 			pinned.version,
-			pinned.own ? a.job.id : null,
-			pinnedAuthoredShown(a, pinned),
-			assetScopeKey(a.principal),
+			pinned.own ? run.job.id : null,
+			run.redact(pinned) === 'authored',
+			run.assetScope(),
 			kindsKey(q.assetKinds),
 			fields
 		]),
-		build: () => pinnedAssetGraph(h, a, pinned, q, opts),
+		build: () => pinnedAssetGraph(run, h, pinned, q, opts),
 		stillValid: async () => {
-			const now = await pinnedGraphOf(h, a.job);
+			const now = await pinnedGraphOf(h, run.job);
 			return now !== null && now.version === pinned.version && now.own === pinned.own;
 		}
 	};
@@ -353,14 +334,16 @@ function pinnedPlan(h: Database, a: JobAccess, pinned: PinnedGraph, q: GraphQuer
 const EMPTY_PLAN: GraphPlan = { key: 'empty', build: async () => emptyGraph(), stillValid: async () => true };
 
 /** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. */
-async function jobPlan(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
+async function jobPlan(gate: PinnedAccess, h: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
 	// Which version is read comes from the job row alone: a hash in the query is never used here.
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedPlan(h, gate.principal, unpinned, opts);
-	const pinned = await pinnedGraphOf(h, gate.access.job);
-	if (pinned) return pinnedPlan(h, gate.access, pinned, q, opts);
-	if (gate.access.job.kind === 'openlineage' && gate.access.job.scriptHash !== null) return openLineageRunPlan(h, gate.access, q, opts);
-	return gate.access.principal ? unpinnedPlan(h, gate.access.principal, unpinned, opts) : EMPTY_PLAN;
+	if (gate.kind === 'no_job') return unpinnedPlan(gate.grant, h, unpinned, opts);
+	const { run } = gate;
+	const pinned = await pinnedGraphOf(h, run.job);
+	if (pinned) return pinnedPlan(run, h, pinned, q, opts);
+	if (run.job.kind === 'openlineage' && run.job.scriptHash !== null) return openLineageRunPlan(run, h, q, opts);
+	const member = run.member;
+	return member ? unpinnedPlan(member, h, unpinned, opts) : EMPTY_PLAN;
 }
 
 /**
@@ -368,24 +351,24 @@ async function jobPlan(h: Database, gate: PinnedAccess, q: GraphQuery, opts: Gra
  * then, and for a reader of the job its column lineage), nothing else of the workspace, so a
  * share link shows that one job. A version never changes: the key is the version and redaction.
  */
-function openLineageRunPlan(h: Database, a: JobAccess, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
-	const job = a.job;
+function openLineageRunPlan(run: RunGrant, h: Database, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
+	const job = run.job;
 	const hash = job.scriptHash!;
 	const path = job.scriptPath!;
 	const fields = opts.fields ?? 'full';
 	return {
-		key: digestKey(['openlineage-run', job.workspace, path, hash.toString(), a.canReadScript, assetScopeKey(a.principal), kindsKey(q.assetKinds), fields]),
+		key: digestKey(['openlineage-run', job.workspace, path, hash.toString(), run.mayReadProject, run.assetScope(), kindsKey(q.assetKinds), fields]),
 		build: async () => {
 			const version = await getVersion(h.db, job.workspace, hash);
 			const content = version ? parseJobContent(version.content) : null;
 			const runnable: GraphRunnable = { path, language: OPENLINEAGE_LANGUAGE, script_hash: hashToHex(hash) };
-			if (a.canReadScript) runnable.column_lineage = groupProducerLineage(await producerLineage(h, job.workspace, [{ path, hash }])).get(path) ?? [];
+			if (run.mayReadProject) runnable.column_lineage = groupProducerLineage(await producerLineage(h, job.workspace, [{ path, hash }])).get(path) ?? [];
 			return assembleAssetGraph({
 				usage: (content?.uses ?? []).map((u) => ({ scriptPath: path, assetKind: u.kind, assetPath: u.path, access: u.access })),
 				runnables: [runnable],
 				graphs: [],
 				assetKinds: q.assetKinds,
-				assetAllowed: assetPathGate(a.principal),
+				assetAllowed: run.assetGate(),
 				hidden: 0
 			});
 		},
@@ -431,23 +414,23 @@ function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
  * scripts there, each dbt relation described by the version graphs the caller can see (whatever
  * folder the project lives in), authored fields per project by the one predicate. Cached.
  */
-export async function unpinnedAssetGraph(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
-	return cachedObject(h, await unpinnedPlan(h, p, q, opts));
+export async function unpinnedAssetGraph(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(h, await unpinnedPlan(grant, h, q, opts));
 }
 
 /** The same answer as the bytes `GET assets/graph` sends, with its ETag. */
-export async function unpinnedAssetGraphBody(h: Database, p: Principal, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
-	return cachedBody(h, await unpinnedPlan(h, p, q, opts));
+export async function unpinnedAssetGraphBody(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(h, await unpinnedPlan(grant, h, q, opts));
 }
 
 /** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. Cached. */
-export async function jobAssetGraph(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
-	return cachedObject(h, await jobPlan(h, gate, q, opts));
+export async function jobAssetGraph(gate: PinnedAccess, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(h, await jobPlan(gate, h, q, opts));
 }
 
 /** The same answer as the bytes `GET jobs/dbt_graph/{id}` sends, with its ETag. */
-export async function jobAssetGraphBody(h: Database, gate: PinnedAccess, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
-	return cachedBody(h, await jobPlan(h, gate, q, opts));
+export async function jobAssetGraphBody(gate: PinnedAccess, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(h, await jobPlan(gate, h, q, opts));
 }
 
 /** The run page's graph: the pinned shape (for the page's own derivations) and its canvas bytes. */
@@ -462,8 +445,8 @@ export interface RunCanvas {
  * cache entry beside the graph's own), so 200 viewers opening one run are sent the same bytes
  * and a viewer who already holds them gets a 304, instead of each open serializing the canvas.
  */
-export async function jobRunCanvas(h: Database, gate: PinnedAccess, direction: Direction): Promise<RunCanvas> {
-	const plan = await jobPlan(h, gate, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+export async function jobRunCanvas(gate: PinnedAccess, h: Database, direction: Direction): Promise<RunCanvas> {
+	const plan = await jobPlan(gate, h, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	const graph = await cachedObject(h, plan);
 	const canvas = await cachedBytes(h, `c:${direction}:${plan.key}`, async () => buildCanvasPayload(graph, { direction }), plan.stillValid);
 	return { graph, canvas };
@@ -577,20 +560,20 @@ const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
  * owners columnLineageAccess read beside the principal (unnamed reads only), still to be gated.
  */
 export async function unpinnedColumnLineage(
+	grant: Grant,
 	h: Database,
-	p: Principal,
 	assetPaths: string[],
 	scriptHash: bigint | null,
 	opts: LineageOptions = {},
 	candidates: readonly LineageOwner[] | null = null
 ): Promise<ColumnLineageAnswer> {
-	const named = await readableVersion(h, p, scriptHash);
+	const named = await grant.readableVersion(h, scriptHash);
 	// Column lineage is authored: a named version it may not read authored parts of answers none.
-	if (named && !authoredShownOf(p, named.path)) return noLineage(opts);
+	if (named && grant.redact(named.path) === 'shape') return noLineage(opts);
 	// The candidates (columnLineageAccess) are every project's owners of these relations: the
 	// same gate as the filter lineageOwners applies in SQL, applied here.
 	const owners =
-		named === null && candidates !== null ? readableLineageOwners(p, candidates) : await lineageOwners(h, p.workspace, assetPaths, authoredPathFilter(p), named);
+		named === null && candidates !== null ? grant.readableOwners(candidates) : await lineageOwners(h, grant.workspace, assetPaths, grant.authoredFilter(), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
 	for (const o of owners) items.push(...(await cachedRankedEdges(h, o)));
 	const { values, truncated } = keepNearest(items, opts.limit);
@@ -600,13 +583,13 @@ export async function unpinnedColumnLineage(
 
 /** Column lineage of the job's pinned graph; empty for a caller who may not read the project. */
 export async function pinnedColumnLineage(
+	run: RunGrant,
 	h: Database,
-	a: JobAccess,
 	pinned: PinnedGraph,
 	assetPaths: string[],
 	opts: LineageOptions = {}
 ): Promise<ColumnLineageAnswer> {
-	if (!pinnedAuthoredShown(a, pinned)) return noLineage(opts);
+	if (run.redact(pinned) === 'shape') return noLineage(opts);
 	const uids = await relationsIn(h, pinned.key, assetPaths);
 	const { values, truncated } = keepNearest(await rankedEdges(h, pinned.key, uids), opts.limit);
 	const answer: ColumnLineageAnswer = { edges: values, truncated };
@@ -614,9 +597,10 @@ export async function pinnedColumnLineage(
 }
 
 /** `jobs/dbt_column_lineage/{id}`: pinned like jobAssetGraph, with the same fallbacks. */
-export async function jobColumnLineage(h: Database, gate: PinnedAccess, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
-	if (gate.kind === 'no_job') return unpinnedColumnLineage(h, gate.principal, assetPaths, null, opts);
-	const pinned = await pinnedGraphOf(h, gate.access.job);
-	if (pinned) return pinnedColumnLineage(h, gate.access, pinned, assetPaths, opts);
-	return gate.access.principal ? unpinnedColumnLineage(h, gate.access.principal, assetPaths, null, opts) : noLineage(opts);
+export async function jobColumnLineage(gate: PinnedAccess, h: Database, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
+	if (gate.kind === 'no_job') return unpinnedColumnLineage(gate.grant, h, assetPaths, null, opts);
+	const pinned = await pinnedGraphOf(h, gate.run.job);
+	if (pinned) return pinnedColumnLineage(gate.run, h, pinned, assetPaths, opts);
+	const member = gate.run.member;
+	return member ? unpinnedColumnLineage(member, h, assetPaths, null, opts) : noLineage(opts);
 }

@@ -9,7 +9,7 @@ interface Op {
 	method: 'get' | 'post' | 'delete';
 	path: string;
 	summary: string;
-	/** Who may call it, in words (the gate lives in access.ts). */
+	/** Who may call it, in words (the gate lives in access/). */
 	gate: string;
 	query?: Record<string, { description: string; required?: boolean; array?: boolean; schema?: Schema }>;
 	body?: Schema;

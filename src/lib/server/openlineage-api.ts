@@ -1,7 +1,7 @@
 // The OpenLineage export (docs/openlineage.md, "OpenLineage out") between the routes and the repo: a deployed
 // version's graph as one COMPLETE RunEvent per dbt node plus one per producer around it, and a
 // run's events (START and COMPLETE/FAIL/ABORT per node, inside the run's own START/end). The
-// gates are access.ts's; the mapping is src/lib/lineage/openlineage.ts. A version's events are
+// gates are access/'s; the mapping is src/lib/lineage/openlineage.ts. A version's events are
 // produced lazily, a batch of nodes' column edges at a time, so an answer streams.
 import { createHash } from 'node:crypto';
 import {
@@ -21,14 +21,7 @@ import type { JobStatus } from '../types/jobs';
 import type { RunEvent, RunEventType } from '../types/openlineage';
 import type { NodeOutcome, RunNodeResult } from '../types/runner';
 import { hexToHash } from '../types/script-hash';
-import {
-	assetPathGate,
-	exportableVersion,
-	producerAuthoredShown,
-	producerShown,
-	type JobAccess,
-	type Principal
-} from './access';
+import { exportableVersion, type Grant, type RunGrant } from './access';
 import type { Database } from './db';
 import { ApiError, badRequest } from './http';
 import { RETENTION } from './repo/graph';
@@ -340,29 +333,31 @@ export async function* runEvents(h: Database, job: JobView, state: RunState, vie
 /** A version that exists but whose graph retention removed (a version's graph is stored at deploy). */
 export const PRUNED_VERSION = `the graph of this version was pruned: Tributary keeps the graphs of the newest ${RETENTION.versionsPerPath} deploys of a path`;
 
-/** `dbt/openlineage`: the gates (access.ts), then the version's events, built as they are sent. */
-export async function exportVersion(h: Database, p: Principal, path: string, ref: bigint | 'latest'): Promise<{ hash: bigint; events: AsyncIterable<RunEvent> }> {
-	const { hash, authored } = await exportableVersion(p, path, () => dbtVersionAt(h, p.workspace, path, ref));
-	const version = await versionGraphAt(h, p.workspace, path, hash);
+/** `dbt/openlineage`: the gates (access/), then the version's events, built as they are sent. */
+export async function exportVersion(grant: Grant, h: Database, path: string, ref: bigint | 'latest'): Promise<{ hash: bigint; events: AsyncIterable<RunEvent> }> {
+	const { hash, authored } = await exportableVersion(grant, path, () => dbtVersionAt(h, grant.workspace, path, ref));
+	const version = await versionGraphAt(h, grant.workspace, path, hash);
 	if (!version) throw new ApiError(410, PRUNED_VERSION);
 	const view: ExportView = {
 		authored,
-		assetAllowed: assetPathGate(p),
-		producerShown: (s) => producerShown(p, s),
-		producerAuthored: (s) => producerAuthoredShown(p, s)
+		assetAllowed: grant.assetGate(),
+		// A producer appears where the caller sees its path, with its lineage where it reads it.
+		producerShown: (s) => grant.maySee(s),
+		producerAuthored: (s) => grant.mayRead(s)
 	};
 	return { hash, events: versionEvents(h, version, view) };
 }
 
 /** `jobs/openlineage/{id}`: a run's events for a caller jobAccess admitted; what its author wrote only for one who may read the project. */
-export async function exportRun(h: Database, a: JobAccess): Promise<AsyncIterable<RunEvent> | Iterable<RunEvent>> {
+export async function exportRun(run: RunGrant, h: Database): Promise<AsyncIterable<RunEvent> | Iterable<RunEvent>> {
+	const a = run.access;
 	// A run another tool reported: its events as received (what the caller may see of them).
 	if (a.job.kind === 'openlineage') return (await receivedRunEvents(h, a)) as RunEvent[];
 	const payload = await getJobPayloadWithoutLog(h, a.job.workspace, a.job.id);
 	const view = {
-		authored: a.canReadScript,
-		messages: a.canReadScript,
-		assetAllowed: assetPathGate(a.principal),
+		authored: run.mayReadProject,
+		messages: run.mayReadProject,
+		assetAllowed: run.assetGate(),
 		producerShown: () => false,
 		producerAuthored: () => false
 	};

@@ -1,9 +1,9 @@
 // Admin operations with a rule beyond one repo call, shared by the API routes and the settings
 // page so both enforce the same rules.
 import { randomUUID } from 'node:crypto';
-import { scopesCovered, type Principal } from '../access';
+import { mayManageAccounts, requireMintWithin, type Principal } from '../access';
 import type { Database } from '../db';
-import { ApiError, badRequest, forbidden } from '../http';
+import { ApiError, badRequest } from '../http';
 import { findAccountByUsername, insertAccount, resetPassword, type AccountRow } from '../repo/accounts';
 import type { TokenInfo } from '../repo/tokens';
 import { countAdmins, findMember, upsertMember } from '../repo/workspaces';
@@ -36,7 +36,7 @@ export async function addUser(
 ): Promise<AddUserResult> {
 	let account: AccountRow | null;
 	let accountCreated = false;
-	if (!p.instanceAdmin && !(await findMember(h, p.workspace, input.username))) {
+	if (!mayManageAccounts(p) && !(await findMember(h, p.workspace, input.username))) {
 		if (input.password === undefined) {
 			throw badRequest('password: required to create an account; only an instance admin can add an account that already exists');
 		}
@@ -48,7 +48,7 @@ export async function addUser(
 	} else {
 		account = await findAccountByUsername(h, input.username);
 		if (account && input.password !== undefined) {
-			if (!p.instanceAdmin) {
+			if (!mayManageAccounts(p)) {
 				throw new ApiError(409, `password: ${input.username} is already a member; only an instance admin can set the password of an existing account`);
 			}
 			await resetPassword(h, account.id, await hashPassword(input.password));
@@ -84,9 +84,7 @@ export async function mintTokenFor(
 	p: Principal,
 	input: { label: string; scopes: string[]; expiresAt: Date | null }
 ): Promise<{ token: string; info: TokenInfo }> {
-	if (p.scopes !== null && (input.scopes.length === 0 || !scopesCovered(p.scopes, input.scopes))) {
-		throw forbidden('scopes: a scoped token may only mint tokens within its own scopes');
-	}
+	requireMintWithin(p, input.scopes);
 	return mintApiToken(h, {
 		workspace: p.workspace,
 		owner: p.username,

@@ -1,6 +1,6 @@
 // MCP resources: one README-like summary per dbt project the caller can see (what it holds, by
 // resource type, and its producers), read from the same gated asset graph as search_assets.
-import { requireScope, workspacePrincipal } from '../access';
+import { assetReadGrant } from '../access';
 import { getDatabase } from '../db';
 import { unpinnedAssetGraph } from '../lineage-api';
 import type { AssetGraph } from '../../types/asset-graph';
@@ -11,9 +11,8 @@ const PREFIX = 'tributary://project/';
 export const projectUri = (path: string) => `${PREFIX}${path}`;
 
 async function graphOf(ctx: ToolContext): Promise<AssetGraph> {
-	const p = await workspacePrincipal(ctx.event, ctx.ws);
-	requireScope(p, 'assets', 'read');
-	return unpinnedAssetGraph(await getDatabase(), p, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+	const grant = await assetReadGrant(ctx.event, ctx.ws);
+	return unpinnedAssetGraph(grant, await getDatabase(), { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 }
 
 export async function listProjectResources(ctx: ToolContext) {

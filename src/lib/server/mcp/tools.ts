@@ -4,7 +4,7 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { canvasFromAssetGraph } from '../../lineage/canvas-model';
 import { evaluateSelector, selectorGraph } from '../../lineage/selector';
-import { diffRefAccess, jobAccess, lineageStampOf, readableVersion, relationReadAccess, requireScope, workspacePrincipal } from '../access';
+import { assetReadGrant, diffRefAccess, jobAccess, lineageStampOf } from '../access';
 import { getDatabase } from '../db';
 import { lineageDiff } from '../graph-diff-api';
 import { badRequest } from '../http';
@@ -40,14 +40,13 @@ const limit = (d: number, max: number) => ({ type: 'integer', minimum: 1, maximu
 
 /** The caller and the query as GET assets/column_impact gates and parses them. */
 async function impactQuery(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
-	const p = await workspacePrincipal(ctx.event, ctx.ws);
-	requireScope(p, 'assets', 'read');
-	return { p, q: parseImpactQuery(new URLSearchParams({ asset_path: String(a.asset_path), column: String(a.column), direction })) };
+	const grant = await assetReadGrant(ctx.event, ctx.ws);
+	return { grant, q: parseImpactQuery(new URLSearchParams({ asset_path: String(a.asset_path), column: String(a.column), direction })) };
 }
 
 async function impact(ctx: ToolContext, a: Record<string, unknown>, direction: 'upstream' | 'downstream') {
-	const { p, q } = await impactQuery(ctx, a, direction);
-	return unpinnedColumnImpact(await getDatabase(), p, q, { stamp: lineageStampOf(ctx.event) });
+	const { grant, q } = await impactQuery(ctx, a, direction);
+	return unpinnedColumnImpact(grant, await getDatabase(), q, { stamp: lineageStampOf(ctx.event) });
 }
 
 function cut<T>(items: T[], n: number): { items: T[]; note: string | null } {
@@ -70,9 +69,8 @@ export const TOOLS: ToolDef[] = [
 			additionalProperties: false
 		},
 		async run(ctx, a) {
-			const p = await workspacePrincipal(ctx.event, ctx.ws);
-			requireScope(p, 'assets', 'read');
-			const g = await unpinnedAssetGraph(await getDatabase(), p, { folder: (a.folder as string | undefined) ?? null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+			const grant = await assetReadGrant(ctx.event, ctx.ws);
+			const g = await unpinnedAssetGraph(grant, await getDatabase(), { folder: (a.folder as string | undefined) ?? null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 			const canvas = canvasFromAssetGraph(g);
 			const r = evaluateSelector(String(a.selector), selectorGraph(canvas.nodes, canvas.edges));
 			if (r.kind === 'error') throw badRequest(`selector: ${r.message}`);
@@ -114,11 +112,11 @@ export const TOOLS: ToolDef[] = [
 			additionalProperties: false
 		},
 		async run(ctx, a) {
-			const p = await relationReadAccess(ctx.event, ctx.ws);
+			const grant = await assetReadGrant(ctx.event, ctx.ws);
 			const h = await getDatabase();
 			const [path] = parseAssetPaths(new URLSearchParams([['asset_path', String(a.asset_path)]]));
-			const named = await readableVersion(h, p, a.version ? hexToHash(String(a.version)) : null, 'version');
-			const dbt = await describeRelation(h, p, path, named);
+			const named = await grant.readableVersion(h, a.version ? hexToHash(String(a.version)) : null, 'version');
+			const dbt = await describeRelation(grant, h, path, named);
 			if (!dbt) return { asset_path: `dbt://${path}`, found: false, note: 'no dbt project you can read describes this relation' };
 			return { asset_path: `dbt://${path}`, found: true, ...dbt };
 		}
@@ -144,8 +142,8 @@ export const TOOLS: ToolDef[] = [
 			const depth = (a.depth as number | undefined) ?? 10;
 			const n = (a.limit as number | undefined) ?? 200;
 			const dirs = direction === 'both' ? (['upstream', 'downstream'] as const) : ([direction] as ['upstream' | 'downstream']);
-			const { p, q } = await impactQuery(ctx, a, dirs[0]);
-			const answers = await unpinnedColumnTrace(await getDatabase(), p, q, dirs, { stamp: lineageStampOf(ctx.event) });
+			const { grant, q } = await impactQuery(ctx, a, dirs[0]);
+			const answers = await unpinnedColumnTrace(grant, await getDatabase(), q, dirs, { stamp: lineageStampOf(ctx.event) });
 			const out: Record<string, unknown> = { asset_path: a.asset_path, column: a.column, depth };
 			dirs.forEach((d, i) => {
 				const r = answers[i];
@@ -202,7 +200,7 @@ export const TOOLS: ToolDef[] = [
 			const path = requireScriptPath(String(a.path));
 			const from = await diffRefAccess(ctx.event, h, ctx.ws, path, (a.from as string | undefined) ?? 'latest');
 			const to = await diffRefAccess(ctx.event, h, ctx.ws, path, String(a.to));
-			return lineageDiff(h, from, to);
+			return lineageDiff(from, to, h);
 		}
 	},
 	{

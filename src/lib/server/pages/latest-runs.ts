@@ -2,7 +2,7 @@
 // this caller may list (GET jobs/list's rule, applied in SQL), their progress and results
 // reduced to a status per relation of the canvas on screen, and its tests' worst result. Statuses only: no row counts, no
 // dbt messages, and nothing about a relation the canvas does not show.
-import { jobListAccess, jobScopeAllows, scopeAllows, type Principal } from '$lib/server/access';
+import type { Grant } from '$lib/server/access';
 import { latestOpenLineageRuns } from '$lib/server/repo/openlineage-in';
 import { OPENLINEAGE_LANGUAGE } from '$lib/lineage/openlineage-in';
 import type { Database } from '$lib/server/db';
@@ -42,38 +42,38 @@ export async function testStatusesOfRun(
 /** An OpenLineage run's status as a card shows it. */
 const JOB_RUN_STATE: Record<string, RunState> = { running: 'running', success: 'passed', failure: 'failed', canceled: 'skipped' };
 
-export async function latestRuns(h: Database, p: Principal, graph: AssetGraph): Promise<LatestRuns | null> {
-	if (!scopeAllows(p, 'jobs', 'read')) return null;
+export async function latestRuns(grant: Grant, h: Database, graph: AssetGraph): Promise<LatestRuns | null> {
+	if (!grant.allows('jobs', 'read')) return null;
 	const projects = graph.runnables
 		.filter((r) => r.language === 'dbt')
 		.map((r) => r.path)
 		.sort()
 		.slice(0, MAX_PROJECTS);
 	// The runnables drawn are paths the caller reads: a job's runs are readable unless the token's jobs:read narrows them.
-	const jobs = graph.runnables.filter((r) => r.language === OPENLINEAGE_LANGUAGE && jobScopeAllows(p, r.path)).map((r) => r.path);
+	const jobs = graph.runnables.filter((r) => r.language === OPENLINEAGE_LANGUAGE && grant.reachesJobsOf(r.path)).map((r) => r.path);
 	if (!projects.length && !jobs.length) return null;
 	const onCanvas = new Set(graph.assets.map((a) => assetNodeId(a.kind, a.path)));
 	const byUniqueId = new Map<string, string>();
 	for (const a of graph.assets) if (a.dbt?.unique_id) byUniqueId.set(a.dbt.unique_id, assetNodeId(a.kind, a.path));
 	const out: LatestRuns = { runs: [], statuses: {}, tests: {}, jobs: {} };
-	for (const run of await latestOpenLineageRuns(h, p.workspace, jobs)) {
+	for (const run of await latestOpenLineageRuns(h, grant.workspace, jobs)) {
 		const state = JOB_RUN_STATE[run.status] ?? 'running';
 		out.jobs[scriptNodeId(run.scriptPath)] = state;
 		out.statuses[scriptNodeId(run.scriptPath)] = state;
 		out.runs.push({ id: run.id, scriptPath: run.scriptPath, status: run.status, createdAt: run.createdAt.toISOString() });
 	}
-	const access = jobListAccess(p);
+	const access = grant.jobListing();
 	for (const scriptPath of projects) {
-		const jobs = await listJobs(h, p.workspace, { scriptPath, limit: LOOK_BACK }, access);
+		const jobs = await listJobs(h, grant.workspace, { scriptPath, limit: LOOK_BACK }, access);
 		const run = jobs.find((j) => (j.kind === 'run' || j.kind === 'recorded') && j.status !== 'queued');
 		if (!run) continue;
-		const progress = (await progressOf(h, p.workspace, run.id)).map((r) => progressItemOf(r, false));
-		const payload = await getJobPayloadWithoutLog(h, p.workspace, run.id);
+		const progress = (await progressOf(h, grant.workspace, run.id)).map((r) => progressItemOf(r, false));
+		const payload = await getJobPayloadWithoutLog(h, grant.workspace, run.id);
 		const result = payload?.result && typeof payload.result === 'object' ? (payload.result as Record<string, unknown>) : null;
 		for (const [id, s] of runStatuses(progress, result, (u) => byUniqueId.get(u))) {
 			if (onCanvas.has(id)) out.statuses[id] = s.status;
 		}
-		Object.assign(out.tests, await testStatusesOfRun(h, { workspace: p.workspace, id: run.id, scriptPath: run.scriptPath, scriptHash: run.scriptHash }, graph, result));
+		Object.assign(out.tests, await testStatusesOfRun(h, { workspace: grant.workspace, id: run.id, scriptPath: run.scriptPath, scriptHash: run.scriptHash }, graph, result));
 		out.runs.push({ id: run.id, scriptPath, status: run.status, createdAt: run.createdAt.toISOString() });
 	}
 	return out;

@@ -4,7 +4,7 @@
 // the same gates as the asset graph (lineage-api.ts): the versions the caller may see describe
 // the relation, the one redaction predicate decides the authored fields per project.
 import { mergeDescriptions, type DescribedGraph } from '$lib/lineage/asset-graph';
-import { assetPathGate, authoredShownOf, shapePathFilter, type PinnedAccess, type Principal } from '$lib/server/access';
+import type { Grant, PinnedAccess } from '$lib/server/access';
 import type { Database } from '$lib/server/db';
 import type { GraphKey } from '$lib/server/repo/graph';
 import { graphLineageState, nodeOutcomes } from '$lib/server/repo/inference';
@@ -43,33 +43,33 @@ async function withColumnLineage(h: Database, d: DbtProvenance | null, key: Grap
 
 /**
  * The unpinned description of a dbt relation (optionally with one version named), or null.
- * `named` must have passed access.ts's readableVersion (relationReadAccess).
+ * `named` must have passed the grant's readableVersion.
  */
-export async function describeRelation(h: Database, p: Principal, path: string, named: VersionRef | null = null): Promise<DbtProvenance | null> {
-	if (!assetPathGate(p)(path)) return null;
-	const loaded = await describeAssets(h, p.workspace, [path], shapePathFilter(p), named);
+export async function describeRelation(grant: Grant, h: Database, path: string, named: VersionRef | null = null): Promise<DbtProvenance | null> {
+	if (!grant.assetGate()(path)) return null;
+	const loaded = await describeAssets(h, grant.workspace, [path], grant.shapeFilter(), named);
 	const graphs: DescribedGraph[] = loaded.map((g) => ({
 		scriptPath: g.key.scriptPath,
 		scriptHash: g.key.scriptHash === null ? null : hashToHex(g.key.scriptHash),
-		authored: authoredShownOf(p, g.key.scriptPath),
+		authored: grant.showsAuthored(g.key.scriptPath),
 		nodes: g.nodes,
 		edges: g.edges
 	}));
 	const d = mergeDescriptions(graphs).get(path) ?? null;
-	const key = d && d.script_hash !== null ? { workspace: p.workspace, scriptPath: d.script_path, scriptHash: hexToHash(d.script_hash)!, jobId: ZERO_UUID } : null;
+	const key = d && d.script_hash !== null ? { workspace: grant.workspace, scriptPath: d.script_path, scriptHash: hexToHash(d.script_hash)!, jobId: ZERO_UUID } : null;
 	return withColumnLineage(h, d, key);
 }
 
 /** A relation as a job's pinned graph describes it (run pages, share links included). */
-export async function describePinnedRelation(h: Database, gate: PinnedAccess, path: string): Promise<DbtProvenance | null> {
-	const g = await jobAssetGraph(h, gate, { folder: null, assetKinds: new Set(['dbt']), scriptHash: null });
+export async function describePinnedRelation(gate: PinnedAccess, h: Database, path: string): Promise<DbtProvenance | null> {
+	const g = await jobAssetGraph(gate, h, { folder: null, assetKinds: new Set(['dbt']), scriptHash: null });
 	const d = g.assets.find((a) => a.kind === 'dbt' && a.path === path)?.dbt ?? null;
 	if (!d) return null;
-	const pinned = gate.kind === 'no_job' ? null : await pinnedGraphOf(h, gate.access.job);
+	const pinned = gate.kind === 'no_job' ? null : await pinnedGraphOf(h, gate.run.job);
 	const key = pinned
 		? pinned.key
 		: d.script_hash !== null
-			? { workspace: gate.kind === 'no_job' ? gate.principal.workspace : gate.access.job.workspace, scriptPath: d.script_path, scriptHash: hexToHash(d.script_hash)!, jobId: ZERO_UUID }
+			? { workspace: gate.kind === 'no_job' ? gate.grant.workspace : gate.run.job.workspace, scriptPath: d.script_path, scriptHash: hexToHash(d.script_hash)!, jobId: ZERO_UUID }
 			: null;
 	return withColumnLineage(h, d, key);
 }

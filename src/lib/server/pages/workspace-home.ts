@@ -1,7 +1,7 @@
 // The workspace page's reads: the projects the caller may see (dbt projects and producer
 // scripts) with their last deploy, size and last run, and the recent jobs the caller may list.
 // Access decisions are the access layer's; this only applies them.
-import { jobListAccess, jobScopeAllows, mayRun, scopeAllows, shapePathFilter, type Principal } from '../access';
+import type { Grant } from '../access';
 import type { Database } from '../db';
 import { listJobs } from '../repo/jobs';
 import { listProjects, PROJECT_LIST_LIMIT } from '../repo/projects';
@@ -43,11 +43,11 @@ export interface WorkspaceHome {
 	recentRuns: RecentRun[];
 }
 
-export async function workspaceHome(h: Database, p: Principal): Promise<WorkspaceHome> {
+export async function workspaceHome(grant: Grant, h: Database): Promise<WorkspaceHome> {
 	// Projects are listed to whoever may see their shape (the pipeline page's rule); a run is
 	// shown only where the caller's token reaches the path's jobs.
-	const mayListJobs = scopeAllows(p, 'jobs', 'read');
-	const rows = await listProjects(h, p.workspace, shapePathFilter(p));
+	const mayListJobs = grant.allows('jobs', 'read');
+	const rows = await listProjects(h, grant.workspace, grant.shapeFilter());
 	// Whether this server can start each engine kind at all, asked once per kind.
 	const problems = new Map<string, Promise<string | null>>();
 	const engineProblem = (kind: 'dbt-core' | 'fusion') => {
@@ -56,7 +56,7 @@ export async function workspaceHome(h: Database, p: Principal): Promise<Workspac
 	};
 	const projects: ProjectItem[] = [];
 	for (const r of rows) {
-		const runnable = r.language === 'dbt' && r.hasArchive && mayRun(p, r.path) && !(await engineProblem(r.lockEngine === 'dbt-fusion' ? 'fusion' : 'dbt-core'));
+		const runnable = r.language === 'dbt' && r.hasArchive && grant.mayRun(r.path) && !(await engineProblem(r.lockEngine === 'dbt-fusion' ? 'fusion' : 'dbt-core'));
 		projects.push({
 			path: r.path,
 			language: r.language,
@@ -67,12 +67,12 @@ export async function workspaceHome(h: Database, p: Principal): Promise<Workspac
 			edges: r.deploy?.edges ?? null,
 			reads: r.deploy?.reads ?? null,
 			writes: r.deploy?.writes ?? null,
-			lastRun: r.lastRun && mayListJobs && jobScopeAllows(p, r.path) ? { ...r.lastRun, createdAt: r.lastRun.createdAt.toISOString() } : null,
+			lastRun: r.lastRun && mayListJobs && grant.reachesJobsOf(r.path) ? { ...r.lastRun, createdAt: r.lastRun.createdAt.toISOString() } : null,
 			runnable
 		});
 	}
 	// The same read rule and limit as GET jobs/list, applied in SQL.
-	const jobs = mayListJobs ? await listJobs(h, p.workspace, { limit: 25 }, jobListAccess(p)) : [];
+	const jobs = mayListJobs ? await listJobs(h, grant.workspace, { limit: 25 }, grant.jobListing()) : [];
 	const recentRuns: RecentRun[] = jobs.map((r) => ({
 		id: r.id,
 		kind: r.kind,

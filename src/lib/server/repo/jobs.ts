@@ -212,10 +212,10 @@ export interface JobListRow {
 	command: string | null;
 }
 
-/** A token's narrowing of a domain's paths, as data for SQL (built by scopePathFilter in access.ts). */
+/** A token's narrowing of a domain's paths, as data for SQL (built by scopePathFilter in access/). */
 export type ScopePathFilter = { all: true } | { all: false; exact: string[]; prefixes: string[] };
 
-/** What listJobs needs to apply the job read rule and the token's `jobs:read` paths in SQL (built by jobListAccess in access.ts). */
+/** What listJobs needs to apply the job read rule and the token's `jobs:read` paths in SQL (built by jobListAccess in access/). */
 export interface JobListAccess {
 	username: string;
 	readable: { all: boolean; folders: string[]; userPrefix: string };

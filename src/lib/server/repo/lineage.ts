@@ -13,7 +13,7 @@ import { toBigInt, toNumber } from '../db';
 import { ZERO_UUID } from '../schema';
 import type { GraphKey } from './graph';
 
-/** Which script paths a read may touch, as data for SQL (decided by the gates in access.ts). */
+/** Which script paths a read may touch, as data for SQL (decided by the gates in access/). */
 export interface ScriptPathFilter {
 	/** canReadPath: everything (admin), `f/<folder>/...` for these folders, and the caller's own `u/` prefix. */
 	readable: { all: boolean; folders: string[]; userPrefix: string };
@@ -218,7 +218,7 @@ export async function findVersion(h: Database, ws: string, hash: bigint, tx?: Tx
  */
 function chosenVersionsCte(ws: string, f: ScriptPathFilter, named: VersionRef | null): SQL {
 	const namedPath = named === null ? sql`null::text` : sql`${named.path}::text`;
-	// The named version passes the same path filter as the live ones: its gate is access.ts's
+	// The named version passes the same path filter as the live ones: its gate is access/'s
 	// readableVersion, and this keeps a caller that forgot it from reading another folder's graph.
 	const namedRow =
 		named === null
@@ -567,7 +567,7 @@ export async function lineageOwners(
 /**
  * lineageOwnersSql over EVERY dbt path (each path's newest live version; the path filter only
  * decides which paths, never which version), as one json text value: the candidates read in the
- * caller's principal statement, which the gate then narrows (access.ts readableLineageOwners).
+ * caller's principal statement, which the gate then narrows (access/ readableLineageOwners).
  * Each carries its graph's marker version (graphMarkerVersion), what a cached read is keyed by.
  */
 export function lineageCandidatesSql(ws: string, assetPaths: readonly string[]): SQL {

@@ -68,11 +68,11 @@ export interface MembershipGrants extends Membership {
 
 /**
  * The account's membership of one workspace, its groups, and the folders whose grants name it:
- * one statement, since every workspace route asks it first. `grantee` is how access.ts writes a
+ * one statement, since every workspace route asks it first. `grantee` is how access/ writes a
  * member in a grant list (`u/<username>`, `g/<group>`); the folders are only a pre-filter (a
  * folder not named here is one no grant of it can reach), the gates decide from the lists.
  * `rider`: a scalar text expression of a route's first read, evaluated in the same statement and
- * only for a member (no member row, no evaluation); ungated, access.ts narrows it.
+ * only for a member (no member row, no evaluation); ungated, access/ narrows it.
  */
 export async function loadMembershipGrants(
 	h: Database,

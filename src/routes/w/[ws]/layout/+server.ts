@@ -4,7 +4,7 @@
 // of a share link for the levels of the run they may see (`?job=`, the run page's job); its
 // work is bounded (limits.ts: nodes × edges, ranks spanned, time).
 import { json } from '@sveltejs/kit';
-import { layoutAccess, requireLevelsOfRun } from '$lib/server/access';
+import { layoutAccess, pinnedAccessOf, requireLevelsOfRun } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
 import { jobAssetGraph } from '$lib/server/lineage-api';
@@ -16,7 +16,7 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const access = await layoutAccess(event, event.params.ws);
 	// The run page's graph (its shape, from the graph cache), to check a share link's levels.
 	const runGraph: AssetGraph | null = access.run
-		? await jobAssetGraph(await getDatabase(), { kind: 'job', access: access.run }, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' })
+		? await jobAssetGraph(pinnedAccessOf(access.run), await getDatabase(), { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' })
 		: null;
 	const body = await readJsonObject(event.request);
 	const levels = parseLevels(body);

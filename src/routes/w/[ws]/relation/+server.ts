@@ -3,7 +3,7 @@
 // gates are the asset graph's: `assets:read`, and a named version the caller may read (404
 // otherwise, like `dbt_script_hash=`).
 import { json } from '@sveltejs/kit';
-import { readableVersion, relationReadAccess } from '$lib/server/access';
+import { assetReadGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi, notFound } from '$lib/server/http';
 import { parseScriptHash } from '$lib/server/lineage-api';
@@ -11,13 +11,13 @@ import { describeRelation } from '$lib/server/pages/relation';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
-	const p = await relationReadAccess(event, event.params.ws);
+	const grant = await assetReadGrant(event, event.params.ws);
 	const path = event.url.searchParams.get('path');
 	if (!path || path.length > 255) throw badRequest('path: a relation path is required');
 	const hash = parseScriptHash(new URLSearchParams(event.url.searchParams.has('hash') ? { dbt_script_hash: event.url.searchParams.get('hash')! } : {}));
 	const h = await getDatabase();
-	const named = await readableVersion(h, p, hash, 'hash');
-	const dbt = await describeRelation(h, p, path, named);
+	const named = await grant.readableVersion(h, hash, 'hash');
+	const dbt = await describeRelation(grant, h, path, named);
 	if (!dbt) throw notFound('no dbt project you can read describes this relation');
 	return json(dbt, { headers: { 'cache-control': 'private, no-store' } });
 });

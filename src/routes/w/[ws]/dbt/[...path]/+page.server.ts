@@ -3,7 +3,7 @@
 // jobs/list; the graph is the asset graph with that version named (GET assets/graph?
 // dbt_script_hash=), narrowed to this project's relations.
 import { error } from '@sveltejs/kit';
-import { canReadPath, jobListAccess, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
+import { canReadPath, grantOf, jobListAccess, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobSummaryOf } from '$lib/server/jobs-api';
@@ -72,7 +72,7 @@ export const load: PageServerLoad = async (event) => {
 		// GET assets/graph's gate. The canvas needs the shape only; the details pane reads a
 		// relation's authored fields on selection.
 		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(h, p, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
+		graph = await unpinnedAssetGraph(grantOf(p), h, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;

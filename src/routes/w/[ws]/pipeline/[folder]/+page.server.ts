@@ -3,7 +3,7 @@
 // on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts). The
 // latest run of each of its dbt projects colours the run lens.
 import { error } from '@sveltejs/kit';
-import { mayDelete, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
+import { grantOf, mayDelete, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
@@ -20,7 +20,7 @@ export const load: PageServerLoad = async (event) => {
 	try {
 		// GET assets/graph's gate.
 		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(await getDatabase(), p, { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+		graph = await unpinnedAssetGraph(grantOf(p), await getDatabase(), { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;
@@ -28,7 +28,7 @@ export const load: PageServerLoad = async (event) => {
 	const graphMs = Math.round(performance.now() - t0);
 	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
 	// GET jobs/list's gate, inside: the run lens's latest statuses, for whoever may list the runs.
-	const runs = await latestRuns(await getDatabase(), p, graph);
+	const runs = await latestRuns(grantOf(p), await getDatabase(), graph);
 	// The deploy panel for whoever may upload into the folder (scripts:write, as the upload's gate);
 	// the producers this caller may delete, by path (the button beside a selected one).
 	const folder = event.params.folder;

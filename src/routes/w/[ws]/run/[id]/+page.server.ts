@@ -44,7 +44,7 @@ export const load: PageServerLoad = async (event) => {
 	const direction = directionFromCookies(event.cookies);
 	let run;
 	try {
-		run = await jobRunCanvas(h, pinned, direction);
+		run = await jobRunCanvas(pinned, h, direction);
 	} catch (e) {
 		if (!(e instanceof ApiError)) throw e;
 		error(e.status, e.message);

@@ -9,11 +9,11 @@ import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const q = event.url.searchParams;
-	const { principal, query, candidates } = await columnLineageAccess(event, event.params.ws, () => ({
+	const { grant, query, candidates } = await columnLineageAccess(event, event.params.ws, () => ({
 		assetPaths: parseAssetPaths(q),
 		scriptHash: parseScriptHash(q),
 		include: parseLineageInclude(q)
 	}));
-	const answer = await unpinnedColumnLineage(await getDatabase(), principal, query.assetPaths, query.scriptHash, query.include, candidates);
+	const answer = await unpinnedColumnLineage(grant, await getDatabase(), query.assetPaths, query.scriptHash, query.include, candidates);
 	return jsonSafe(answer, { headers: { 'cache-control': 'private, no-store' } });
 });

@@ -1,7 +1,7 @@
 // GET assets/graph?folder=&asset_kinds=&dbt_script_hash=&fields=: the unpinned asset graph
 // (DESIGN.md §6), served from the graph cache (graph-cache.ts) with an ETag: a client sending
 // If-None-Match with it gets 304 while nothing it may see has changed.
-import { requireScope, workspacePrincipal } from '$lib/server/access';
+import { assetReadGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { graphResponse } from '$lib/server/graph-cache';
 import { handleApi } from '$lib/server/http';
@@ -9,10 +9,9 @@ import { parseGraphFields, parseGraphQuery, unpinnedAssetGraphBody } from '$lib/
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
-	const p = await workspacePrincipal(event, event.params.ws);
-	requireScope(p, 'assets', 'read');
+	const grant = await assetReadGrant(event, event.params.ws);
 	const q = parseGraphQuery(event.url.searchParams);
 	const fields = parseGraphFields(event.url.searchParams);
-	const body = await unpinnedAssetGraphBody(await getDatabase(), p, q, { fields });
+	const body = await unpinnedAssetGraphBody(grant, await getDatabase(), q, { fields });
 	return graphResponse(body, event.request.headers.get('if-none-match'));
 });

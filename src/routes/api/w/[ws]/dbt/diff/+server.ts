@@ -15,5 +15,5 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const h = await getDatabase();
 	const fromGrant = await diffRefAccess(event, h, event.params.ws, path, q.get('from') || 'latest');
 	const toGrant = await diffRefAccess(event, h, event.params.ws, path, to);
-	return jsonSafe(await lineageDiff(h, fromGrant, toGrant));
+	return jsonSafe(await lineageDiff(fromGrant, toGrant, h));
 });

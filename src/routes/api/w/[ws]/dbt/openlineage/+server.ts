@@ -1,7 +1,7 @@
 // GET dbt/openlineage?path=&ref=: a deployed version's lineage as OpenLineage RunEvents, streamed
 // as NDJSON (docs/openlineage.md, "OpenLineage out"). Gated like the graph reads; shape only for a caller who may
 // not read the project's authored parts.
-import { workspacePrincipal } from '$lib/server/access';
+import { workspaceGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi } from '$lib/server/http';
 import { exportVersion, ndjsonResponse, parseVersionRef } from '$lib/server/openlineage-api';
@@ -14,7 +14,7 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	if (q.getAll('path').length !== 1) throw badRequest('path is required once: the dbt project, f/<folder>/<name> or u/<user>/<name>');
 	const path = requireScriptPath(q.get('path'));
 	const ref = parseVersionRef(q);
-	const p = await workspacePrincipal(event, event.params.ws);
-	const { hash, events } = await exportVersion(await getDatabase(), p, path, ref);
+	const grant = await workspaceGrant(event, event.params.ws);
+	const { hash, events } = await exportVersion(grant, await getDatabase(), path, ref);
 	return ndjsonResponse(events, { 'x-script-hash': hashToHex(hash) });
 });

@@ -12,7 +12,7 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const path = event.url.searchParams.get('path');
 	if (!path || path.length > 255) throw badRequest('path: a relation path is required');
 	const gate = await pinnedAccess(event, event.params.ws, event.params.id);
-	const dbt = await describePinnedRelation(await getDatabase(), gate, path);
+	const dbt = await describePinnedRelation(gate, await getDatabase(), path);
 	if (!dbt) throw notFound('this run does not describe that relation');
 	return json(dbt, { headers: { 'cache-control': 'private, no-store' } });
 });

@@ -10,5 +10,5 @@ import type { RequestHandler } from './$types';
 export const GET: RequestHandler = handleApi(async (event) => {
 	const q = parseImpactQuery(event.url.searchParams);
 	const gate = await pinnedAccess(event, event.params.ws, event.params.id);
-	return impactResponse(await jobColumnImpact(await getDatabase(), gate, q), q);
+	return impactResponse(await jobColumnImpact(gate, await getDatabase(), q), q);
 });

@@ -11,5 +11,5 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const paths = parseAssetPaths(event.url.searchParams);
 	const include = parseLineageInclude(event.url.searchParams);
 	const gate = await pinnedAccess(event, event.params.ws, event.params.id);
-	return jsonSafe(await jobColumnLineage(await getDatabase(), gate, paths, include), { headers: { 'cache-control': 'private, no-store' } });
+	return jsonSafe(await jobColumnLineage(gate, await getDatabase(), paths, include), { headers: { 'cache-control': 'private, no-store' } });
 });

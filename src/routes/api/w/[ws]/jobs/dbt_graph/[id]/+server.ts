@@ -12,6 +12,6 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const q = parseGraphQuery(event.url.searchParams);
 	const fields = parseGraphFields(event.url.searchParams);
 	const gate = await pinnedAccess(event, event.params.ws, event.params.id);
-	const body = await jobAssetGraphBody(await getDatabase(), gate, q, { fields });
+	const body = await jobAssetGraphBody(gate, await getDatabase(), q, { fields });
 	return graphResponse(body, event.request.headers.get('if-none-match'));
 });

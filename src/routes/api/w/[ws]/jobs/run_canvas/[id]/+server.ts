@@ -13,6 +13,6 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const direction = event.url.searchParams.get('direction') ?? 'LR';
 	if (!isDirection(direction)) throw badRequest('direction: "LR" or "TB"');
 	const { pinned } = await runPageAccess(event, event.params.ws, event.params.id);
-	const { canvas } = await jobRunCanvas(await getDatabase(), pinned, direction);
+	const { canvas } = await jobRunCanvas(pinned, await getDatabase(), direction);
 	return graphResponse(canvas, event.request.headers.get('if-none-match'));
 });
