@@ -98,7 +98,9 @@ export async function run(): Promise<BenchResult> {
 				}
 			];
 
-			for (const u of uploads) {
+			// BENCH_UPLOADS=catalog,manifest: only those (a shorter run while looking into one).
+			const only = (process.env.BENCH_UPLOADS ?? '').split(',').filter(Boolean);
+			for (const u of uploads.filter((x) => only.length === 0 || only.includes(x.id))) {
 				const idle = await timeReads(app.url, c.cookieHeader, graphPath, { pairs: IDLE_PAIRS });
 				const rssBefore = rssMb(app.pid);
 				let rssPeak = rssBefore;

@@ -78,6 +78,10 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		return hash;
 	}
 
+	/** A preview's job (a preview graph whose job is missing is swept as a dead deploy's). */
+	const previewJob = (path: string, by = 'alice') =>
+		insertJob(h.db, { workspace: ws, kind: 'preview', scriptPath: path, scriptHash: null, createdBy: by, permissionedAs: `u/${by}`, status: 'success' });
+
 	it.each(['diamond', 'cycle', 'self-loop', 'fan-out', 'disconnected families'])(
 		'stores and reads back the %s graph row for row',
 		async (name) => {
@@ -184,12 +188,12 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(31).toISOString()}::timestamptz where job_id = ${oldRun.jobId}::uuid`);
 		const previews: GraphKey[] = [];
 		for (let i = 0; i < 7; i++) {
-			const k: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+			const k: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path) };
 			previews.push(k);
 			await store(h, k, graphFrom('cycle'), 'u/alice');
 			await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(10 - i).toISOString()}::timestamptz where job_id = ${k.jobId}::uuid`);
 		}
-		const bobPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+		const bobPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path, 'bob') };
 		await store(h, bobPreview, graphFrom('cycle'), 'u/bob');
 		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(20).toISOString()}::timestamptz where job_id = ${bobPreview.jobId}::uuid`);
 
@@ -233,7 +237,7 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		expect(n).toBe(0);
 	});
 
-	it('retention: a pending version no job names (a deploy that died while staging) goes after an hour, with its graph', async () => {
+	it('retention: a pending version or a preview graph no job names (a deploy that died while staging) goes after an hour', async () => {
 		const path = 'f/staged/orphans';
 		const pending = async (minutesAgo: number, withJob: boolean) => {
 			const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
@@ -247,7 +251,17 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const orphan = await pending(61, false);
 		const staging = await pending(5, false);
 		const pinning = await pending(120, true);
+		// A preview staged by a deploy that died before its job was inserted, and one with its job.
+		const g = graphFrom('cycle');
+		const deadPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+		const livePreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path) };
+		for (const k of [deadPreview, livePreview]) {
+			await stageGraph(h, k, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+			await h.rows(sql`update dbt_graph_snapshot set ingested_at = now() - interval '2 hours' where job_id = ${k.jobId}::uuid`);
+		}
 		await h.db.transaction((tx) => pruneGraphs(h, tx, ws, path));
+		expect((await graphCounts(h.db, deadPreview)).nodes).toBe(0);
+		expect((await graphCounts(h.db, livePreview)).nodes).toBe(3);
 		const left = (await h.rows<{ hash: string }>(sql`select hash::text as hash from script where workspace = ${ws} and path = ${path}`)).map((r) => BigInt(r.hash));
 		expect(left.sort()).toEqual([staging, pinning].sort());
 		expect((await graphCounts(h.db, versionKey(ws, path, orphan))).nodes).toBe(0);
