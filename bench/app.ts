@@ -5,7 +5,7 @@
 // HTTP client that signs in and times whole responses (headers + body read). Traffic goes to
 // 127.0.0.1 only.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -200,6 +200,13 @@ export async function startApp(db: BenchDb, env: Record<string, string> = {}): P
 	});
 	proc.stdout!.on('data', (d) => (out = (out + d).slice(-200_000)));
 	proc.stderr!.on('data', (d) => (out = (out + d).slice(-200_000)));
+	// BENCH_APP_LOG=<file>: the server's output appended there too (to read what it logs meanwhile).
+	if (process.env.BENCH_APP_LOG) {
+		const log = process.env.BENCH_APP_LOG;
+		const append = (d: Buffer) => appendFileSync(log, d);
+		proc.stdout!.on('data', append);
+		proc.stderr!.on('data', append);
+	}
 	const url = `http://127.0.0.1:${port}`;
 	const deadline = Date.now() + 120_000;
 	for (;;) {

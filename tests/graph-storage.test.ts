@@ -14,6 +14,7 @@ import {
 	graphDigest,
 	pruneGraphs,
 	replaceGraph,
+	stageGraph,
 	storeRunSnapshot,
 	versionKey,
 	type GraphContent,
@@ -21,7 +22,7 @@ import {
 	type NodeRow
 } from '../src/lib/server/repo/graph';
 import { insertJob } from '../src/lib/server/repo/jobs';
-import { assetUsageOf, insertScriptVersion, newestVersion, publishAssetUsage } from '../src/lib/server/repo/scripts';
+import { assetUsageOf, dropPendingVersion, insertScriptVersion, newestVersion, publishAssetUsage } from '../src/lib/server/repo/scripts';
 import { script, workspace } from '../src/lib/server/schema';
 import { testBackends } from './support/db';
 import { nodeRow } from './support/graph-rows';
@@ -76,6 +77,10 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		if (createdAt) await h.db.update(script).set({ createdAt }).where(sql`hash = ${hash.toString()}::bigint`);
 		return hash;
 	}
+
+	/** A preview's job (a preview graph whose job is missing is swept as a dead deploy's). */
+	const previewJob = (path: string, by = 'alice') =>
+		insertJob(h.db, { workspace: ws, kind: 'preview', scriptPath: path, scriptHash: null, createdBy: by, permissionedAs: `u/${by}`, status: 'success' });
 
 	it.each(['diamond', 'cycle', 'self-loop', 'fan-out', 'disconnected families'])(
 		'stores and reads back the %s graph row for row',
@@ -183,12 +188,12 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(31).toISOString()}::timestamptz where job_id = ${oldRun.jobId}::uuid`);
 		const previews: GraphKey[] = [];
 		for (let i = 0; i < 7; i++) {
-			const k: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+			const k: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path) };
 			previews.push(k);
 			await store(h, k, graphFrom('cycle'), 'u/alice');
 			await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(10 - i).toISOString()}::timestamptz where job_id = ${k.jobId}::uuid`);
 		}
-		const bobPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+		const bobPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path, 'bob') };
 		await store(h, bobPreview, graphFrom('cycle'), 'u/bob');
 		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(20).toISOString()}::timestamptz where job_id = ${bobPreview.jobId}::uuid`);
 
@@ -207,6 +212,61 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
 		expect(n).toBe(50 + 1 + 5 + 1);
 	}, 180_000);
+
+	it('a staged graph is stored row for row under its pending version, and goes with it', async () => {
+		const path = 'f/staged/project';
+		const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
+		await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+		const key = versionKey(ws, path, hash);
+		const g = graphFrom('diamond');
+		await stageGraph(h, key, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+		// The same rows as one transaction's replace writes.
+		const other = versionKey(ws, 'f/staged/other', await version('f/staged/other'));
+		await store(h, other, g);
+		const [a, b] = [await dumpGraph(h.db, key), await dumpGraph(h.db, other)];
+		expect(a.nodes.map(({ scriptPath: _p, scriptHash: _h, ...n }) => n)).toEqual(b.nodes.map(({ scriptPath: _p, scriptHash: _h, ...n }) => n));
+		expect(a.edges).toEqual(b.edges);
+		expect(a.columnEdges).toEqual(b.columnEdges);
+		expect(a.marker).toEqual(b.marker);
+		// No live read names a pending version.
+		expect((await newestVersion(h.db, ws, path))?.hash).toBeUndefined();
+		// A deploy that fails after staging drops the version, and every row of its graph with it.
+		expect(await dropPendingVersion(h.db, ws, hash)).toBe(true);
+		expect(await graphCounts(h.db, key)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
+		const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
+		expect(n).toBe(0);
+	});
+
+	it('retention: a pending version or a preview graph no job names (a deploy that died while staging) goes after an hour', async () => {
+		const path = 'f/staged/orphans';
+		const pending = async (minutesAgo: number, withJob: boolean) => {
+			const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
+			await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+			await h.db.update(script).set({ createdAt: new Date(Date.now() - minutesAgo * 60_000) }).where(sql`hash = ${hash.toString()}::bigint`);
+			if (withJob) await insertJob(h.db, { workspace: ws, kind: 'deploy', scriptPath: path, scriptHash: hash, createdBy: 'alice', permissionedAs: 'u/alice', status: 'queued' });
+			const g = graphFrom('fan-out');
+			await stageGraph(h, versionKey(ws, path, hash), g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+			return hash;
+		};
+		const orphan = await pending(61, false);
+		const staging = await pending(5, false);
+		const pinning = await pending(120, true);
+		// A preview staged by a deploy that died before its job was inserted, and one with its job.
+		const g = graphFrom('cycle');
+		const deadPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
+		const livePreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path) };
+		for (const k of [deadPreview, livePreview]) {
+			await stageGraph(h, k, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+			await h.rows(sql`update dbt_graph_snapshot set ingested_at = now() - interval '2 hours' where job_id = ${k.jobId}::uuid`);
+		}
+		await h.db.transaction((tx) => pruneGraphs(h, tx, ws, path));
+		expect((await graphCounts(h.db, deadPreview)).nodes).toBe(0);
+		expect((await graphCounts(h.db, livePreview)).nodes).toBe(3);
+		const left = (await h.rows<{ hash: string }>(sql`select hash::text as hash from script where workspace = ${ws} and path = ${path}`)).map((r) => BigInt(r.hash));
+		expect(left.sort()).toEqual([staging, pinning].sort());
+		expect((await graphCounts(h.db, versionKey(ws, path, orphan))).nodes).toBe(0);
+		expect((await graphCounts(h.db, versionKey(ws, path, staging))).nodes).toBeGreaterThan(0);
+	});
 
 	it('asset usage: an older version never takes the path back from a newer one', async () => {
 		const path = 'f/usage/project';

@@ -133,7 +133,12 @@ export function* copyChunks<T>(rows: Iterable<T>, line: (r: T) => string): Gener
  * #1173. The server's error still reaches the query's `reject`, so it is caught there and ends
  * the wait; the transaction then rolls back as for any failed statement.
  */
-export async function copyRows(h: Database, tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>): Promise<void> {
+export interface CopyOptions {
+	/** PGlite: the data one statement takes at most (default PGLITE_COPY_BLOB_BYTES). */
+	statementBytes?: number;
+}
+
+export async function copyRows(h: Database, tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>, opts: CopyOptions = {}): Promise<void> {
 	const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
 	const client = driverClient(tx);
 	if (h.kind === 'pglite') {
@@ -153,7 +158,7 @@ export async function copyRows(h: Database, tx: Tx, table: string, columns: read
 		for (const chunk of chunks) {
 			parts.push(chunk);
 			size += chunk.length;
-			if (size >= PGLITE_COPY_BLOB_BYTES) await flush();
+			if (size >= (opts.statementBytes ?? PGLITE_COPY_BLOB_BYTES)) await flush();
 		}
 		await flush();
 		return;

@@ -100,9 +100,12 @@ export async function readMultipart(request: Request, spec: MultipartSpec): Prom
 					resolve();
 				});
 				stream.on('end', () => {
-					if (!failure && file) body.files.set(field, { name: filename && filename !== 'blob' ? filename : file.name, bytes: kept.bytes() });
-					else if (!failure && isText) body.fields.set(field, Buffer.from(kept.bytes()).toString('utf8'));
-					resolve();
+					if (failure || (!file && !isText)) return resolve();
+					kept.bytes().then((bytes) => {
+						if (file) body.files.set(field, { name: filename && filename !== 'blob' ? filename : file.name, bytes });
+						else body.fields.set(field, Buffer.from(bytes).toString('utf8'));
+						resolve();
+					}, resolve);
 				});
 			})
 		);
@@ -138,30 +141,54 @@ export async function readMultipart(request: Request, spec: MultipartSpec): Prom
 	return body;
 }
 
+/** Bytes of the blocks a part is kept in: the first, and the most once it is past its first few. */
+const FIRST_BLOCK_BYTES = 64 * 1024;
+const BLOCK_BYTES = 8 << 20;
+
 /**
- * A part's bytes, copied out of each chunk as it arrives into one buffer that doubles as it fills.
- * Holding the socket's small chunks until the part ended kept thousands of small allocations alive
- * at once, and the allocator kept their memory after the upload; the buffer instead is a few big
- * allocations, given back when freed.
+ * A part's bytes, copied out of each chunk as it arrives into blocks that grow to a bounded size,
+ * then into one buffer of the exact size at the end, a block per turn of the event loop. Holding
+ * the socket's small chunks until the part ended kept thousands of small allocations alive at
+ * once, and the allocator kept their memory after the upload; a buffer that doubled as it filled
+ * copied everything again at each doubling, the last copy and the final trim each one long
+ * stretch of the request thread that every other request waited for.
  */
 class Growing {
-	private buffer = new Uint8Array(64 * 1024);
+	private readonly blocks: Uint8Array[] = [];
+	private block = new Uint8Array(FIRST_BLOCK_BYTES);
+	private used = 0;
 	private length = 0;
 
 	push(chunk: Uint8Array): void {
-		if (this.length + chunk.length > this.buffer.length) {
-			const next = new Uint8Array(Math.max(this.buffer.length * 2, this.length + chunk.length));
-			next.set(this.buffer.subarray(0, this.length));
-			this.buffer = next;
+		let at = 0;
+		while (at < chunk.length) {
+			if (this.used === this.block.length) {
+				this.blocks.push(this.block);
+				// Each block as big as all before it (at least the first's size), up to BLOCK_BYTES.
+				this.block = new Uint8Array(Math.min(BLOCK_BYTES, Math.max(FIRST_BLOCK_BYTES, this.length + at)));
+				this.used = 0;
+			}
+			const n = Math.min(chunk.length - at, this.block.length - this.used);
+			this.block.set(chunk.subarray(at, at + n), this.used);
+			this.used += n;
+			at += n;
 		}
-		this.buffer.set(chunk, this.length);
 		this.length += chunk.length;
 	}
 
 	/** The bytes, over an ArrayBuffer of their own (so they can be moved to a parse thread, not copied). */
-	bytes(): Uint8Array {
-		const out = this.length === this.buffer.length ? this.buffer : this.buffer.slice(0, this.length);
-		this.buffer = new Uint8Array(0);
+	async bytes(): Promise<Uint8Array> {
+		const blocks = [...this.blocks, this.block.subarray(0, this.used)];
+		this.blocks.length = 0;
+		this.block = new Uint8Array(0);
+		if (blocks.length === 1) return blocks[0].slice();
+		const out = new Uint8Array(this.length);
+		let at = 0;
+		for (const b of blocks) {
+			out.set(b, at);
+			at += b.length;
+			if (b.length >= BLOCK_BYTES) await new Promise<void>((resolve) => setImmediate(resolve));
+		}
 		return out;
 	}
 }

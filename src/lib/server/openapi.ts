@@ -359,7 +359,7 @@ export const operations: Op[] = [
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/deploy', summary: 'Deploy a dbt project version from its artifacts', gate: 'write access to the path + scripts:write',
 		query: { path: { description: 'the path written (else the form\'s `path` field, which must come before the first file): the gate runs on it before the files are read' } },
-		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 413]
+		multipart: uploadFields, ok: { status: 201, description: 'what was stored and dropped', schema: ref('DeployAnswer') }, errors: [400, 401, 403, 404, 409, 413]
 	},
 	{
 		method: 'post', path: '/api/w/{ws}/scripts/dbt/preview', summary: 'Store an unmerged change as a preview graph reachable only through its job', gate: 'write access to the path + scripts:write',

@@ -1,13 +1,15 @@
 // Deploy and preview of a dbt project from its artifacts: parse everything first (a refusal
-// stores nothing), then write the version, its job and its graph in ONE transaction, so a
-// failure leaves the previously stored graph exactly as it was.
+// stores nothing), write the new graph where no read reaches it yet, then make the version, its
+// job and its graph visible in ONE transaction, so a failure leaves what was stored before
+// exactly as it was and nothing of the new graph behind.
+import { randomUUID } from 'node:crypto';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
-import { analyzeGraphTables, digestGraphInTurns, pruneGraphs, replaceGraph, type GraphKey } from '../repo/graph';
+import { analyzeGraphTables, deleteGraph, digestGraphInTurns, pruneGraphs, replaceGraph, setMarkerLineageJob, stageGraph, type GraphKey } from '../repo/graph';
 import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
-import { insertScriptVersion, newScriptHash, publishAssetUsage, storeArchive, type AssetUse } from '../repo/scripts';
+import { dropPendingVersion, insertScriptVersion, newScriptHash, publishAssetUsage, settlePendingVersion, storeArchive, type AssetUse } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
 import { wakeWorker } from '../wake-worker';
 import type { PlannedInference } from './inference-plan';
@@ -18,6 +20,7 @@ import type { ParsedNode } from './manifest';
 import { inspectProjectArchive } from './project-archive';
 import { mark, type IngestProfile } from '../profile';
 import { IngestError } from './errors';
+import { ApiError } from '../api-error';
 import { adapterPackage, EngineSpecError } from '../dbt-engine-spec';
 
 export type { UploadedFile } from './graph-content';
@@ -37,6 +40,8 @@ export interface UploadRequest {
 	project?: UploadedFile;
 	/** Records where the ingest spends its time (the ingest benchmark). */
 	profile?: IngestProfile;
+	/** The caller reads the uploaded files' bytes no more: the manifest's and catalog's may end with the parse thread. */
+	bytesGivenUp?: boolean;
 	/**
 	 * A deploy carrying project files is pinned (engine resolved, packages installed) by a worker:
 	 * `before_live` (the default) keeps it pending until then, so a failed pin leaves the previous
@@ -185,6 +190,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		columnLineage: req.columnLineage,
 		nodeColumns: req.nodeColumns,
 		catalog: req.catalog,
+		bytesGivenUp: req.bytesGivenUp,
 		// Planned where the manifest is parsed (off the request thread when big); an index wins.
 		planInference: inferenceEnabled() && !req.columnLineage,
 		warehouse: descriptor.warehouse,
@@ -260,18 +266,49 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		column_lineage: lineage
 	};
 
-	const { jobId, lineageJobId, pendingPublish } = await h.db.transaction(async (tx) => {
-		if (hash !== null && !req.into) {
-			await insertScriptVersion(tx, {
-				workspace: req.workspace,
-				hash,
-				path: req.path,
-				language: 'dbt',
-				content: req.descriptor ?? '',
-				createdBy: req.username,
-				pending: pin === 'before_live'
+	// A new version's or a preview's graph is written before the transaction that makes it
+	// visible, statement by statement (stageGraph), under a key no read reaches yet: a version
+	// still pending, or the id of a preview job not inserted yet. The transaction is then short,
+	// and the embedded database answers other requests while the rows go in.
+	const staged = !req.into;
+	const previewJobId = hash === null ? randomUUID() : null;
+	const graphKey = (id: string): GraphKey => ({ workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID });
+	const marker = { digest, permissionedAs: `u/${req.username}`, stats };
+	const unstage = async () => {
+		if (hash !== null) await dropPendingVersion(h.db, req.workspace, hash);
+		else await h.db.transaction((tx) => deleteGraph(tx, graphKey(previewJobId!)));
+	};
+	let stagedGraphId: number | null = null;
+	if (staged) {
+		if (hash !== null) {
+			await h.db.transaction(async (tx) => {
+				await insertScriptVersion(tx, {
+					workspace: req.workspace,
+					hash,
+					path: req.path,
+					language: 'dbt',
+					content: req.descriptor ?? '',
+					createdBy: req.username,
+					pending: true
+				});
+				if (req.project) await storeArchive(tx, req.workspace, hash, req.project.bytes);
 			});
-			if (req.project) await storeArchive(tx, req.workspace, hash, req.project.bytes);
+			mark(p, 'store: pending version, archive');
+		}
+		try {
+			stagedGraphId = await stageGraph(h, graphKey(previewJobId ?? ZERO_UUID), content, marker, { profile: p, nodeDigests });
+		} catch (e) {
+			await unstage();
+			throw e;
+		}
+	}
+
+	const { jobId, lineageJobId, pendingPublish } = await h.db.transaction(async (tx) => {
+		if (staged && hash !== null) {
+			// Live now, unless a deploy job pins it first; gone when a path delete took it meanwhile.
+			if (!(await settlePendingVersion(tx, req.workspace, hash, pin === 'before_live'))) {
+				throw new ApiError(409, `${req.path}: the path was deleted while this version was being stored; nothing was kept`);
+			}
 		}
 		const pendingPublish: PendingPublish | null = pin === 'before_live' || req.into ? { uses: uses.map((u) => [u.assetPath, u.access]) } : null;
 		const id = req.into
@@ -287,8 +324,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 					args: pin ? { pin, adapter_type: parsed.adapterType ?? null } : {},
 					result: { ...stats, warnings, ...(pendingPublish ? { pending_publish: pendingPublish } : {}) },
 					logs: ''
-				});
-		const key: GraphKey = { workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID };
+				}, previewJobId ?? undefined);
+		const key = graphKey(id);
 		let lineageJobId: string | null = null;
 		if (plan) {
 			lineageJobId = await insertJob(tx, {
@@ -309,7 +346,8 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 			log.push(`lineage job ${lineageJobId} queued`);
 		}
 		mark(p, 'store: version, archive, job');
-		await replaceGraph(h, tx, key, content, { digest, permissionedAs: `u/${req.username}`, stats, lineageJobId }, { profile: p, nodeDigests });
+		if (stagedGraphId !== null) await setMarkerLineageJob(tx, stagedGraphId, lineageJobId);
+		else await replaceGraph(h, tx, key, content, { ...marker, lineageJobId }, { profile: p, nodeDigests });
 		if (pin === 'before_live') log.push(`this version goes live once deploy job ${id} has pinned its engine and packages`);
 		else if (hash !== null && !req.into) {
 			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, uses);
@@ -324,6 +362,9 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		if (!req.into) await appendJobLog(tx, id, log.join('\n') + '\n');
 		mark(p, 'prune + job log');
 		return { jobId: id, lineageJobId, pendingPublish };
+	}).catch(async (e) => {
+		if (staged) await unstage();
+		throw e;
 	});
 	mark(p, 'commit');
 	if (lineageJobId || pin) wakeWorker();

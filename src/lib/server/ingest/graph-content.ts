@@ -6,7 +6,7 @@ import type { PlannedInference } from './inference-plan';
 import { readColumnLineage, readNodeColumns } from './column-index';
 import { IngestError } from './errors';
 import { requireManifestBytes } from '../limits';
-import { parseUploadBytes } from './manifest-thread';
+import { GIVEN_UP, parseUploadBytes } from './manifest-thread';
 import { decodeUtf8Bytes, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from '../profile';
 import type { UploadedFile } from './uploaded-file';
@@ -22,6 +22,8 @@ export interface GraphInput {
 	nodeColumns?: UploadedFile;
 	/** catalog.json: one that is not a catalog refuses the upload (IngestError naming it). */
 	catalog?: UploadedFile;
+	/** The caller needs the manifest's and catalog's bytes no more once they are read: they may end with the parse thread. */
+	bytesGivenUp?: boolean;
 	/** Plan column-lineage inference where the manifest is parsed (see inference-plan.ts). */
 	planInference?: boolean;
 	warehouse: string;
@@ -92,11 +94,14 @@ export async function buildGraphContent(input: GraphInput): Promise<BuiltGraph> 
 		},
 		{ catalog: input.catalog ?? null, plan: input.planInference ?? false },
 		undefined,
-		// Lent to the thread, not copied; the same bytes come back under the same files.
-		(bytes, catalogBytes) => {
-			input.manifest.bytes = bytes;
-			if (input.catalog && catalogBytes) input.catalog.bytes = catalogBytes;
-		}
+		// Lent to the thread, not copied; the same bytes come back under the same files, unless
+		// nothing reads them again (an unreadable index makes the deploy plan again from them).
+		input.bytesGivenUp && !input.columnLineage
+			? GIVEN_UP
+			: (bytes, catalogBytes) => {
+					input.manifest.bytes = bytes;
+					if (input.catalog && catalogBytes) input.catalog.bytes = catalogBytes;
+				}
 	);
 	const keptNodes = uploadRead.then((u) => new Set(u.graph.nodes.map((n) => n.uniqueId)) as ReadonlySet<string>);
 	// A refused manifest is reported through uploadRead; here its rejection must not go unhandled.

@@ -111,8 +111,10 @@ async function unsliced(s: SlicedUpload): Promise<ParsedUpload> {
 interface ThreadInput {
 	tag: typeof THREAD_TAG;
 	bytes: Uint8Array;
-	/** The bytes were moved to the thread, not copied: it moves them back with its answer. */
+	/** The bytes were moved to the thread, not copied. */
 	lent: boolean;
+	/** Lent bytes go back with the answer; else they end with the thread (its caller gave them up). */
+	giveBack: boolean;
 	/** The same for the catalog's bytes (extras.catalog). */
 	catalogLent: boolean;
 	opts: ThreadManifestOptions;
@@ -126,6 +128,14 @@ interface ThreadInput {
  * A thread that dies before answering keeps them; the upload has failed then anyway.
  */
 export type TakeBack = (bytes: Uint8Array, catalog?: Uint8Array) => void;
+
+/**
+ * Instead of a TakeBack: the bytes are lent and never come back, so they are freed with the
+ * thread when it ends rather than whenever the request thread's collector gets to them (a 128 MB
+ * manifest taken back stayed in the server's memory for minutes after its upload).
+ */
+export const GIVEN_UP = 'given up';
+export type Lend = TakeBack | typeof GIVEN_UP;
 
 /** Bytes that can be moved to a thread: a view of a whole, unshared ArrayBuffer. */
 const movable = (bytes: Uint8Array) => bytes.buffer instanceof ArrayBuffer && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
@@ -191,11 +201,11 @@ export function answerThreadInput(): void {
 		const answer = answerOf(input);
 		const back: { bytes?: Uint8Array; catalogBytes?: Uint8Array } = {};
 		const moved: ArrayBuffer[] = [];
-		if (input.lent) {
+		if (input.lent && input.giveBack) {
 			back.bytes = input.bytes;
 			moved.push(input.bytes.buffer as ArrayBuffer);
 		}
-		if (input.catalogLent && input.extras.catalog) {
+		if (input.catalogLent && input.giveBack && input.extras.catalog) {
 			back.catalogBytes = input.extras.catalog.bytes;
 			moved.push(input.extras.catalog.bytes.buffer as ArrayBuffer);
 		}
@@ -243,20 +253,22 @@ function threadOf(input: ThreadInput, entry?: URL): Worker {
 /**
  * Parses `bytes` on a worker thread with parseManifest's own errors; IngestErrors keep their
  * status. `entry`: the module the thread runs (tests of the build's entry); found otherwise.
- * With `takeBack`, bytes that can be moved are lent to the thread instead of copied (TakeBack).
+ * With `takeBack`, bytes that can be moved are lent to the thread instead of copied (TakeBack),
+ * or given up with it (GIVEN_UP).
  */
 export function parseManifestOffThread(
 	bytes: Uint8Array,
 	opts: ThreadManifestOptions,
 	extras: UploadExtras,
 	entry?: URL,
-	takeBack?: TakeBack
+	takeBack?: Lend
 ): Promise<ParsedUpload> {
 	const catalog = extras.catalog?.bytes;
 	const input: ThreadInput = {
 		tag: THREAD_TAG,
 		bytes,
 		lent: takeBack !== undefined && movable(bytes),
+		giveBack: takeBack !== GIVEN_UP,
 		catalogLent: takeBack !== undefined && catalog !== undefined && catalog.buffer !== bytes.buffer && movable(catalog),
 		opts,
 		extras
@@ -266,7 +278,7 @@ export function parseManifestOffThread(
 		let settled = false;
 		worker.once('message', (answer: ThreadAnswer & { bytes?: Uint8Array; catalogBytes?: Uint8Array }) => {
 			settled = true;
-			if (answer.bytes || answer.catalogBytes) takeBack?.(answer.bytes ?? bytes, answer.catalogBytes);
+			if ((answer.bytes || answer.catalogBytes) && typeof takeBack === 'function') takeBack(answer.bytes ?? bytes, answer.catalogBytes);
 			if (answer.ok) unsliced(answer.upload).then(resolve, reject);
 			else if (answer.ingest) reject(new ThreadIngestError(answer.ingest.file, answer.ingest.message, answer.ingest.field, answer.ingest.status));
 			else reject(new Error(answer.message));
@@ -297,7 +309,7 @@ export async function parseUploadBytes(
 	opts: ManifestOptions,
 	extras: UploadExtras,
 	threadBytes = manifestThreadBytes(),
-	takeBack?: TakeBack
+	takeBack?: Lend
 ): Promise<ParsedUpload> {
 	if (bytes.length + (extras.catalog?.bytes.length ?? 0) < threadBytes) return parseUploadInline(bytes, opts, extras);
 	const { onParsed, onDocument: _doc, ...threadOpts } = opts;

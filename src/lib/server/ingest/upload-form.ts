@@ -67,6 +67,8 @@ export async function readUploadForm(
 		columnLineage: fileField(form, 'column_lineage'),
 		nodeColumns: fileField(form, 'node_columns'),
 		runResults: refuseJsonNul('run_results', fileField(form, 'run_results')),
-		project: fileField(form, 'project')
+		project: fileField(form, 'project'),
+		// Read once, by the deploy: what the parse thread was lent ends with it.
+		bytesGivenUp: true
 	};
 }

@@ -7,7 +7,7 @@ import { alias } from 'drizzle-orm/pg-core';
 import type { GraphNodeInput } from '$lib/lineage/asset-graph';
 import { directComponents } from '$lib/lineage/components';
 import type { Database, Tx } from '../db';
-import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber } from '../db';
+import { copyChunks, copyField, copyJson, copyRows, copyTextArray, toNumber, type CopyOptions } from '../db';
 import { mark, type IngestProfile } from '../profile';
 import { dbtColumnEdge, dbtEdge, dbtGraphColumn, dbtGraphSnapshot, dbtNode, ZERO_UUID } from '../schema';
 import type { GraphKey, StoredModelOutcome } from './graph-key';
@@ -289,8 +289,36 @@ export async function replaceGraph(
 	marker: MarkerInfo,
 	opts: ReplaceOptions = {}
 ): Promise<void> {
-	const p = opts.profile;
 	await deleteGraph(tx, key);
+	await writeGraph(h, tx, key, g, marker, opts);
+}
+
+/**
+ * Writes a NEW graph outside any transaction: the marker, then its rows a COPY statement at a
+ * time, each committed on its own, with a turn of the event loop between them. Embedded PGlite has
+ * one connection and a transaction holds it: storing a 30,000-node graph in the deploy's one
+ * transaction made every other request's query wait for all of it. Only for a key no reader can
+ * reach yet (a version still pending, which no live read, listing or job names): the caller makes
+ * it visible in one short transaction afterwards, and drops the version (its rows go with it, by
+ * cascade) when anything fails. Returns the marker's id.
+ */
+export async function stageGraph(h: Database, key: GraphKey, g: GraphContent, marker: MarkerInfo, opts: ReplaceOptions = {}): Promise<number> {
+	return writeGraph(h, h.db, key, g, marker, { ...opts, statementBytes: STAGED_STATEMENT_BYTES });
+}
+
+/** Data per COPY statement while staging: each holds the embedded database for its length only. */
+const STAGED_STATEMENT_BYTES = 256 * 1024;
+
+async function writeGraph(
+	h: Database,
+	tx: Tx,
+	key: GraphKey,
+	g: GraphContent,
+	marker: MarkerInfo,
+	opts: ReplaceOptions & { statementBytes?: number }
+): Promise<number> {
+	const p = opts.profile;
+	const copy = { statementBytes: opts.statementBytes };
 	const [{ graphId }] = await tx
 		.insert(dbtGraphSnapshot)
 		.values({
@@ -305,21 +333,28 @@ export async function replaceGraph(
 		.returning({ graphId: dbtGraphSnapshot.id });
 	mark(p, 'store: delete previous + marker');
 	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
-	if (g.nodes.length) await copyRows(h, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n, opts.nodeDigests)));
+	if (g.nodes.length) await copyRows(h, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n, opts.nodeDigests)), copy);
 	mark(p, 'store: dbt_node');
 	if (g.edges.length) {
-		await copyRows(h, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`));
+		await copyRows(h, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`), copy);
 	}
 	mark(p, 'store: dbt_edge');
-	await insertColumnEdges(h, tx, graphId, g.columnEdges ?? []);
+	await insertColumnEdges(h, tx, graphId, g.columnEdges ?? [], copy);
 	mark(p, 'store: dbt_column_edge');
+	return graphId;
+}
+
+/** The lineage job of a staged graph's marker, named once that job exists. */
+export async function setMarkerLineageJob(tx: Tx, graphId: number, lineageJobId: string | null): Promise<void> {
+	if (lineageJobId === null) return;
+	await tx.update(dbtGraphSnapshot).set({ lineageJobId }).where(eq(dbtGraphSnapshot.id, graphId));
 }
 
 /**
  * The graph's column dictionary, then its edges in ids. Ids are dense from 0 in (unique_id,
  * column) order, the order the edges arrive sorted in, so one node's columns are one id range.
  */
-async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: readonly ColumnEdgeRow[]): Promise<void> {
+async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: readonly ColumnEdgeRow[], copy: CopyOptions = {}): Promise<void> {
 	if (edges.length === 0) return;
 	// Column → id per node: no key string is built per edge end (400,000 of them for 200,000 edges).
 	const idOf = new Map<string, Map<string, number>>();
@@ -341,7 +376,7 @@ async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: re
 		}
 	}
 	const g = `${graphId}\t`;
-	await copyRows(h, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(u)!.get(c)}\t${f(u)}\t${f(c)}\n`));
+	await copyRows(h, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(u)!.get(c)}\t${f(u)}\t${f(c)}\n`), copy);
 	await copyRows(
 		h,
 		tx,
@@ -352,7 +387,8 @@ async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: re
 			(e) =>
 				`${g}${idOf.get(e.parentUniqueId)!.get(e.parentColumn)}\t${idOf.get(e.childUniqueId)!.get(e.childColumn)}\t` +
 				`${f(e.lineageKind ?? '')}\t${f(e.component)}\t${f(e.provenance ?? 'engine')}\n`
-		)
+		),
+		copy
 	);
 }
 
@@ -519,6 +555,9 @@ export const versionKey = (workspace: string, scriptPath: string, scriptHash: bi
 
 export const RETENTION = { runDays: 30, versionsPerPath: 50, previewsPerPathAndPrincipal: 5 };
 
+/** A pending version no job names is a deploy that died while staging its graph once it is this old. */
+const STAGED_ORPHAN_MS = 3_600_000;
+
 async function deleteKeys(h: Database, tx: Tx, keys: GraphKey[]): Promise<void> {
 	for (const k of keys) await deleteGraph(tx, k);
 }
@@ -591,6 +630,24 @@ export async function pruneGraphs(
 		)
 	).map(toKey);
 	await deleteKeys(h, tx, oldPreviews);
+	// A deploy that died while its graph was being staged (stageGraph) left a pending version no
+	// job names, or a preview graph whose job was never inserted; an hour on, they go.
+	const stagedBefore = new Date(now.getTime() - STAGED_ORPHAN_MS).toISOString();
+	await h.rows(
+		sql`delete from script s
+		     where s.workspace = ${workspace} and s.path = ${scriptPath} and s.pending and s.created_at < ${stagedBefore}::timestamptz
+		       and not exists (select 1 from job j where j.workspace = s.workspace and j.script_hash = s.hash)`,
+		tx
+	);
+	const jobless = (
+		await h.rows<MarkerKeyRow>(
+			sql`select g.workspace, g.script_path, null as script_hash, g.job_id::text as job_id from dbt_graph_snapshot g
+				where g.workspace = ${workspace} and g.script_path = ${scriptPath} and g.script_hash is null
+				and g.ingested_at < ${stagedBefore}::timestamptz and not exists (select 1 from job j where j.id = g.job_id)`,
+			tx
+		)
+	).map(toKey);
+	await deleteKeys(h, tx, jobless);
 	const inferCache = await pruneInferCache(h, tx, workspace, now);
 	await deleteEndedPlans(h, workspace, tx);
 	return {

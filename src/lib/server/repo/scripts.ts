@@ -47,6 +47,19 @@ export async function makeVersionLive(tx: Tx, workspace: string, hash: bigint, l
 	return r.length > 0;
 }
 
+/**
+ * A version whose graph was stored while it was pending becomes what its deploy made it: live,
+ * or still pending until its deploy job pins it. False when it is gone (its path deleted meanwhile).
+ */
+export async function settlePendingVersion(tx: Tx, workspace: string, hash: bigint, staysPending: boolean): Promise<boolean> {
+	const r = await tx
+		.update(script)
+		.set({ pending: staysPending })
+		.where(and(eq(script.workspace, workspace), eq(script.hash, hash), eq(script.pending, true), eq(script.deleted, false)))
+		.returning({ hash: script.hash });
+	return r.length > 0;
+}
+
 /** A pending deploy that failed to pin leaves nothing behind: the version, its archive and graphs go (cascade). */
 export async function dropPendingVersion(tx: Tx, workspace: string, hash: bigint): Promise<boolean> {
 	const r = await tx
