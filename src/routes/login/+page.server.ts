@@ -1,9 +1,8 @@
 import { fail, redirect } from '@sveltejs/kit';
 import { attemptLogin, signIn, signOut } from '$lib/server/auth/authenticate';
 import { sameSitePath } from '$lib/server/auth/next-path';
-import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
-import { workspacesOf } from '$lib/server/repo/workspaces';
+import { landingOf } from '$lib/server/api/workspaces/workspaces';
 import type { Actions, PageServerLoad } from './$types';
 
 /** A same-site path to return to after signing in; anything else is ignored (open redirect). */
@@ -34,8 +33,7 @@ export const actions: Actions = {
 		await signIn(event, who.accountId);
 		const next = nextPath(event.url);
 		if (next) redirect(303, next);
-		const workspaces = await workspacesOf(await getDatabase(), who.accountId);
-		redirect(303, workspaces.length > 0 ? `/w/${workspaces[0].id}` : '/');
+		redirect(303, await landingOf(who.accountId));
 	},
 	logout: async (event) => {
 		await signOut(event, event.locals.auth);

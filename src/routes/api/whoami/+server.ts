@@ -1,13 +1,12 @@
 import { json } from '@sveltejs/kit';
-import { requireAuth, visibleWorkspaces } from '$lib/server/access';
-import { getDatabase } from '$lib/server/db';
+import { requireAuth } from '$lib/server/access';
+import { workspacesVisibleTo } from '$lib/server/api/workspaces/workspaces';
 import { handleApi } from '$lib/server/http';
-import { workspacesOf } from '$lib/server/repo/workspaces';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const auth = requireAuth(event);
-	const visible = visibleWorkspaces(auth, await workspacesOf(await getDatabase(), auth.accountId));
+	const visible = await workspacesVisibleTo(auth);
 	return json({
 		username: auth.username,
 		instance_admin: auth.instanceAdmin,

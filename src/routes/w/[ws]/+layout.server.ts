@@ -1,8 +1,7 @@
 import { error } from '@sveltejs/kit';
 import { pagePrincipal, workspacePrincipal, type Principal } from '$lib/server/access';
-import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
-import { getWorkspace } from '$lib/server/repo/workspaces';
+import { workspaceNamed } from '$lib/server/api/workspaces/workspaces';
 import type { LayoutServerLoad } from './$types';
 
 export const load: LayoutServerLoad = async (event) => {
@@ -19,7 +18,7 @@ export const load: LayoutServerLoad = async (event) => {
 	} else {
 		p = await pagePrincipal(event, ws);
 	}
-	const row = await getWorkspace(await getDatabase(), p.workspace);
+	const row = await workspaceNamed(p.workspace);
 	if (!row) error(404, 'no such workspace');
 	return {
 		workspace: { id: row.id, name: row.name },

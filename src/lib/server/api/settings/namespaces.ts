@@ -10,12 +10,23 @@ export async function listNamespacesAs(p: Principal): Promise<NamespaceMapping[]
 	return listNamespaces(await getDatabase(), p.workspace);
 }
 
+/** What a namespace change did: the mapping as stored, whether it is new, how many it removed. */
+export interface NamespaceChange {
+	input: { namespace: string; folder: string | null };
+	created: boolean;
+	removed: boolean;
+}
+
 /** Maps a job namespace into a folder; a null folder removes the mapping. */
-export async function saveNamespaceAs(p: Principal, body: { namespace: string; folder: string | null }): Promise<{ namespace: string; folder: string | null }> {
+export async function changeNamespaceAs(p: Principal, body: Record<string, unknown>): Promise<NamespaceChange> {
 	requireAdminAccess(p, 'openlineage', 'write');
 	const h = await getDatabase();
 	const input = await parseNamespaceInput(h, p.workspace, body);
-	if (input.folder === null) await deleteNamespace(h, p.workspace, input.namespace);
-	else await setNamespace(h, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
-	return input;
+	if (input.folder === null) return { input, created: false, removed: await deleteNamespace(h, p.workspace, input.namespace) };
+	const created = await setNamespace(h, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
+	return { input, created, removed: false };
+}
+
+export async function saveNamespaceAs(p: Principal, body: { namespace: string; folder: string | null }): Promise<{ namespace: string; folder: string | null }> {
+	return (await changeNamespaceAs(p, body)).input;
 }
