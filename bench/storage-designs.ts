@@ -18,7 +18,7 @@ import { tmpdir } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import path from 'node:path';
 import { directComponents } from '../src/lib/lineage/components';
-import { readColumnLineage } from '../src/lib/server/ingest/column-index';
+import { readColumnLineage } from '../src/lib/server/dbt-files/column-index';
 import { parseManifest } from '../src/lib/server/ingest/manifest';
 import { backends, QUICK } from './app';
 import { child, environment, printTable, stat, type BenchResult, type Row } from './lib';

@@ -60,6 +60,10 @@ const RULES: Rule[] = [
 		breaks: (e) => under(e.from, `${SERVER}ingest/`) && under(e.to, `${SERVER}runner/`)
 	},
 	{
+		name: 'runner/ does not import ingest/ (what both need lives below them, in dbt-files/)',
+		breaks: (e) => under(e.from, `${SERVER}runner/`) && under(e.to, `${SERVER}ingest/`)
+	},
+	{
 		name: 'the app does not import test data or benchmarks (tests/, bench/)',
 		breaks: (e) => under(e.to, 'tests/') || under(e.to, 'bench/')
 	}
@@ -73,6 +77,12 @@ const KNOWN: Record<string, string[]> = {
 		'src/routes/api/w/[ws]/jobs/run_progress/[id]/+server.ts → $lib/server/repo/jobs',
 		'src/routes/w/[ws]/dbt/[...path]/+page.server.ts → $lib/server/repo/jobs',
 		'src/routes/w/[ws]/run/[id]/+page.server.ts → $lib/server/repo/jobs',
+	],
+	'runner/ does not import ingest/ (what both need lives below them, in dbt-files/)': [
+		'src/lib/server/runner/deploy-job.ts → ../ingest/deploy',
+		'src/lib/server/runner/execute.ts → ../ingest/deploy',
+		'src/lib/server/runner/execute.ts → ../ingest/graph-content',
+		'src/lib/server/runner/record.ts → ../ingest/graph-content'
 	]
 };
 
@@ -100,9 +110,11 @@ describe('the import graph of src/', () => {
 		expect(broken(edge('src/lib/server/repo/x.ts', '../lineage-api', 'src/lib/server/lineage-api.ts'))).toEqual([RULES[3].name]);
 		expect(broken(edge('src/lib/server/pages/x.ts', '$lib/state/y.svelte', 'src/lib/state/y.svelte.ts'))).toEqual([RULES[4].name]);
 		expect(broken(edge('src/lib/server/ingest/x.ts', '../runner/worker', 'src/lib/server/runner/worker.ts'))).toEqual([RULES[5].name]);
-		expect(broken(edge('src/lib/lineage/x.ts', '../../../tests/support/y', 'tests/support/y.ts'))).toEqual([RULES[6].name]);
+		expect(broken(edge('src/lib/server/runner/x.ts', '../ingest/deploy', 'src/lib/server/ingest/deploy.ts'))).toEqual([RULES[6].name]);
+		expect(broken(edge('src/lib/lineage/x.ts', '../../../tests/support/y', 'tests/support/y.ts'))).toEqual([RULES[7].name]);
 		expect(broken(edge('src/lib/server/x-api.ts', './repo/jobs', 'src/lib/server/repo/jobs.ts'))).toEqual([]);
-		expect(broken(edge('src/lib/server/runner/x.ts', '../ingest/deploy', 'src/lib/server/ingest/deploy.ts'))).toEqual([]);
+		expect(broken(edge('src/lib/server/runner/x.ts', '../dbt-files/descriptor', 'src/lib/server/dbt-files/descriptor.ts'))).toEqual([]);
+		expect(broken(edge('src/lib/server/ingest/x.ts', '../dbt-files/errors', 'src/lib/server/dbt-files/errors.ts'))).toEqual([]);
 		const abc = ['a.ts', 'b.ts', 'c.ts', 'd.ts'];
 		expect(cycles(abc, [edge('a.ts', './b', 'b.ts'), edge('b.ts', './c', 'c.ts'), edge('c.ts', './a', 'a.ts'), edge('c.ts', './d', 'd.ts')])).toEqual([['a.ts', 'b.ts', 'c.ts']]);
 		expect(cycles(abc, [edge('a.ts', './b', 'b.ts'), edge('b.ts', './c', 'c.ts')])).toEqual([]);

@@ -17,7 +17,7 @@ import { parseArgs } from 'node:util';
 import { sql } from 'drizzle-orm';
 import postgres from 'postgres';
 import { openDatabase, type Database } from '../../src/lib/server/db';
-import { readColumnLineage } from '../../src/lib/server/ingest/column-index';
+import { readColumnLineage } from '../../src/lib/server/dbt-files/column-index';
 import { ingestUpload } from '../../src/lib/server/ingest/deploy';
 import { parseManifest } from '../../src/lib/server/ingest/manifest';
 import { IngestProfile } from '../../src/lib/server/profile';

@@ -1,5 +1,5 @@
 // The API's error value, apart from http.ts so that code a thread loads (the manifest parse, via
-// ingest/errors.ts and limits.ts) does not pull in the database driver with it.
+// dbt-files/errors.ts and limits.ts) does not pull in the database driver with it.
 export class ApiError extends Error {
 	constructor(
 		readonly status: number,

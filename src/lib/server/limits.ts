@@ -5,7 +5,7 @@
 // limits"), far above the largest real project measured.
 import type { LevelInput } from '$lib/lineage/canvas-sizes';
 import { ApiError } from './api-error';
-import { IngestError } from './ingest/errors';
+import { IngestError } from './dbt-files/errors';
 
 /** 413 naming what was over which limit: `what: <found> is over the limit of <limit>`. */
 export class LimitError extends ApiError {

@@ -11,7 +11,7 @@ import { parse as parseYaml } from 'yaml';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { parseManifest } from '../ingest/manifest';
-import { inspectProjectArchive } from '../ingest/project-archive';
+import { inspectProjectArchive } from '../dbt-files/project-archive';
 import { parseScriptPath } from '../paths';
 import { DEMO_CHANGE, DEMO_EARLIER, DEMO_FAILING_MODEL, demoProducers, generateProject, projectTarGz, ROASTERY_OUTCOMES, roasteryProducers, writeProjectDir, type GeneratedProject } from './generator';
 

@@ -3,9 +3,9 @@
 // over its relation or column limits (413 naming the limit), before anything is stored; its columns become `column_schema` when no node_columns index came, and
 // the inference expands `select *` with them.
 import { requireCatalogBytes, requireCatalogShape } from '../limits';
-import { IngestError } from './errors';
+import { IngestError } from '../dbt-files/errors';
 import { decodeUtf8Bytes } from './manifest';
-import type { UploadedFile } from './uploaded-file';
+import type { UploadedFile } from '../dbt-files/uploaded-file';
 
 export interface ParsedCatalog {
 	/** The parsed JSON, as inferencePlan takes it. */

@@ -14,12 +14,12 @@ import { getWarehouse } from '../repo/warehouses';
 import { wakeWorker } from '../wake-worker';
 import type { PlannedInference } from './inference-plan';
 import { planUploadInference } from './manifest-thread';
-import { parseDescriptor } from './descriptor';
+import { parseDescriptor } from '../dbt-files/descriptor';
 import { buildGraphContent, type UploadedFile } from './graph-content';
 import type { ParsedNode } from './manifest';
-import { inspectProjectArchive } from './project-archive';
+import { inspectProjectArchive } from '../dbt-files/project-archive';
 import { mark, type IngestProfile } from '../profile';
-import { IngestError } from './errors';
+import { IngestError } from '../dbt-files/errors';
 import { ApiError } from '../api-error';
 import { adapterPackage, EngineSpecError } from '../dbt-engine-spec';
 

@@ -3,17 +3,17 @@
 // apart from decoding: nothing here touches the database.
 import { assignComponents, type ColumnEdgeRow, type GraphContent, type NodeRow } from '../repo/graph';
 import type { PlannedInference } from './inference-plan';
-import { readColumnLineage, readNodeColumns } from './column-index';
-import { IngestError } from './errors';
+import { readColumnLineage, readNodeColumns } from '../dbt-files/column-index';
+import { IngestError } from '../dbt-files/errors';
 import { requireManifestBytes } from '../limits';
 import { GIVEN_UP, parseUploadBytes } from './manifest-thread';
 import { decodeUtf8Bytes, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
 import { mark, type IngestProfile } from '../profile';
-import type { UploadedFile } from './uploaded-file';
+import type { UploadedFile } from '../dbt-files/uploaded-file';
 import { resolveConsumers } from '$lib/lineage/consumers';
 import { consumerExprReader } from './consumer-exprs';
 
-export type { UploadedFile } from './uploaded-file';
+export type { UploadedFile } from '../dbt-files/uploaded-file';
 
 export interface GraphInput {
 	/** Its bytes may be lent to the parse thread: `manifest.bytes` is then the same bytes in a new view (the catalog's too). */

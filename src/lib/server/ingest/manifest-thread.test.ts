@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority } from 'node:os';
 import { afterEach, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
-import { IngestError } from './errors';
+import { IngestError } from '../dbt-files/errors';
 import { parseManifest } from './manifest';
 import { manifestThreadBytes, parseManifestBytes, parseUploadBytes, THREAD_NICE } from './manifest-thread';
 

@@ -10,7 +10,7 @@ import { getPriority, setPriority } from 'node:os';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { parseCatalog } from './catalog';
 import { findBuildEntry } from '../thread-entry';
-import { IngestError } from './errors';
+import { IngestError } from '../dbt-files/errors';
 import { planInference, type PlannedInference } from './inference-plan';
 import { parseManifestFile, type ManifestOptions, type ParsedEdge, type ParsedGraph, type ParsedNode } from './manifest';
 

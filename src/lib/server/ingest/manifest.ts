@@ -17,7 +17,7 @@ import {
 import { extractConsumers } from '$lib/lineage/consumers';
 import type { Consumer } from '$lib/types/consumers';
 import { requireManifestNodes } from '../limits';
-import { IngestError } from './errors';
+import { IngestError } from '../dbt-files/errors';
 import { JsonSectionsError, readJsonSections } from './json-sections';
 
 export { IngestError };

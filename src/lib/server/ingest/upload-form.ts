@@ -4,7 +4,7 @@
 import { badRequest } from '../http';
 import { uploadFileLimit, type UploadFileKind } from '../limits';
 import { readMultipart, type MultipartBody, type MultipartSpec } from '../multipart';
-import { refuseJsonNul } from './json-nul';
+import { refuseJsonNul } from '../dbt-files/json-nul';
 import { requireScriptPath } from '../paths';
 import { PIN_MODES, type PinMode, type SourceDeployRequest, type UploadedFile, type UploadRequest } from './deploy';
 

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { hashToHex } from '$lib/types/script-hash';
 import type { RunArgs } from '$lib/types/runner';
 import { describeLock, type EngineLock } from '../dbt-engine-spec';
-import { parseDescriptor } from '../ingest/descriptor';
+import { parseDescriptor } from '../dbt-files/descriptor';
 import { ingestUpload, type PendingPublish, type PinMode } from '../ingest/deploy';
 import { getJob } from '../repo/jobs';
 import { dropPendingVersion, getVersion, makeVersionLive, publishAssetUsage, setVersionLock } from '../repo/scripts';

@@ -10,7 +10,7 @@ import { ApiError, badRequest, notFound } from '../http';
 import { getJobView, insertJob, type JobView } from '../repo/jobs';
 import { requestCancel } from '../repo/queue';
 import { hasArchive, newestVersion } from '../repo/scripts';
-import { parseDescriptor } from '../ingest/descriptor';
+import { parseDescriptor } from '../dbt-files/descriptor';
 import { parseRunArgs } from './run-args';
 import { processWorker } from './worker';
 

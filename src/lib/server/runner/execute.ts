@@ -13,8 +13,8 @@ import type { DbtCommand, ParseResult, RunArgs, RunNodeResult, RunResult, ShowRe
 import type { Database } from '../db';
 import { mayRunAgainstWarehouse } from '../access';
 import { ApiError } from '../http';
-import { parseDescriptor, type DbtDescriptor } from '../ingest/descriptor';
-import { IngestError } from '../ingest/errors';
+import { parseDescriptor, type DbtDescriptor } from '../dbt-files/descriptor';
+import { IngestError } from '../dbt-files/errors';
 import { buildGraphContent, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
 import { digestGraphInTurns, pruneGraphs, readMarker, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
 import { ingestUpload } from '../ingest/deploy';

@@ -10,7 +10,7 @@ import type { JobStatus } from '$lib/types/jobs';
 import type { InferencePlan } from '$lib/lineage/infer/manifest';
 import { DEFAULT_BUDGET_MS } from '$lib/lineage/infer/types';
 import type { Database } from '../db';
-import { MAX_STORED_COLUMN_EDGES } from '../ingest/column-index';
+import { MAX_STORED_COLUMN_EDGES } from '../dbt-files/column-index';
 import { inferProject, type InferCache, type ModelLineage } from '../inference/pool';
 import { replaceInferredLineage, type ColumnEdgeRow, type GraphKey, type StoredModelOutcome } from '../repo/graph';
 import { cacheGet, cachePut, deleteLineagePlan, graphNodeIds, readLineagePlan, setLineageProgress } from '../repo/inference';

@@ -3,7 +3,7 @@
 import { badRequest } from '../http';
 import { uploadFileLimit } from '../limits';
 import { readMultipart, type MultipartSpec } from '../multipart';
-import { refuseJsonNul } from '../ingest/json-nul';
+import { refuseJsonNul } from '../dbt-files/json-nul';
 import type { RecordInput } from './record';
 
 export function recordFormSpec(): MultipartSpec {

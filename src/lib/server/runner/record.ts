@@ -9,7 +9,7 @@ import type { RecordAnswer } from '$lib/types/runner';
 import type { Principal } from '../access';
 import type { Database } from '../db';
 import { badRequest, notFound } from '../http';
-import { parseDescriptor } from '../ingest/descriptor';
+import { parseDescriptor } from '../dbt-files/descriptor';
 import { buildGraphContent, decodeUtf8, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
 import { digestGraphInTurns, pruneGraphs, replaceGraph, versionKey } from '../repo/graph';
 import { insertJob, progressOf, upsertProgress, type ProgressUpdate } from '../repo/jobs';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../http';
-import { parseDescriptor } from '../ingest/descriptor';
+import { parseDescriptor } from '../dbt-files/descriptor';
 import { flagUnsupported, parseEngineVersion } from './dbt-process';
 import { showDocument } from './execute';
 import { makeMasker, profileNameOf, renderProfile, childEnv } from './profiles';

@@ -5,7 +5,7 @@ import { DBT_COMMANDS, RESERVED_RUN_ARGS, type DbtCommand, type RunArgs } from '
 import { isJobId } from '$lib/types/jobs';
 import { argvWordProblem, nulIn } from '../dbt-argv';
 import { badRequest } from '../http';
-import type { DbtDescriptor } from '../ingest/descriptor';
+import type { DbtDescriptor } from '../dbt-files/descriptor';
 
 export const SHOW_DEFAULT_LIMIT = 100;
 export const SHOW_MAX_LIMIT = 1000;

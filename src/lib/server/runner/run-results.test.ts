@@ -4,7 +4,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeFixtures, FIXTURES } from '../../../../tests/support/fixtures';
-import { IngestError } from '../ingest/errors';
+import { IngestError } from '../dbt-files/errors';
 import { classifyStatus, failureSummary, mergeNodes, parseRunResults, runResultOf, settlementPlan, totalsOf } from './run-results';
 
 /** Every run_results*.json under the fixtures folder. */

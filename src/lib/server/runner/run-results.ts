@@ -3,7 +3,7 @@
 import { relationNameAssetPath, type WarehouseTarget } from '$lib/lineage/relation-path';
 import type { NodeOutcome, RunNodeResult, RunResult, RunTotals } from '$lib/types/runner';
 import type { ProgressUpdate } from '../repo/jobs';
-import { IngestError } from '../ingest/errors';
+import { IngestError } from '../dbt-files/errors';
 
 /**
  * dbt's status word → ours. Every site classifies through here: engines differ in casing

@@ -5,7 +5,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { x as extract, type ReadEntry } from 'tar';
-import { ARCHIVE_LIMITS } from '../ingest/project-archive';
+import { ARCHIVE_LIMITS } from '../dbt-files/project-archive';
 
 /** Where job directories live (TRIBUTARY_JOBS_DIR, default a folder in the system temp dir). */
 export function jobsRoot(): string {

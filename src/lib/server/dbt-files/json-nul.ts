@@ -3,7 +3,7 @@
 // insert; it is found in the raw bytes first (a native search: no parse, no walk) and refused
 // with a 400 naming the file.
 import { badRequest } from '../http';
-import type { UploadedFile } from './graph-content';
+import type { UploadedFile } from './uploaded-file';
 
 const ESCAPE = Buffer.from('\\u0000');
 const BACKSLASH = 0x5c;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { describeFixtures, fixture } from '../../../../tests/support/fixtures';
 import { readColumnLineage, readNodeColumns, type ColumnEdge } from './column-index';
 import { IngestError } from './errors';
-import { parseManifest } from './manifest';
+import { parseManifest } from '../ingest/manifest';
 
 type Raw = Record<string, any>;
 
