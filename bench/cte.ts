@@ -89,14 +89,14 @@ export const tupleKey = (e: EdgeTuple) => [e.from_asset_path, e.from_column, e.t
  * which would make a straw man of the baseline. `jit: true` measures the server's default.
  * (PGlite is built without JIT; the setting changes nothing there.)
  */
-export async function runCte(h: Database, k: CteKey, assetPath: string, form: CteForm, opts: { jit?: boolean } = {}): Promise<{ ms: number; edges: EdgeTuple[] }> {
+export async function runCte(database: Database, k: CteKey, assetPath: string, form: CteForm, opts: { jit?: boolean } = {}): Promise<{ ms: number; edges: EdgeTuple[] }> {
 	const q = cteSql(k, assetPath, form);
 	const t0 = performance.now();
 	const edges = opts.jit
-		? await h.rows<EdgeTuple>(q)
-		: await h.db.transaction(async (tx) => {
-				await h.rows(sql`set local jit = off`, tx);
-				return h.rows<EdgeTuple>(q, tx);
+		? await database.rows<EdgeTuple>(q)
+		: await database.db.transaction(async (tx) => {
+				await database.rows(sql`set local jit = off`, tx);
+				return database.rows<EdgeTuple>(q, tx);
 			});
 	return { ms: performance.now() - t0, edges };
 }

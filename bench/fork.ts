@@ -26,11 +26,11 @@ const RUNS = Number(process.env.BENCH_RUNS ?? (QUICK ? 2 : 5));
 const WS = 'bench';
 const SCRIPT = 'f/bench/project';
 
-async function open(backend: 'pglite' | 'postgres'): Promise<{ h: Database; drop: () => Promise<void> }> {
+async function open(backend: 'pglite' | 'postgres'): Promise<{ database: Database; drop: () => Promise<void> }> {
 	if (backend === 'pglite') {
 		const dir = mkdtempSync(path.join(tmpdir(), 'tributary-bench-fork-'));
-		const h = await openDatabase({ dataDir: path.join(dir, 'pglite') });
-		return { h, drop: async () => { await h.close(); rmSync(dir, { recursive: true, force: true }); } };
+		const database = await openDatabase({ dataDir: path.join(dir, 'pglite') });
+		return { database, drop: async () => { await database.close(); rmSync(dir, { recursive: true, force: true }); } };
 	}
 	const base = process.env.BENCH_DATABASE_URL!;
 	const name = `tributary_bench_fork_${process.pid}`;
@@ -39,25 +39,25 @@ async function open(backend: 'pglite' | 'postgres'): Promise<{ h: Database; drop
 	await admin.unsafe(`create database ${name}`);
 	const u = new URL(base);
 	u.pathname = `/${name}`;
-	const h = await openDatabase({ url: u.toString() });
+	const database = await openDatabase({ url: u.toString() });
 	return {
-		h,
+		database,
 		drop: async () => {
-			await h.close();
+			await database.close();
 			await admin.unsafe(`drop database if exists ${name} with (force)`);
 			await admin.end();
 		}
 	};
 }
 
-async function seed(h: Database, target: string): Promise<{ nodes: number; columnEdges: number }> {
-	await insertAccount(h, { id: 'a', username: 'bench', passwordHash: null, instanceAdmin: true });
-	await createWorkspace(h, { id: WS, name: 'Bench', creator: { accountId: 'a', username: 'bench' } });
-	await upsertWarehouse(h, WS, { name: 'main', defaultDatabase: 'warehouse', settings: {}, secrets: { password: 'not-a-secret' } });
-	await h.rows(sql`insert into folder (workspace, name, readers, writers) values (${WS}, 'bench', '{g/readers}', '{u/bench}')`);
-	await h.rows(sql`insert into "group" (workspace, name) values (${WS}, 'readers')`);
+async function seed(database: Database, target: string): Promise<{ nodes: number; columnEdges: number }> {
+	await insertAccount(database, { id: 'a', username: 'bench', passwordHash: null, instanceAdmin: true });
+	await createWorkspace(database, { id: WS, name: 'Bench', creator: { accountId: 'a', username: 'bench' } });
+	await upsertWarehouse(database, WS, { name: 'main', defaultDatabase: 'warehouse', settings: {}, secrets: { password: 'not-a-secret' } });
+	await database.rows(sql`insert into folder (workspace, name, readers, writers) values (${WS}, 'bench', '{g/readers}', '{u/bench}')`);
+	await database.rows(sql`insert into "group" (workspace, name) values (${WS}, 'readers')`);
 	const read = (f: string) => ({ name: path.basename(f), bytes: new Uint8Array(readFileSync(path.join(target, f))) });
-	const d = await ingestUpload(h, {
+	const d = await ingestUpload(database, {
 		workspace: WS,
 		path: SCRIPT,
 		kind: 'deploy',
@@ -67,13 +67,13 @@ async function seed(h: Database, target: string): Promise<{ nodes: number; colum
 		nodeColumns: read('index/dbt.node_columns.parquet')
 	});
 	// Producers beside the project: each reads a model and writes a lake table, with column lineage.
-	const [models] = [await h.rows<{ p: string }>(sql`select asset_path as p from dbt_node where workspace = ${WS} and resource_type = 'model' order by unique_id limit 20`)];
+	const [models] = [await database.rows<{ p: string }>(sql`select asset_path as p from dbt_node where workspace = ${WS} and resource_type = 'model' order by unique_id limit 20`)];
 	for (const [i, m] of models.entries()) {
 		const hash = newScriptHash();
 		const p = `f/bench/producer_${i}`;
-		await h.db.transaction(async (tx) => {
+		await database.db.transaction(async (tx) => {
 			await insertScriptVersion(tx, { workspace: WS, hash, path: p, language: 'sql', content: `select * from ${m.p}`, createdBy: 'bench' });
-			await publishAssetUsage(h, tx, WS, p, hash, [
+			await publishAssetUsage(database, tx, WS, p, hash, [
 				{ assetKind: 'dbt', assetPath: m.p, access: 'r' },
 				{ assetKind: 'ducklake', assetPath: `main/lake_${i}`, access: 'w' }
 			]);
@@ -92,14 +92,14 @@ export async function run(): Promise<BenchResult> {
 	const metrics: Metric[] = [];
 	for (const backend of backends()) {
 		process.stderr.write(`fork: ${backend}: deploying ${SIZE.models} models …\n`);
-		const { h, drop } = await open(backend);
+		const { database, drop } = await open(backend);
 		try {
-			const src = await seed(h, project.target);
+			const src = await seed(database, project.target);
 			if (src.columnEdges !== SIZE.edges) throw new Error(`the project stored ${src.columnEdges} column edges, expected ${SIZE.edges}`);
 			const times: number[] = [];
 			for (let i = 0; i < RUNS; i++) {
 				const t0 = performance.now();
-				const a = await forkWorkspace(h, { source: WS, id: `fork-${i}`, name: `Fork ${i}`, caller: { accountId: 'a', username: 'bench' } });
+				const a = await forkWorkspace(database, { source: WS, id: `fork-${i}`, name: `Fork ${i}`, caller: { accountId: 'a', username: 'bench' } });
 				const s = (performance.now() - t0) / 1000;
 				if (!a || a.copied.column_edges !== src.columnEdges || a.copied.nodes !== src.nodes || a.copied.scripts !== 21) {
 					throw new Error(`fork ${i} copied ${JSON.stringify(a?.copied)}, expected ${src.nodes} nodes, ${src.columnEdges} column edges, 21 scripts`);

@@ -142,8 +142,8 @@ const f = copyField;
 const UNNEST_BATCH = 20_000;
 
 /** Runs `insert … select … from unnest(…)` over `rows` in batches (PGlite's alternative to COPY). */
-async function unnestInsert<T>(h: Database, tx: Tx, rows: readonly T[], statement: (part: readonly T[]) => SQL): Promise<void> {
-	for (let i = 0; i < rows.length; i += UNNEST_BATCH) await h.rows(statement(rows.slice(i, i + UNNEST_BATCH)), tx);
+async function unnestInsert<T>(database: Database, tx: Tx, rows: readonly T[], statement: (part: readonly T[]) => SQL): Promise<void> {
+	for (let i = 0; i < rows.length; i += UNNEST_BATCH) await database.rows(statement(rows.slice(i, i + UNNEST_BATCH)), tx);
 }
 
 const ints = (xs: readonly (number | null)[]) => sql`${sql.param(xs)}::int[]`;
@@ -183,8 +183,8 @@ function columnDictionary(edges: readonly BenchEdge[]): { columns: [string, stri
 	return { columns, parentIds, childIds };
 }
 
-async function insertGraphRow(h: Database, tx: Tx, key: BenchGraphKey): Promise<number> {
-	const [g] = await h.rows<{ id: unknown }>(
+async function insertGraphRow(database: Database, tx: Tx, key: BenchGraphKey): Promise<number> {
+	const [g] = await database.rows<{ id: unknown }>(
 		sql`insert into ${raw(SCHEMA)}.graph (workspace, script_path, script_hash, job_id)
 		    values (${key.workspace}, ${key.scriptPath}, ${key.scriptHash.toString()}::bigint, ${key.jobId}::uuid) returning id`,
 		tx
@@ -193,16 +193,16 @@ async function insertGraphRow(h: Database, tx: Tx, key: BenchGraphKey): Promise<
 }
 
 /** Loads one graph's edges into the design inside `tx` (its search_path set to the scratch schema: COPY takes bare names). */
-export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: LoadMethod, key: BenchGraphKey, edges: readonly BenchEdge[]): Promise<void> {
+export async function loadGraph(database: Database, tx: Tx, d: DesignName, method: LoadMethod, key: BenchGraphKey, edges: readonly BenchEdge[]): Promise<void> {
 	if (d === 'text') {
 		if (method === 'copy') {
 			const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${key.scriptHash}\t${key.jobId}\t`;
 			const cols = ['workspace', 'script_path', 'script_hash', 'job_id', 'parent_unique_id', 'parent_column', 'child_unique_id', 'child_column', 'lineage_kind', 'component'];
-			await copyRows(h, tx, 'text_edge', cols, copyChunks(edges, (e) => `${prefix}${f(e[0])}\t${f(e[1])}\t${f(e[2])}\t${f(e[3])}\t${f(e[4])}\t${f(e[5])}\n`));
+			await copyRows(database, tx, 'text_edge', cols, copyChunks(edges, (e) => `${prefix}${f(e[0])}\t${f(e[1])}\t${f(e[2])}\t${f(e[3])}\t${f(e[4])}\t${f(e[5])}\n`));
 			return;
 		}
 		// The statement today's replaceGraph runs on PGlite.
-		await unnestInsert(h, tx, edges, (part) =>
+		await unnestInsert(database, tx, edges, (part) =>
 			sql`insert into text_edge (workspace, script_path, script_hash, job_id, parent_unique_id, parent_column, child_unique_id, child_column, lineage_kind, component)
 			    select ${key.workspace}, ${key.scriptPath}, ${key.scriptHash.toString()}::bigint, ${key.jobId}::uuid, pu, pc, cu, cc, k, comp
 			      from unnest(${texts(part.map((e) => e[0]))}, ${texts(part.map((e) => e[1]))}, ${texts(part.map((e) => e[2]))},
@@ -210,13 +210,13 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 		);
 		return;
 	}
-	const graphId = await insertGraphRow(h, tx, key);
+	const graphId = await insertGraphRow(database, tx, key);
 	const dict = columnDictionary(edges);
 	const indexes = edges.map((_, i) => i);
 	if (method === 'copy') {
-		await copyRows(h, tx, 'graph_column', ['graph_id', 'column_id', 'unique_id', 'column_name'], copyChunks(dict.columns.entries(), ([i, [u, c]]) => `${graphId}\t${i}\t${f(u)}\t${f(c)}\n`));
+		await copyRows(database, tx, 'graph_column', ['graph_id', 'column_id', 'unique_id', 'column_name'], copyChunks(dict.columns.entries(), ([i, [u, c]]) => `${graphId}\t${i}\t${f(u)}\t${f(c)}\n`));
 	} else {
-		await unnestInsert(h, tx, [...dict.columns.entries()], (part) =>
+		await unnestInsert(database, tx, [...dict.columns.entries()], (part) =>
 			sql`insert into graph_column (graph_id, column_id, unique_id, column_name)
 			    select ${graphId}, * from unnest(${ints(part.map(([i]) => i))}, ${texts(part.map(([, [u]]) => u))}, ${texts(part.map(([, [, c]]) => c))})`
 		);
@@ -224,14 +224,14 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 	const rowEdges = d === 'packed' ? indexes.filter((i) => edges[i][5] === null) : indexes;
 	if (method === 'copy') {
 		await copyRows(
-			h,
+			database,
 			tx,
 			'int_edge',
 			['graph_id', 'parent_col', 'child_col', 'kind', 'component'],
 			copyChunks(rowEdges, (i) => `${graphId}\t${dict.parentIds[i]}\t${dict.childIds[i]}\t${kindCode(edges[i][4])}\t${f(edges[i][5])}\n`)
 		);
 	} else {
-		await unnestInsert(h, tx, rowEdges, (part) =>
+		await unnestInsert(database, tx, rowEdges, (part) =>
 			sql`insert into int_edge (graph_id, parent_col, child_col, kind, component)
 			    select ${graphId}, * from unnest(${ints(part.map((i) => dict.parentIds[i]))}, ${ints(part.map((i) => dict.childIds[i]))},
 			                                     ${sql.param(part.map((i) => kindCode(edges[i][4])))}::smallint[], ${ints(part.map((i) => edges[i][5]))})`
@@ -248,7 +248,7 @@ export async function loadGraph(h: Database, tx: Tx, d: DesignName, method: Load
 	});
 	const arr = (xs: number[]) => `{${xs.join(',')}}`;
 	await copyRows(
-		h,
+		database,
 		tx,
 		'edge_pack',
 		['graph_id', 'component', 'parent_cols', 'child_cols', 'kinds'],

@@ -14,11 +14,11 @@ import { exitOnStopSignals, shutdownGraceMs, stopWebProcess } from '$lib/server/
 export const init: ServerInit = async () => {
 	// Read first: a bad value stops the start with its message before anything is opened.
 	const graceMs = shutdownGraceMs();
-	const h = await getDatabase();
+	const database = await getDatabase();
 	const log = (line: string) => process.stdout.write(`${line}\n`);
-	const boot = await bootstrap(h, { log: (line) => log(firstStartBanner(line)) });
+	const boot = await bootstrap(database, { log: (line) => log(firstStartBanner(line)) });
 	const { sealStoredSecrets } = await import('$lib/server/repo/warehouses');
-	const sealed = await sealStoredSecrets(h);
+	const sealed = await sealStoredSecrets(database);
 	if (sealed.resealed) log(`Sealed ${sealed.resealed} warehouse secret${sealed.resealed === 1 ? '' : 's'} under the current encryption key`);
 	if (sealed.unreadable.length) {
 		process.stderr.write(`warehouse secrets no key opens (set TRIBUTARY_ENCRYPTION_KEY_PREVIOUS to the old key, or save them again): ${sealed.unreadable.join(', ')}\n`);
@@ -26,9 +26,9 @@ export const init: ServerInit = async () => {
 	if (boot.adminCreated) {
 		// Loaded only on a fresh database: the generator pulls in the parquet writer.
 		const { seedDemo, wantDemo } = await import('$lib/server/demo/seed');
-		if (wantDemo(h, boot.adminCreated)) {
+		if (wantDemo(database, boot.adminCreated)) {
 			try {
-				const demo = await seedDemo(h, process.env.TRIBUTARY_ADMIN_USER || 'admin');
+				const demo = await seedDemo(database, process.env.TRIBUTARY_ADMIN_USER || 'admin');
 				log(
 					`Seeded the demo workspace: ${demo.nodes} dbt nodes, ${demo.columnEdges ?? 0} column edges, a succeeded and a failed run, a preview, ` +
 						`and a second project of ${demo.roastery.nodes} nodes whose column lineage the worker infers (TRIBUTARY_DEMO=0 skips this)`
@@ -41,7 +41,7 @@ export const init: ServerInit = async () => {
 	}
 	if (process.env.TRIBUTARY_WORKER !== '0') {
 		const { startProcessWorker } = await import('$lib/server/runner/worker');
-		startProcessWorker({ h, log });
+		startProcessWorker({ database, log });
 	}
 	// The built server (adapter-node) stops on SIGTERM/SIGINT as shutdown.ts says; `vite dev` stops itself.
 	if (!dev) exitOnStopSignals({ graceMs, log, stop: (signal) => stopWebProcess(signal, graceMs, log) });

@@ -6,16 +6,16 @@ import { script, workspace, dbtNode, ZERO_UUID } from '../src/lib/server/schema'
 import { testBackends } from './support/db';
 
 describe.each(testBackends())('database on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	beforeAll(async () => {
-		h = await backend.open();
+		database = await backend.open();
 	});
 	afterAll(async () => {
-		await h?.close();
+		await database?.close();
 	});
 
 	it('has every table of the data model', async () => {
-		const rows = await h.rows<{ t: string }>(
+		const rows = await database.rows<{ t: string }>(
 			sql`select table_name as t from information_schema.tables where table_schema = 'public' order by 1`
 		);
 		const names = rows.map((r) => r.t);
@@ -29,7 +29,7 @@ describe.each(testBackends())('database on $name', (backend) => {
 	});
 
 	it('normalises raw bigint results above 2^53 and array parameters', async () => {
-		const [r] = await h.rows<{ big: unknown; n: unknown }>(
+		const [r] = await database.rows<{ big: unknown; n: unknown }>(
 			sql`select ${sql.param('9007199254740993')}::bigint as big, count(*) as n from (values (1),(2)) v(x) where x = any(${sql.param([1, 2])}::int[])`
 		);
 		expect(toBigInt(r.big)).toBe(9007199254740993n);
@@ -37,16 +37,16 @@ describe.each(testBackends())('database on $name', (backend) => {
 	});
 
 	it('keeps a preview (NULL hash) and a version graph apart, and cascades a version delete', async () => {
-		await h.db.insert(workspace).values({ id: 'ws1', name: 'one' });
-		await h.db.insert(script).values({ workspace: 'ws1', hash: 42n, path: 'f/a/p', language: 'dbt', content: '', createdBy: 'x' });
+		await database.db.insert(workspace).values({ id: 'ws1', name: 'one' });
+		await database.db.insert(script).values({ workspace: 'ws1', hash: 42n, path: 'f/a/p', language: 'dbt', content: '', createdBy: 'x' });
 		const base = { workspace: 'ws1', scriptPath: 'f/a/p', uniqueId: 'model.p.a', resourceType: 'model', name: 'a' };
-		await h.db.insert(dbtNode).values({ ...base, scriptHash: 42n, jobId: ZERO_UUID });
-		await h.db.insert(dbtNode).values({ ...base, scriptHash: null, jobId: ZERO_UUID });
+		await database.db.insert(dbtNode).values({ ...base, scriptHash: 42n, jobId: ZERO_UUID });
+		await database.db.insert(dbtNode).values({ ...base, scriptHash: null, jobId: ZERO_UUID });
 		// The same preview row twice violates the NULL-hash partial unique index.
-		await expect(h.db.insert(dbtNode).values({ ...base, scriptHash: null, jobId: ZERO_UUID })).rejects.toThrow();
-		await expect(h.db.insert(dbtNode).values({ ...base, scriptHash: 42n, jobId: ZERO_UUID })).rejects.toThrow();
-		await h.db.delete(script).where(sql`hash = 42`);
-		const left = await h.rows<{ n: number }>(sql`select count(*)::int as n, bool_and(script_hash is null) as only_null from dbt_node`);
+		await expect(database.db.insert(dbtNode).values({ ...base, scriptHash: null, jobId: ZERO_UUID })).rejects.toThrow();
+		await expect(database.db.insert(dbtNode).values({ ...base, scriptHash: 42n, jobId: ZERO_UUID })).rejects.toThrow();
+		await database.db.delete(script).where(sql`hash = 42`);
+		const left = await database.rows<{ n: number }>(sql`select count(*)::int as n, bool_and(script_hash is null) as only_null from dbt_node`);
 		expect(left[0]).toMatchObject({ n: 1, only_null: true });
 	});
 });

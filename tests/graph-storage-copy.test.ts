@@ -147,48 +147,48 @@ describe('COPY text format', () => {
 });
 
 describe.each(testBackends())('graph COPY on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	const ws = 'copyws';
 	beforeAll(async () => {
-		h = await backend.open();
-		await h.db.insert(workspace).values({ id: ws, name: 'Copy' });
+		database = await backend.open();
+		await database.db.insert(workspace).values({ id: ws, name: 'Copy' });
 	}, 120_000);
 	afterAll(async () => {
-		await h?.close();
+		await database?.close();
 	});
 
 	async function version(path: string): Promise<GraphKey> {
 		const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
-		await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
+		await insertScriptVersion(database.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
 		return versionKey(ws, path, hash);
 	}
 	const store = (key: GraphKey, g: GraphContent) =>
-		h.db.transaction(async (tx) => {
-			await replaceGraph(h, tx, key, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+		database.db.transaction(async (tx) => {
+			await replaceGraph(database, tx, key, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
 		});
 	const stillUsable = async () => {
-		const [r] = await h.rows<{ one: number }>(sql`select 1 as one`);
+		const [r] = await database.rows<{ one: number }>(sql`select 1 as one`);
 		expect(Number(r.one)).toBe(1);
 	};
 
 	it('dbt_node.digest is the node digest whether replaceGraph is handed them or computes them', async () => {
 		// A workspace of its own: the next case counts its workspace's rows.
 		const own = 'digestws';
-		await h.db.insert(workspace).values({ id: own, name: 'Digests' });
+		await database.db.insert(workspace).values({ id: own, name: 'Digests' });
 		const versionIn = async (path: string) => {
 			const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
-			await insertScriptVersion(h.db, { workspace: own, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
+			await insertScriptVersion(database.db, { workspace: own, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
 			return versionKey(own, path, hash);
 		};
 		const g = nastyGraph();
 		const handed = await versionIn('f/copy/digests-handed');
 		const computed = await versionIn('f/copy/digests-computed');
 		const { digest, nodeDigests } = digestGraph(g);
-		await h.db.transaction((tx) => replaceGraph(h, tx, handed, g, { digest, permissionedAs: 'u/alice' }, { nodeDigests }));
-		await h.db.transaction((tx) => replaceGraph(h, tx, computed, g, { digest, permissionedAs: 'u/alice' }));
+		await database.db.transaction((tx) => replaceGraph(database, tx, handed, g, { digest, permissionedAs: 'u/alice' }, { nodeDigests }));
+		await database.db.transaction((tx) => replaceGraph(database, tx, computed, g, { digest, permissionedAs: 'u/alice' }));
 		const expected = Object.fromEntries(g.nodes.map((n) => [n.uniqueId, nodeDigest(n)]));
 		for (const key of [handed, computed]) {
-			const rows = await h.rows<{ unique_id: string; digest: string }>(
+			const rows = await database.rows<{ unique_id: string; digest: string }>(
 				sql`select unique_id, digest from dbt_node where workspace = ${own} and script_path = ${key.scriptPath} and script_hash = ${key.scriptHash!.toString()}::bigint`
 			);
 			expect(Object.fromEntries(rows.map((r) => [r.unique_id, r.digest]))).toEqual(expected);
@@ -199,7 +199,7 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		const g = nastyGraph();
 		for (const key of [await version('f/copy/nasty'), { workspace: ws, scriptPath: 'f/copy/nasty', scriptHash: null, jobId: randomUUID() }]) {
 			await store(key, g);
-			const d = await dumpGraph(h.db, key);
+			const d = await dumpGraph(database.db, key);
 			const { workspace: _w, scriptPath: _p, scriptHash: _h, jobId: _j, ...first } = d.nodes.find((n) => n.uniqueId === g.nodes[0].uniqueId)!;
 			expect(first).toEqual(g.nodes[0]);
 			expect(d.nodes.map(({ workspace: _w, scriptPath: _p, scriptHash: _h, jobId: _j, ...n }) => n)).toEqual(
@@ -217,17 +217,17 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 			expect(d.marker?.digest).toBe(graphDigest(g));
 		}
 		// '' stays '' (the NULL lineage kind), NULL stays NULL (a missing description).
-		const [kinds] = await h.rows<{ empty: number; nulls: number }>(
+		const [kinds] = await database.rows<{ empty: number; nulls: number }>(
 			sql`select count(*) filter (where lineage_kind = '')::int as empty, count(*) filter (where lineage_kind is null)::int as nulls
 			      from dbt_column_edge e join dbt_graph_snapshot g on g.id = e.graph_id where g.workspace = ${ws}`
 		);
 		expect(kinds).toEqual({ empty: 2, nulls: 0 });
-		const [desc] = await h.rows<{ empty: number; nulls: number }>(
+		const [desc] = await database.rows<{ empty: number; nulls: number }>(
 			sql`select count(*) filter (where description = '')::int as empty, count(*) filter (where description is null)::int as nulls
 			      from dbt_node where workspace = ${ws}`
 		);
 		expect(desc).toEqual({ empty: 2, nulls: 4 });
-		const [j] = await h.rows<{ t: string; s: string }>(
+		const [j] = await database.rows<{ t: string; s: string }>(
 			sql`select jsonb_typeof(test_args) as t, test_args->>'s' as s from dbt_node where workspace = ${ws} and test_args ? 's' limit 1`
 		);
 		expect(j).toEqual({ t: 'object', s: 'x\ty\n\\z"' });
@@ -237,7 +237,7 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		const key = await version('f/copy/atomic-mid');
 		const before = nastyGraph();
 		await store(key, before);
-		const dump = await dumpGraph(h.db, key);
+		const dump = await dumpGraph(database.db, key);
 		// Enough rows for several 256 KB chunks, the duplicate first: the server fails while we still write.
 		const many: ColumnEdgeRow[] = Array.from({ length: 40_000 }, (_, i) => ({
 			parentUniqueId: 'model.p.x',
@@ -250,60 +250,60 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		many.unshift({ ...many[0] });
 		const bad: GraphContent = { nodes: [node('model.p.x'), node('model.p.y')], edges: [], columnEdges: many };
 		await expect(store(key, bad)).rejects.toThrow(/duplicate key|unique/i);
-		expect(await dumpGraph(h.db, key)).toEqual(dump);
+		expect(await dumpGraph(database.db, key)).toEqual(dump);
 		await stillUsable();
 	});
 
 	it('a load failing in its last rows (after the data ended) rejects with the server error and rolls back', async () => {
 		const key = await version('f/copy/atomic-end');
 		await store(key, nastyGraph());
-		const dump = await dumpGraph(h.db, key);
+		const dump = await dumpGraph(database.db, key);
 		const bad = nastyGraph();
 		bad.columnEdges!.push({ ...bad.columnEdges![0] }); // the duplicate is the very last row
 		await expect(store(key, bad)).rejects.toThrow(/duplicate key|unique/i);
-		expect(await dumpGraph(h.db, key)).toEqual(dump);
+		expect(await dumpGraph(database.db, key)).toEqual(dump);
 		await stillUsable();
 	});
 
 	it('copyRows surfaces a constraint checked at the end of the statement (foreign key) instead of hanging', async () => {
 		const parent = `copy_fk_parent_${randomUUID().slice(0, 8)}`;
 		const child = `copy_fk_child_${randomUUID().slice(0, 8)}`;
-		await h.rows(sql.raw(`create table ${parent} (id int primary key)`));
-		await h.rows(sql.raw(`create table ${child} (id int references ${parent} (id), note text)`));
-		await h.rows(sql.raw(`insert into ${parent} values (1)`));
-		const attempt = h.db.transaction(async (tx) => {
-			await copyRows(h, tx, child, ['id', 'note'], ['1\tok\n', '999\tno parent\n']);
+		await database.rows(sql.raw(`create table ${parent} (id int primary key)`));
+		await database.rows(sql.raw(`create table ${child} (id int references ${parent} (id), note text)`));
+		await database.rows(sql.raw(`insert into ${parent} values (1)`));
+		const attempt = database.db.transaction(async (tx) => {
+			await copyRows(database, tx, child, ['id', 'note'], ['1\tok\n', '999\tno parent\n']);
 		});
 		await expect(
 			Promise.race([attempt, new Promise((_, reject) => setTimeout(() => reject(new Error('copyRows hung')), 15_000))])
 		).rejects.toThrow(/foreign key/i);
-		const [c] = await h.rows<{ n: number }>(sql.raw(`select count(*)::int as n from ${child}`));
+		const [c] = await database.rows<{ n: number }>(sql.raw(`select count(*)::int as n from ${child}`));
 		expect(c.n).toBe(0);
 		// And a good load through the same path commits.
-		await h.db.transaction(async (tx) => copyRows(h, tx, child, ['id', 'note'], ['1\ta\\tb\n', '1\t\\N\n']));
-		const rows = await h.rows<{ note: string | null }>(sql.raw(`select note from ${child} order by note nulls last`));
+		await database.db.transaction(async (tx) => copyRows(database, tx, child, ['id', 'note'], ['1\ta\\tb\n', '1\t\\N\n']));
+		const rows = await database.rows<{ note: string | null }>(sql.raw(`select note from ${child} order by note nulls last`));
 		expect(rows.map((r) => r.note)).toEqual(['a\tb', null]);
-		await h.rows(sql.raw(`drop table ${child}`));
-		await h.rows(sql.raw(`drop table ${parent}`));
+		await database.rows(sql.raw(`drop table ${child}`));
+		await database.rows(sql.raw(`drop table ${parent}`));
 	});
 
 	it('a load failing on our side mid-stream (the row source throws) rolls back and leaves the connection usable', async () => {
 		const key = await version('f/copy/atomic-ours');
 		await store(key, nastyGraph());
-		const dump = await dumpGraph(h.db, key);
+		const dump = await dumpGraph(database.db, key);
 		await expect(
-			h.db.transaction(async (tx) => {
-				const [{ id }] = await h.rows<{ id: unknown }>(sql`select id from dbt_graph_snapshot where workspace = ${ws} and script_path = 'f/copy/atomic-ours'`, tx);
-				await h.rows(sql`delete from dbt_column_edge where graph_id = ${Number(id)}`, tx);
+			database.db.transaction(async (tx) => {
+				const [{ id }] = await database.rows<{ id: unknown }>(sql`select id from dbt_graph_snapshot where workspace = ${ws} and script_path = 'f/copy/atomic-ours'`, tx);
+				await database.rows(sql`delete from dbt_column_edge where graph_id = ${Number(id)}`, tx);
 				const big = Array.from({ length: 5_000 }, (_, i) => `${id}\t0\t${i + 1}\tcopy\t\\N\n`).join('');
-				await copyRows(h, tx, 'dbt_column_edge', ['graph_id', 'parent_col', 'child_col', 'lineage_kind', 'component'], (function* () {
+				await copyRows(database, tx, 'dbt_column_edge', ['graph_id', 'parent_col', 'child_col', 'lineage_kind', 'component'], (function* () {
 					yield big;
 					yield big.replace(/\tcopy\t/g, '\tmod\t');
 					throw new Error('the row source failed');
 				})());
 			})
 		).rejects.toThrow('the row source failed');
-		expect(await dumpGraph(h.db, key)).toEqual(dump);
+		expect(await dumpGraph(database.db, key)).toEqual(dump);
 		await stillUsable();
 	});
 
@@ -321,11 +321,11 @@ describe.each(testBackends())('graph COPY on $name', (backend) => {
 		}));
 		const g: GraphContent = { nodes: ids.map((id) => node(id)), edges: [{ parent: ids[0], child: ids[1] }], columnEdges };
 		await store(key, g);
-		expect(await graphCounts(h.db, key)).toEqual({ nodes: 2, edges: 1, columnEdges: n });
-		const d = await dumpGraph(h.db, key);
+		expect(await graphCounts(database.db, key)).toEqual({ nodes: 2, edges: 1, columnEdges: n });
+		const d = await dumpGraph(database.db, key);
 		expect(d.columnEdges.map((e) => [e.pc, e.cc, e.k, e.comp])).toEqual(columnEdges.map((e) => [e.parentColumn, e.childColumn, e.lineageKind, e.component]));
 		// Replacing it with a small graph removes every row of the big one.
 		await store(key, nastyGraph());
-		expect((await graphCounts(h.db, key)).columnEdges).toBe(nastyGraph().columnEdges!.length);
+		expect((await graphCounts(database.db, key)).columnEdges).toBe(nastyGraph().columnEdges!.length);
 	}, 180_000);
 });

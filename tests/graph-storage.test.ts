@@ -54,41 +54,41 @@ function graphFrom(name: string, withColumns = true): GraphContent {
 	};
 }
 
-async function store(h: Database, key: GraphKey, g: GraphContent, by = 'u/alice') {
-	await h.db.transaction(async (tx) => {
-		await replaceGraph(h, tx, key, g, { digest: graphDigest(g), permissionedAs: by });
+async function store(database: Database, key: GraphKey, g: GraphContent, by = 'u/alice') {
+	await database.db.transaction(async (tx) => {
+		await replaceGraph(database, tx, key, g, { digest: graphDigest(g), permissionedAs: by });
 	});
 }
 
 describe.each(testBackends())('graph storage on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	const ws = 'acme';
 	beforeAll(async () => {
-		h = await backend.open();
-		await h.db.insert(workspace).values({ id: ws, name: 'Acme' });
+		database = await backend.open();
+		await database.db.insert(workspace).values({ id: ws, name: 'Acme' });
 	});
 	afterAll(async () => {
-		await h?.close();
+		await database?.close();
 	});
 
 	async function version(path: string, createdAt?: Date): Promise<bigint> {
 		const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
-		await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
-		if (createdAt) await h.db.update(script).set({ createdAt }).where(sql`hash = ${hash.toString()}::bigint`);
+		await insertScriptVersion(database.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice' });
+		if (createdAt) await database.db.update(script).set({ createdAt }).where(sql`hash = ${hash.toString()}::bigint`);
 		return hash;
 	}
 
 	/** A preview's job (a preview graph whose job is missing is swept as a dead deploy's). */
 	const previewJob = (path: string, by = 'alice') =>
-		insertJob(h.db, { workspace: ws, kind: 'preview', scriptPath: path, scriptHash: null, createdBy: by, permissionedAs: `u/${by}`, status: 'success' });
+		insertJob(database.db, { workspace: ws, kind: 'preview', scriptPath: path, scriptHash: null, createdBy: by, permissionedAs: `u/${by}`, status: 'success' });
 
 	it.each(['diamond', 'cycle', 'self-loop', 'fan-out', 'disconnected families'])(
 		'stores and reads back the %s graph row for row',
 		async (name) => {
 			const g = graphFrom(name);
 			const key = versionKey(ws, `f/shapes/${name.replace(/\W/g, '_')}`, await version(`f/shapes/${name.replace(/\W/g, '_')}`));
-			await store(h, key, g);
-			const d = await dumpGraph(h.db, key);
+			await store(database, key, g);
+			const d = await dumpGraph(database.db, key);
 			expect(d.nodes.map((n) => n.uniqueId)).toEqual(g.nodes.map((n) => n.uniqueId));
 			expect(d.edges).toHaveLength(g.edges.length);
 			expect(d.columnEdges).toHaveLength(g.columnEdges!.length);
@@ -100,10 +100,10 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 
 	it('statistics after a bulk load: every column of the edge tables, the filtered columns of dbt_node, not its SQL and docs', async () => {
 		const key = versionKey(ws, 'f/stats/project', await version('f/stats/project'));
-		await store(h, key, graphFrom('fan-out'));
-		await analyzeGraphTables(h);
+		await store(database, key, graphFrom('fan-out'));
+		await analyzeGraphTables(database);
 		const stats = async (table: string) =>
-			new Set((await h.rows<{ attname: string }>(sql`select attname from pg_stats where schemaname = 'public' and tablename = ${table}`)).map((r) => r.attname));
+			new Set((await database.rows<{ attname: string }>(sql`select attname from pg_stats where schemaname = 'public' and tablename = ${table}`)).map((r) => r.attname));
 		const node = await stats('dbt_node');
 		for (const column of ['workspace', 'script_path', 'job_id', 'unique_id', 'resource_type', 'asset_path', 'attached_node', 'digest']) expect(node, column).toContain(column);
 		for (const column of ['raw_code', 'description', 'columns', 'column_schema', 'test_args']) expect(node, column).not.toContain(column);
@@ -120,48 +120,48 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const v = versionKey(ws, path, hash);
 		const run: GraphKey = { ...v, jobId: runJob };
 		const preview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: previewJob };
-		await store(h, v, graphFrom('diamond'));
-		await store(h, run, graphFrom('fan-out'));
-		await store(h, preview, graphFrom('cycle'));
-		expect(await graphCounts(h.db, v)).toEqual({ nodes: 4, edges: 4, columnEdges: 4 });
-		expect(await graphCounts(h.db, run)).toEqual({ nodes: 5, edges: 4, columnEdges: 4 });
-		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 3, edges: 3, columnEdges: 3 });
+		await store(database, v, graphFrom('diamond'));
+		await store(database, run, graphFrom('fan-out'));
+		await store(database, preview, graphFrom('cycle'));
+		expect(await graphCounts(database.db, v)).toEqual({ nodes: 4, edges: 4, columnEdges: 4 });
+		expect(await graphCounts(database.db, run)).toEqual({ nodes: 5, edges: 4, columnEdges: 4 });
+		expect(await graphCounts(database.db, preview)).toEqual({ nodes: 3, edges: 3, columnEdges: 3 });
 		// Replacing the preview touches nothing else.
-		await store(h, preview, graphFrom('self-loop'));
-		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
-		expect(await graphCounts(h.db, v)).toEqual({ nodes: 4, edges: 4, columnEdges: 4 });
-		expect(await graphCounts(h.db, run)).toEqual({ nodes: 5, edges: 4, columnEdges: 4 });
+		await store(database, preview, graphFrom('self-loop'));
+		expect(await graphCounts(database.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
+		expect(await graphCounts(database.db, v)).toEqual({ nodes: 4, edges: 4, columnEdges: 4 });
+		expect(await graphCounts(database.db, run)).toEqual({ nodes: 5, edges: 4, columnEdges: 4 });
 		// Deleting the version cascades its own and its run's rows; the preview survives.
-		await h.db.delete(script).where(sql`hash = ${hash.toString()}::bigint`);
-		expect(await graphCounts(h.db, v)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
-		expect(await graphCounts(h.db, run)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
-		expect(await graphCounts(h.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
+		await database.db.delete(script).where(sql`hash = ${hash.toString()}::bigint`);
+		expect(await graphCounts(database.db, v)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
+		expect(await graphCounts(database.db, run)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
+		expect(await graphCounts(database.db, preview)).toEqual({ nodes: 2, edges: 1, columnEdges: 2 });
 	});
 
 	it('a run snapshot equal to its version graph is not stored; a different one is', async () => {
 		const path = 'f/snap/project';
 		const hash = await version(path);
-		await store(h, versionKey(ws, path, hash), graphFrom('diamond'));
+		await store(database, versionKey(ws, path, hash), graphFrom('diamond'));
 		const same = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: randomUUID() };
 		const other = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: randomUUID() };
-		const stored = await h.db.transaction(async (tx) => [
-			await storeRunSnapshot(h, tx, same, graphFrom('diamond'), 'u/alice'),
-			await storeRunSnapshot(h, tx, other, graphFrom('fan-out'), 'u/alice')
+		const stored = await database.db.transaction(async (tx) => [
+			await storeRunSnapshot(database, tx, same, graphFrom('diamond'), 'u/alice'),
+			await storeRunSnapshot(database, tx, other, graphFrom('fan-out'), 'u/alice')
 		]);
 		expect(stored).toEqual([false, true]);
-		expect((await dumpGraph(h.db, same)).marker).toBeNull();
-		expect((await graphCounts(h.db, other)).nodes).toBe(5);
+		expect((await dumpGraph(database.db, same)).marker).toBeNull();
+		expect((await graphCounts(database.db, other)).nodes).toBe(5);
 	});
 
 	it('a failed replacement leaves the previous graph exactly as it was', async () => {
 		const path = 'f/atomic/project';
 		const key = versionKey(ws, path, await version(path));
-		await store(h, key, graphFrom('diamond'));
-		const before = await dumpGraph(h.db, key);
+		await store(database, key, graphFrom('diamond'));
+		const before = await dumpGraph(database.db, key);
 		const bad = graphFrom('fan-out');
 		bad.nodes.push(bad.nodes[0]); // a duplicate unique_id violates the unique index mid-insert
-		await expect(store(h, key, bad)).rejects.toThrow();
-		expect(await dumpGraph(h.db, key)).toEqual(before);
+		await expect(store(database, key, bad)).rejects.toThrow();
+		expect(await dumpGraph(database.db, key)).toEqual(before);
 	});
 
 	it('the digest includes column edges only when present', () => {
@@ -179,61 +179,61 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const days = (n: number) => new Date(now.getTime() - n * 86_400_000);
 		const hashes: bigint[] = [];
 		for (let i = 0; i < 53; i++) hashes.push(await version(path, days(60 - i)));
-		for (const hash of hashes) await store(h, versionKey(ws, path, hash), graphFrom('self-loop'));
+		for (const hash of hashes) await store(database, versionKey(ws, path, hash), graphFrom('self-loop'));
 		const newest = hashes[hashes.length - 1];
 		const oldRun: GraphKey = { ...versionKey(ws, path, newest), jobId: randomUUID() };
 		const freshRun: GraphKey = { ...versionKey(ws, path, newest), jobId: randomUUID() };
-		await store(h, oldRun, graphFrom('diamond'));
-		await store(h, freshRun, graphFrom('diamond'));
-		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(31).toISOString()}::timestamptz where job_id = ${oldRun.jobId}::uuid`);
+		await store(database, oldRun, graphFrom('diamond'));
+		await store(database, freshRun, graphFrom('diamond'));
+		await database.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(31).toISOString()}::timestamptz where job_id = ${oldRun.jobId}::uuid`);
 		const previews: GraphKey[] = [];
 		for (let i = 0; i < 7; i++) {
 			const k: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path) };
 			previews.push(k);
-			await store(h, k, graphFrom('cycle'), 'u/alice');
-			await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(10 - i).toISOString()}::timestamptz where job_id = ${k.jobId}::uuid`);
+			await store(database, k, graphFrom('cycle'), 'u/alice');
+			await database.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(10 - i).toISOString()}::timestamptz where job_id = ${k.jobId}::uuid`);
 		}
 		const bobPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path, 'bob') };
-		await store(h, bobPreview, graphFrom('cycle'), 'u/bob');
-		await h.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(20).toISOString()}::timestamptz where job_id = ${bobPreview.jobId}::uuid`);
+		await store(database, bobPreview, graphFrom('cycle'), 'u/bob');
+		await database.rows(sql`update dbt_graph_snapshot set ingested_at = ${days(20).toISOString()}::timestamptz where job_id = ${bobPreview.jobId}::uuid`);
 
-		const pruned = await h.db.transaction((tx) => pruneGraphs(h, tx, ws, path, now));
+		const pruned = await database.db.transaction((tx) => pruneGraphs(database, tx, ws, path, now));
 		expect(pruned).toMatchObject({ runs: 1, versions: 3, previews: 2 });
-		for (const hash of hashes.slice(0, 3)) expect((await graphCounts(h.db, versionKey(ws, path, hash))).nodes).toBe(0);
-		for (const hash of hashes.slice(3)) expect((await graphCounts(h.db, versionKey(ws, path, hash))).nodes).toBe(2);
-		expect((await graphCounts(h.db, oldRun)).nodes).toBe(0);
-		expect((await graphCounts(h.db, freshRun)).nodes).toBe(4);
+		for (const hash of hashes.slice(0, 3)) expect((await graphCounts(database.db, versionKey(ws, path, hash))).nodes).toBe(0);
+		for (const hash of hashes.slice(3)) expect((await graphCounts(database.db, versionKey(ws, path, hash))).nodes).toBe(2);
+		expect((await graphCounts(database.db, oldRun)).nodes).toBe(0);
+		expect((await graphCounts(database.db, freshRun)).nodes).toBe(4);
 		// Alice's two oldest previews go; Bob's single older one stays (5 per principal).
-		expect((await graphCounts(h.db, previews[0])).nodes).toBe(0);
-		expect((await graphCounts(h.db, previews[1])).nodes).toBe(0);
-		for (const k of previews.slice(2)) expect((await graphCounts(h.db, k)).nodes).toBe(3);
-		expect((await graphCounts(h.db, bobPreview)).nodes).toBe(3);
+		expect((await graphCounts(database.db, previews[0])).nodes).toBe(0);
+		expect((await graphCounts(database.db, previews[1])).nodes).toBe(0);
+		for (const k of previews.slice(2)) expect((await graphCounts(database.db, k)).nodes).toBe(3);
+		expect((await graphCounts(database.db, bobPreview)).nodes).toBe(3);
 		// Markers went with their rows.
-		const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
+		const [{ n }] = await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
 		expect(n).toBe(50 + 1 + 5 + 1);
 	}, 180_000);
 
 	it('a staged graph is stored row for row under its pending version, and goes with it', async () => {
 		const path = 'f/staged/project';
 		const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
-		await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+		await insertScriptVersion(database.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
 		const key = versionKey(ws, path, hash);
 		const g = graphFrom('diamond');
-		await stageGraph(h, key, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+		await stageGraph(database, key, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
 		// The same rows as one transaction's replace writes.
 		const other = versionKey(ws, 'f/staged/other', await version('f/staged/other'));
-		await store(h, other, g);
-		const [a, b] = [await dumpGraph(h.db, key), await dumpGraph(h.db, other)];
+		await store(database, other, g);
+		const [a, b] = [await dumpGraph(database.db, key), await dumpGraph(database.db, other)];
 		expect(a.nodes.map(({ scriptPath: _p, scriptHash: _h, ...n }) => n)).toEqual(b.nodes.map(({ scriptPath: _p, scriptHash: _h, ...n }) => n));
 		expect(a.edges).toEqual(b.edges);
 		expect(a.columnEdges).toEqual(b.columnEdges);
 		expect(a.marker).toEqual(b.marker);
 		// No live read names a pending version.
-		expect((await newestVersion(h.db, ws, path))?.hash).toBeUndefined();
+		expect((await newestVersion(database.db, ws, path))?.hash).toBeUndefined();
 		// A deploy that fails after staging drops the version, and every row of its graph with it.
-		expect(await dropPendingVersion(h.db, ws, hash)).toBe(true);
-		expect(await graphCounts(h.db, key)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
-		const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
+		expect(await dropPendingVersion(database.db, ws, hash)).toBe(true);
+		expect(await graphCounts(database.db, key)).toEqual({ nodes: 0, edges: 0, columnEdges: 0 });
+		const [{ n }] = await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_graph_snapshot where script_path = ${path}`);
 		expect(n).toBe(0);
 	});
 
@@ -241,11 +241,11 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const path = 'f/staged/orphans';
 		const pending = async (minutesAgo: number, withJob: boolean) => {
 			const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
-			await insertScriptVersion(h.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
-			await h.db.update(script).set({ createdAt: new Date(Date.now() - minutesAgo * 60_000) }).where(sql`hash = ${hash.toString()}::bigint`);
-			if (withJob) await insertJob(h.db, { workspace: ws, kind: 'deploy', scriptPath: path, scriptHash: hash, createdBy: 'alice', permissionedAs: 'u/alice', status: 'queued' });
+			await insertScriptVersion(database.db, { workspace: ws, hash, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+			await database.db.update(script).set({ createdAt: new Date(Date.now() - minutesAgo * 60_000) }).where(sql`hash = ${hash.toString()}::bigint`);
+			if (withJob) await insertJob(database.db, { workspace: ws, kind: 'deploy', scriptPath: path, scriptHash: hash, createdBy: 'alice', permissionedAs: 'u/alice', status: 'queued' });
 			const g = graphFrom('fan-out');
-			await stageGraph(h, versionKey(ws, path, hash), g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+			await stageGraph(database, versionKey(ws, path, hash), g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
 			return hash;
 		};
 		const orphan = await pending(61, false);
@@ -256,36 +256,36 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 		const deadPreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: randomUUID() };
 		const livePreview: GraphKey = { workspace: ws, scriptPath: path, scriptHash: null, jobId: await previewJob(path) };
 		for (const k of [deadPreview, livePreview]) {
-			await stageGraph(h, k, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
-			await h.rows(sql`update dbt_graph_snapshot set ingested_at = now() - interval '2 hours' where job_id = ${k.jobId}::uuid`);
+			await stageGraph(database, k, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+			await database.rows(sql`update dbt_graph_snapshot set ingested_at = now() - interval '2 hours' where job_id = ${k.jobId}::uuid`);
 		}
-		await h.db.transaction((tx) => pruneGraphs(h, tx, ws, path));
-		expect((await graphCounts(h.db, deadPreview)).nodes).toBe(0);
-		expect((await graphCounts(h.db, livePreview)).nodes).toBe(3);
-		const left = (await h.rows<{ hash: string }>(sql`select hash::text as hash from script where workspace = ${ws} and path = ${path}`)).map((r) => BigInt(r.hash));
+		await database.db.transaction((tx) => pruneGraphs(database, tx, ws, path));
+		expect((await graphCounts(database.db, deadPreview)).nodes).toBe(0);
+		expect((await graphCounts(database.db, livePreview)).nodes).toBe(3);
+		const left = (await database.rows<{ hash: string }>(sql`select hash::text as hash from script where workspace = ${ws} and path = ${path}`)).map((r) => BigInt(r.hash));
 		expect(left.sort()).toEqual([staging, pinning].sort());
-		expect((await graphCounts(h.db, versionKey(ws, path, orphan))).nodes).toBe(0);
-		expect((await graphCounts(h.db, versionKey(ws, path, staging))).nodes).toBeGreaterThan(0);
+		expect((await graphCounts(database.db, versionKey(ws, path, orphan))).nodes).toBe(0);
+		expect((await graphCounts(database.db, versionKey(ws, path, staging))).nodes).toBeGreaterThan(0);
 	});
 
 	it('asset usage: an older version never takes the path back from a newer one', async () => {
 		const path = 'f/usage/project';
 		const older = await version(path, new Date(Date.now() - 60_000));
 		const newer = await version(path);
-		const published = await h.db.transaction((tx) =>
-			publishAssetUsage(h, tx, ws, path, newer, [{ assetKind: 'dbt', assetPath: 'analytics/new', access: 'w' }])
+		const published = await database.db.transaction((tx) =>
+			publishAssetUsage(database, tx, ws, path, newer, [{ assetKind: 'dbt', assetPath: 'analytics/new', access: 'w' }])
 		);
-		const late = await h.db.transaction((tx) =>
-			publishAssetUsage(h, tx, ws, path, older, [{ assetKind: 'dbt', assetPath: 'analytics/old', access: 'w' }])
+		const late = await database.db.transaction((tx) =>
+			publishAssetUsage(database, tx, ws, path, older, [{ assetKind: 'dbt', assetPath: 'analytics/old', access: 'w' }])
 		);
 		expect([published, late]).toEqual([true, false]);
-		expect(await assetUsageOf(h.db, ws, path)).toEqual([{ assetKind: 'dbt', assetPath: 'analytics/new', access: 'w' }]);
+		expect(await assetUsageOf(database.db, ws, path)).toEqual([{ assetKind: 'dbt', assetPath: 'analytics/new', access: 'w' }]);
 	});
 
 	it('asset usage: two deploys racing leave the newest version owning', async () => {
 		const path = 'f/race/project';
 		const deploy = (asset: string, delayMs: number) =>
-			h.db.transaction(async (tx) => {
+			database.db.transaction(async (tx) => {
 				const hash = BigInt(Math.floor(Math.random() * 2 ** 52));
 				await insertScriptVersion(tx, { workspace: ws, hash, path, language: 'dbt', content: asset, createdBy: 'alice' });
 				await insertJob(tx, {
@@ -294,15 +294,15 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 				});
 				// Hold the transaction open so the two overlap on Postgres (PGlite serialises them).
 				await new Promise((r) => setTimeout(r, delayMs));
-				await publishAssetUsage(h, tx, ws, path, hash, [{ assetKind: 'dbt', assetPath: `analytics/${asset}`, access: 'w' }]);
+				await publishAssetUsage(database, tx, ws, path, hash, [{ assetKind: 'dbt', assetPath: `analytics/${asset}`, access: 'w' }]);
 				return hash;
 			});
 		for (let round = 0; round < 4; round++) {
 			// Alternate which deploy starts first and which one publishes first.
 			const [a, b] = await Promise.all([deploy(`a${round}`, round % 2 ? 5 : 80), deploy(`b${round}`, round % 2 ? 80 : 5)]);
-			const newest = await newestVersion(h.db, ws, path);
+			const newest = await newestVersion(database.db, ws, path);
 			expect([a, b]).toContain(newest!.hash);
-			const usage = await assetUsageOf(h.db, ws, path);
+			const usage = await assetUsageOf(database.db, ws, path);
 			expect(usage).toEqual([{ assetKind: 'dbt', assetPath: `analytics/${newest!.content}`, access: 'w' }]);
 		}
 	});

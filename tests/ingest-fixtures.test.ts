@@ -56,23 +56,23 @@ describeFixtures('every fixture manifest through the deploy ingest', () => {
 	});
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		const ws = 'fixtures';
 		beforeAll(async () => {
-			h = await backend.open();
-			await insertAccount(h, { id: 'a1', username: 'ci', passwordHash: null, instanceAdmin: true });
-			await createWorkspace(h, { id: ws, name: 'Fixtures', creator: { accountId: 'a1', username: 'ci' } });
-			await upsertWarehouse(h, ws, { name: 'main', defaultDatabase: null, settings: {} });
+			database = await backend.open();
+			await insertAccount(database, { id: 'a1', username: 'ci', passwordHash: null, instanceAdmin: true });
+			await createWorkspace(database, { id: ws, name: 'Fixtures', creator: { accountId: 'a1', username: 'ci' } });
+			await upsertWarehouse(database, ws, { name: 'main', defaultDatabase: null, settings: {} });
 		});
 		afterAll(async () => {
-			await h?.close();
+			await database?.close();
 		});
 
 		it.each(files.map((f) => [path.relative(FIXTURES, f), f]))('%s', async (_rel, file) => {
 			const exp = expectationsOf(file);
 			const scriptPath = `f/fixtures/${path.relative(FIXTURES, file).replace(/[^A-Za-z0-9_/-]/g, '_').replace(/\//g, '__')}`;
 			const upload = () =>
-				ingestUpload(h, {
+				ingestUpload(database, {
 					workspace: ws,
 					path: scriptPath,
 					kind: 'deploy',
@@ -81,7 +81,7 @@ describeFixtures('every fixture manifest through the deploy ingest', () => {
 				});
 			if (exp.version < 10) {
 				await expect(upload()).rejects.toThrow(new RegExp(`${path.basename(file)}: schema version v${exp.version} is not supported \\(supported: v10, v11, v12\\)`));
-				const [{ n }] = await h.rows<{ n: number }>(sql`select count(*)::int as n from script where path = ${scriptPath}`);
+				const [{ n }] = await database.rows<{ n: number }>(sql`select count(*)::int as n from script where path = ${scriptPath}`);
 				expect(n).toBe(0);
 				return;
 			}
@@ -89,7 +89,7 @@ describeFixtures('every fixture manifest through the deploy ingest', () => {
 			const a = await upload();
 			const ms = performance.now() - t0;
 			expect(a.nodes).toBe(exp.nodes);
-			const [stored] = await h.rows<{ nodes: number; tests: number; dangling: number }>(
+			const [stored] = await database.rows<{ nodes: number; tests: number; dangling: number }>(
 				sql`select count(*)::int as nodes,
 				       count(*) filter (where test_kind is not null)::int as tests,
 				       (select count(*)::int from dbt_edge e where e.workspace = ${ws} and e.script_path = ${scriptPath}
@@ -98,7 +98,7 @@ describeFixtures('every fixture manifest through the deploy ingest', () => {
 				    from dbt_node where workspace = ${ws} and script_path = ${scriptPath}`
 			);
 			expect(stored).toEqual({ nodes: exp.nodes, tests: exp.tests, dangling: 0 });
-			const writes = await h.rows<{ n: number }>(
+			const writes = await database.rows<{ n: number }>(
 				sql`select count(*)::int as n from asset_usage where workspace = ${ws} and script_path = ${scriptPath} and access in ('w', 'rw')`
 			);
 			// Distinct relations: two nodes may build the same relation (e.g. model versions).

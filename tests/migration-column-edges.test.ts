@@ -93,16 +93,16 @@ const edgeOrder = (e: EdgeDump) => [e.pu, e.pc, e.cu, e.cc, e.k].join('\u0000');
 const sorted = (xs: EdgeDump[]) => [...xs].sort((a, b) => (edgeOrder(a) < edgeOrder(b) ? -1 : edgeOrder(a) > edgeOrder(b) ? 1 : 0));
 
 /** One graph written as the 0000–0005 schema stores it: its marker, then its edges as text rows. */
-async function storeTheOldWay(h: Database, key: GraphKey, g: GraphContent, provenance: 'engine' | 'inferred'): Promise<void> {
+async function storeTheOldWay(database: Database, key: GraphKey, g: GraphContent, provenance: 'engine' | 'inferred'): Promise<void> {
 	const ce = g.columnEdges!;
 	const hash = key.scriptHash === null ? sql`null::bigint` : sql`${key.scriptHash.toString()}::bigint`;
-	await h.db.transaction(async (tx) => {
-		await h.rows(
+	await database.db.transaction(async (tx) => {
+		await database.rows(
 			sql`insert into dbt_graph_snapshot (workspace, script_path, script_hash, job_id, digest, permissioned_as)
 			    values (${key.workspace}, ${key.scriptPath}, ${hash}, ${key.jobId}::uuid, ${graphDigest(g)}, 'u/admin')`,
 			tx
 		);
-		await h.rows(
+		await database.rows(
 			sql`insert into dbt_column_edge (workspace, script_path, script_hash, job_id, parent_unique_id, parent_column,
 			                                 child_unique_id, child_column, lineage_kind, component, provenance)
 			    select ${key.workspace}, ${key.scriptPath}, ${hash}, ${key.jobId}::uuid, pu, pc, cu, cc, k, comp, ${provenance}
@@ -116,7 +116,7 @@ async function storeTheOldWay(h: Database, key: GraphKey, g: GraphContent, prove
 
 describeFixtures('migration 0006: column edges by id, over graphs stored as text', () => {
 	describe.each(places())('on $name', (place) => {
-		let h: Database;
+		let database: Database;
 		let g: GraphContent;
 		const ws = 'legacy';
 		const hash = 0x1234_5678_9abc_defn;
@@ -136,20 +136,20 @@ describeFixtures('migration 0006: column edges by id, over graphs stored as text
 			);
 			for (const k of keys) await storeTheOldWay(old, k.key, g, k.provenance);
 			await old.close();
-			h = await place.open();
+			database = await place.open();
 		}, 180_000);
 
 		afterAll(async () => {
-			await h?.close();
+			await database?.close();
 			await place.drop();
 		});
 
 		it.each(keys)('keeps every edge of the $label, row for row, with its provenance and component', async ({ key, provenance }) => {
-			const dump = await h.db.transaction((tx) => dumpGraph(tx, key));
+			const dump = await database.db.transaction((tx) => dumpGraph(tx, key));
 			const expected = g.columnEdges!.map((e) => ({ pu: e.parentUniqueId, pc: e.parentColumn, cu: e.childUniqueId, cc: e.childColumn, k: e.lineageKind, comp: e.component }));
 			expect(sorted(dump.columnEdges)).toEqual(sorted(expected));
 			expect(dump.marker?.digest).toBe(graphDigest(g));
-			const [pv] = await h.rows<{ n: number; p: string }>(
+			const [pv] = await database.rows<{ n: number; p: string }>(
 				sql`select count(*)::int as n, min(e.provenance) as p from dbt_column_edge e join dbt_graph_snapshot s on s.id = e.graph_id
 				     where s.workspace = ${ws} and s.job_id = ${key.jobId}::uuid and s.script_hash is not distinct from ${key.scriptHash === null ? null : key.scriptHash.toString()}::bigint`
 			);
@@ -158,29 +158,29 @@ describeFixtures('migration 0006: column edges by id, over graphs stored as text
 
 		it("names exactly the edges' ends in each graph's dictionary, ids dense from 0", async () => {
 			const ends = new Set(g.columnEdges!.flatMap((e) => [`${e.parentUniqueId}.${e.parentColumn}`, `${e.childUniqueId}.${e.childColumn}`]));
-			const rows = await h.rows<{ n: number; lo: number; hi: number }>(
+			const rows = await database.rows<{ n: number; lo: number; hi: number }>(
 				sql`select count(*)::int as n, min(column_id)::int as lo, max(column_id)::int as hi from dbt_graph_column group by graph_id`
 			);
 			expect(rows).toEqual(keys.map(() => ({ n: ends.size, lo: 0, hi: ends.size - 1 })));
 		});
 
 		it('the old text table is gone and its rows went nowhere else', async () => {
-			const [t] = await h.rows<{ n: number }>(sql`select count(*)::int as n from information_schema.columns where table_name = 'dbt_column_edge' and column_name = 'parent_unique_id'`);
+			const [t] = await database.rows<{ n: number }>(sql`select count(*)::int as n from information_schema.columns where table_name = 'dbt_column_edge' and column_name = 'parent_unique_id'`);
 			expect(t.n).toBe(0);
-			const [e] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_column_edge`);
+			const [e] = await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_column_edge`);
 			expect(e.n).toBe(3 * g.columnEdges!.length);
 		});
 
 		it("a graph's rows go with its marker: the preview's delete leaves the others, the script's cascade takes the rest", async () => {
 			const preview = keys[2].key;
-			await h.rows(sql`delete from dbt_graph_snapshot where workspace = ${ws} and job_id = ${preview.jobId}::uuid and script_hash is null`);
-			expect((await h.db.transaction((tx) => graphCounts(tx, keys[0].key))).columnEdges).toBe(g.columnEdges!.length);
-			const [left] = await h.rows<{ e: number; c: number }>(
+			await database.rows(sql`delete from dbt_graph_snapshot where workspace = ${ws} and job_id = ${preview.jobId}::uuid and script_hash is null`);
+			expect((await database.db.transaction((tx) => graphCounts(tx, keys[0].key))).columnEdges).toBe(g.columnEdges!.length);
+			const [left] = await database.rows<{ e: number; c: number }>(
 				sql`select (select count(*)::int from dbt_column_edge) as e, (select count(distinct graph_id)::int from dbt_graph_column) as c`
 			);
 			expect(left).toEqual({ e: 2 * g.columnEdges!.length, c: 2 });
-			await h.rows(sql`delete from script where workspace = ${ws} and hash = ${hash.toString()}::bigint`);
-			const [none] = await h.rows<{ e: number; c: number }>(
+			await database.rows(sql`delete from script where workspace = ${ws} and hash = ${hash.toString()}::bigint`);
+			const [none] = await database.rows<{ e: number; c: number }>(
 				sql`select (select count(*)::int from dbt_column_edge) as e, (select count(*)::int from dbt_graph_column) as c`
 			);
 			expect(none).toEqual({ e: 0, c: 0 });

@@ -29,16 +29,16 @@ const runs = Number(values.runs ?? 5);
 const warmup = Number(values.warmup ?? 1);
 const forms = (values.forms ?? 'lateral').split(',') as CteForm[];
 
-const h = await openDatabase(values.url ? { url: values.url, migrate: false } : { dataDir: values['data-dir']!, migrate: false });
+const database = await openDatabase(values.url ? { url: values.url, migrate: false } : { dataDir: values['data-dir']!, migrate: false });
 const grant = grantOf(benchAdmin(key.workspace));
 
 // pg_statistic rows exist for a table once it has been analyzed.
-const [stats] = await h.rows<{ n: unknown }>(sql`select count(*) as n from pg_statistic where starelid = 'dbt_column_edge'::regclass`);
+const [stats] = await database.rows<{ n: unknown }>(sql`select count(*) as n from pg_statistic where starelid = 'dbt_column_edge'::regclass`);
 const hasStatistics = Number(stats?.n ?? 0) > 0;
 
 async function app(assetPath: string): Promise<{ ms: number; edges: EdgeTuple[]; truncated: boolean }> {
 	const t0 = performance.now();
-	const a = await unpinnedColumnLineage(grant, h, [assetPath], null);
+	const a = await unpinnedColumnLineage(grant, database, [assetPath], null);
 	return { ms: performance.now() - t0, edges: a.edges as EdgeTuple[], truncated: a.truncated };
 }
 
@@ -70,7 +70,7 @@ for (let r = 0; r < warmup + runs; r++) {
 	for (const o of out) {
 		const a = await app(o.path);
 		const ctes: Record<string, { ms: number; edges: EdgeTuple[] }> = {};
-		for (const f of forms) ctes[f] = await runCte(h, key, o.path, f);
+		for (const f of forms) ctes[f] = await runCte(database, key, o.path, f);
 		if (r === 0) {
 			o.appEdges = a.edges.length;
 			o.truncated = a.truncated;
@@ -86,5 +86,5 @@ for (let r = 0; r < warmup + runs; r++) {
 		for (const f of forms) o.cte[f].push(ctes[f].ms);
 	}
 }
-await h.close();
+await database.close();
 process.stdout.write(`${JSON.stringify(out)}\n`);

@@ -17,7 +17,7 @@ const runs = Number(values.runs ?? 5);
 const raw = await openDatabase(values.url ? { url: values.url, migrate: false } : { dataDir: values['data-dir']!, migrate: false });
 let sqlMs = 0;
 let statements = 0;
-const h: Database = {
+const database: Database = {
 	...raw,
 	rows: async (q, tx) => {
 		const t0 = performance.now();
@@ -35,7 +35,7 @@ for (let i = -2; i < runs; i++) {
 	sqlMs = 0;
 	statements = 0;
 	const t0 = performance.now();
-	const g = await unpinnedAssetGraph(grant, h, { folder: values.folder!, assetKinds: null, scriptHash: null });
+	const g = await unpinnedAssetGraph(grant, database, { folder: values.folder!, assetKinds: null, scriptHash: null });
 	const t1 = performance.now();
 	const text = JSON.stringify(g, (_k, v) => (typeof v === 'bigint' ? v.toString() : v));
 	const t2 = performance.now();
@@ -54,7 +54,7 @@ await raw.rows(sql`analyze`);
 for (let i = -1; i < runs; i++) {
 	sqlMs = 0;
 	const t0 = performance.now();
-	await unpinnedAssetGraph(grant, h, { folder: values.folder!, assetKinds: null, scriptHash: null });
+	await unpinnedAssetGraph(grant, database, { folder: values.folder!, assetKinds: null, scriptHash: null });
 	if (i < 0) continue;
 	out.analyzed.total.push(performance.now() - t0);
 	out.analyzed.sql.push(sqlMs);

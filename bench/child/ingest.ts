@@ -33,10 +33,10 @@ const read = (f: string) => new Uint8Array(readFileSync(path.join(target, f)));
 const peakRss = () => process.resourceUsage().maxRSS / 1024;
 const out = (o: unknown) => process.stdout.write(`${JSON.stringify(o)}\n`);
 
-async function seed(h: Database) {
-	await insertAccount(h, { id: 'a', username: 'bench', passwordHash: null, instanceAdmin: true });
-	await createWorkspace(h, { id: 'bench', name: 'Bench', creator: { accountId: 'a', username: 'bench' } });
-	await upsertWarehouse(h, 'bench', { name: 'main', defaultDatabase: 'warehouse', settings: {} });
+async function seed(database: Database) {
+	await insertAccount(database, { id: 'a', username: 'bench', passwordHash: null, instanceAdmin: true });
+	await createWorkspace(database, { id: 'bench', name: 'Bench', creator: { accountId: 'a', username: 'bench' } });
+	await upsertWarehouse(database, 'bench', { name: 'main', defaultDatabase: 'warehouse', settings: {} });
 }
 
 if (values.mode === 'decode') {
@@ -52,14 +52,14 @@ if (values.mode === 'decode') {
 }
 
 if (values.mode === 'setup') {
-	const h = await openDatabase({ dataDir: values.dir! });
-	await seed(h);
-	await h.close();
+	const database = await openDatabase({ dataDir: values.dir! });
+	await seed(database);
+	await database.close();
 	out({ ok: true });
 	process.exit(0);
 }
 
-let h: Database;
+let database: Database;
 let drop: (() => Promise<void>) | null = null;
 const tOpen = performance.now();
 if (values.db === 'postgres') {
@@ -69,15 +69,15 @@ if (values.db === 'postgres') {
 	await admin.unsafe(`create database ${name}`);
 	const u = new URL(url);
 	u.pathname = `/${name}`;
-	h = await openDatabase({ url: u.toString() });
-	await seed(h);
+	database = await openDatabase({ url: u.toString() });
+	await seed(database);
 	drop = async () => {
-		await h.close();
+		await database.close();
 		await admin.unsafe(`drop database ${name} with (force)`);
 		await admin.end();
 	};
 } else {
-	h = await openDatabase({ dataDir: values.dir! });
+	database = await openDatabase({ dataDir: values.dir! });
 }
 const openMs = performance.now() - tOpen;
 // The process at rest with its database open, before the upload is read (what a restarted app
@@ -91,19 +91,19 @@ const files = {
 const baseline = peakRss();
 const profile = new IngestProfile();
 const t0 = performance.now();
-const a = await ingestUpload(h, { workspace: 'bench', path: 'f/bench/project', kind: 'deploy', username: 'bench', ...files, profile });
+const a = await ingestUpload(database, { workspace: 'bench', path: 'f/bench/project', kind: 'deploy', username: 'bench', ...files, profile });
 const ms = performance.now() - t0;
 const peak = peakRss();
 const wasmMb =
-	h.kind === 'pglite'
-		? ((h.db as unknown as { session: { client: { Module?: { HEAPU8?: Uint8Array } } } }).session.client.Module?.HEAPU8?.byteLength ?? 0) / 1048576
+	database.kind === 'pglite'
+		? ((database.db as unknown as { session: { client: { Module?: { HEAPU8?: Uint8Array } } } }).session.client.Module?.HEAPU8?.byteLength ?? 0) / 1048576
 		: 0;
 // The column lineage's bytes on disk (tables, TOAST and indexes): what the storage design decides.
-const [size] = await h.rows<{ mb: unknown }>(
+const [size] = await database.rows<{ mb: unknown }>(
 	sql`select (pg_total_relation_size('dbt_column_edge') + coalesce(pg_total_relation_size(to_regclass('dbt_graph_column')), 0)) / 1048576.0 as mb`
 );
 if (drop) await drop();
-else await h.close();
+else await database.close();
 out({
 	columnLineageMb: Number(size.mb),
 	ms,

@@ -46,8 +46,8 @@ const resetPeak = () => {
 };
 
 if (values.mode === 'setup') {
-	const h = await openDatabase({ dataDir: values.dir! });
-	await h.close();
+	const database = await openDatabase({ dataDir: values.dir! });
+	await database.close();
 	out({ ok: true });
 	process.exit(0);
 }
@@ -58,7 +58,7 @@ const component = Number(values.component);
 const componentEdges = Number(values['component-edges']);
 const key: BenchGraphKey = { workspace: 'bench', scriptPath: 'f/bench/project', scriptHash: 1n, jobId: '00000000-0000-0000-0000-000000000000' };
 
-let h: Database;
+let database: Database;
 let drop: () => Promise<void>;
 if (values.db === 'postgres') {
 	const url = process.env.BENCH_DATABASE_URL!;
@@ -67,22 +67,22 @@ if (values.db === 'postgres') {
 	await admin.unsafe(`create database ${name}`);
 	const u = new URL(url);
 	u.pathname = `/${name}`;
-	h = await openDatabase({ url: u.toString() });
+	database = await openDatabase({ url: u.toString() });
 	drop = async () => {
-		await h.close();
+		await database.close();
 		await admin.unsafe(`drop database ${name} with (force)`);
 		await admin.end();
 	};
 } else {
-	h = await openDatabase({ dataDir: values.dir! });
-	drop = () => h.close();
+	database = await openDatabase({ dataDir: values.dir! });
+	drop = () => database.close();
 }
-const exec = (s: string) => h.rows(sql.raw(s));
+const exec = (s: string) => database.rows(sql.raw(s));
 
 await exec(`create schema ${SCHEMA}`);
-await h.db.transaction(async (tx) => {
-	await h.rows(sql.raw(`set local search_path = ${SCHEMA}`), tx);
-	for (const ddl of designDdl(design)) await h.rows(sql.raw(ddl), tx);
+await database.db.transaction(async (tx) => {
+	await database.rows(sql.raw(`set local search_path = ${SCHEMA}`), tx);
+	for (const ddl of designDdl(design)) await database.rows(sql.raw(ddl), tx);
 });
 await exec(`insert into ${SCHEMA}.script values ('${key.workspace}', ${key.scriptHash})`);
 
@@ -91,9 +91,9 @@ const openRssMb = procMb('VmRSS');
 const peakReset = resetPeak();
 
 async function load(): Promise<void> {
-	await h.db.transaction(async (tx) => {
-		await h.rows(sql.raw(`set local search_path = ${SCHEMA}, public`), tx);
-		await loadGraph(h, tx, design, method, key, edges);
+	await database.db.transaction(async (tx) => {
+		await database.rows(sql.raw(`set local search_path = ${SCHEMA}, public`), tx);
+		await loadGraph(database, tx, design, method, key, edges);
 	});
 }
 
@@ -142,12 +142,12 @@ readMs.sort((a, b) => a - b);
 // Replace: the previous graph's rows go and the same graph is loaded again, atomically.
 let deleteMs = 0;
 const r0 = performance.now();
-await h.db.transaction(async (tx) => {
+await database.db.transaction(async (tx) => {
 	const d0 = performance.now();
-	for (const s of deleteGraphSql(design, key)) await h.rows(sql.raw(s), tx);
+	for (const s of deleteGraphSql(design, key)) await database.rows(sql.raw(s), tx);
 	deleteMs = performance.now() - d0;
-	await h.rows(sql.raw(`set local search_path = ${SCHEMA}, public`), tx);
-	await loadGraph(h, tx, design, method, key, edges);
+	await database.rows(sql.raw(`set local search_path = ${SCHEMA}, public`), tx);
+	await loadGraph(database, tx, design, method, key, edges);
 });
 const replaceMs = performance.now() - r0;
 for (const t of designTables(design)) {
@@ -164,7 +164,7 @@ for (const t of designTables(design)) left[t] = await count(t);
 if (Object.values(left).some((n) => n !== 0)) throw new Error(`${design}: deleting the script version left rows ${JSON.stringify(left)}`);
 
 const wasmMb =
-	h.kind === 'pglite' ? ((h.db as unknown as { session: { client: { Module?: { HEAPU8?: Uint8Array } } } }).session.client.Module?.HEAPU8?.byteLength ?? 0) / 1048576 : 0;
+	database.kind === 'pglite' ? ((database.db as unknown as { session: { client: { Module?: { HEAPU8?: Uint8Array } } } }).session.client.Module?.HEAPU8?.byteLength ?? 0) / 1048576 : 0;
 await drop();
 out({
 	design,

@@ -19,7 +19,7 @@ const CALLERS = 20;
 const CACHE_MB = 64;
 
 describe.each(testBackends())('admin stats on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let root: ApiClient;
 	let restoreAdmin: (() => void) | undefined;
 	const savedCacheMb = process.env.TRIBUTARY_GRAPH_CACHE_MB;
@@ -33,10 +33,10 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 	beforeAll(async () => {
 		// Read when the cache of this database is first made: a bound small enough that 20 answers cannot all fit.
 		process.env.TRIBUTARY_GRAPH_CACHE_MB = String(CACHE_MB);
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		restoreAdmin = useInstanceAdmin(ROOT);
-		await bootstrap(h);
+		await bootstrap(database);
 		root = await login(ROOT.username, ROOT.password);
 		expect((await root.post('/api/workspaces', { id: WS, name: 'Stats' })).status).toBe(201);
 	}, 60_000);
@@ -44,7 +44,7 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 		restoreAdmin?.();
 		if (savedCacheMb === undefined) delete process.env.TRIBUTARY_GRAPH_CACHE_MB;
 		else process.env.TRIBUTARY_GRAPH_CACHE_MB = savedCacheMb;
-		await h?.close();
+		await database?.close();
 	});
 
 	it('is for instance admins only', async () => {
@@ -64,7 +64,7 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 
 	it('counts the workers alive and the jobs queued', async () => {
 		expect((await stats()).workers.alive).toBe(0);
-		const worker = new Worker({ h, pollMs: 30, heartbeatMs: 100, staleS: 5, slots: 3, lineageSlots: 1 }).start();
+		const worker = new Worker({ database, pollMs: 30, heartbeatMs: 100, staleS: 5, slots: 3, lineageSlots: 1 }).start();
 		try {
 			await expect.poll(async () => (await stats()).workers, { timeout: 10_000 }).toMatchObject({ alive: 1, slots: 4 });
 		} finally {
@@ -72,7 +72,7 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 		}
 		expect((await stats()).workers.alive).toBe(0);
 		const before = (await stats()).queue.run?.queued ?? 0;
-		await insertJob(h.db, {
+		await insertJob(database.db, {
 			workspace: WS,
 			kind: 'run',
 			scriptPath: 'f/data/nothing',
@@ -101,7 +101,7 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 		expect(deployed.status, JSON.stringify(deployed.body)).toBe(201);
 		const callers: ApiClient[] = [];
 		for (const username of readers) callers.push(await login(username));
-		const cache = graphCacheOf(h);
+		const cache = graphCacheOf(database);
 		let peak = 0;
 		for (const caller of callers) {
 			const r = await caller.get(`/api/w/${WS}/assets/graph?folder=data`);

@@ -11,7 +11,7 @@ const ROOT = { username: 'root', password: 'root-password-1' };
 const SECRET = 'hunter2-very-secret';
 
 describe.each(testBackends())('admin API on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let root: ApiClient;
 	let alice: ApiClient;
 	let carol: ApiClient;
@@ -25,15 +25,15 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 	}
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		restoreAdmin = useInstanceAdmin(ROOT);
-		await bootstrap(h);
+		await bootstrap(database);
 		root = await login(ROOT.username, ROOT.password);
 	});
 	afterAll(async () => {
 		restoreAdmin?.();
-		await h?.close();
+		await database?.close();
 	});
 
 	describe('POST /api/workspaces', () => {
@@ -242,7 +242,7 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 			expect(list.status).toBe(200);
 			expect(JSON.stringify(list.body)).not.toContain(SECRET);
 			expect(list.body[0].settings.secrets).toEqual({ DBT_PASSWORD: '***' });
-			const [row] = await h.rows<{ secrets: Record<string, string>; settings: Record<string, unknown> }>(
+			const [row] = await database.rows<{ secrets: Record<string, string>; settings: Record<string, unknown> }>(
 				sql`select secrets, settings from warehouse where workspace = 'acme' and name = 'main'`
 			);
 			// Sealed at rest (AES-GCM): the stored row holds no secret in clear.
@@ -256,15 +256,15 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 			const omitted = await root.post('/api/w/acme/warehouses', { name: 'main', settings: { type: 'postgres', host: 'db2' } });
 			expect(omitted.status).toBe(200);
 			expect(omitted.body.default_database).toBeNull();
-			expect((await getWarehouseWithSecrets(h, 'acme', 'main'))!.secrets).toEqual({ DBT_PASSWORD: SECRET });
+			expect((await getWarehouseWithSecrets(database, 'acme', 'main'))!.secrets).toEqual({ DBT_PASSWORD: SECRET });
 			const masked = await root.post('/api/w/acme/warehouses', {
 				name: 'main',
 				settings: { type: 'postgres', secrets: { DBT_PASSWORD: '***', DBT_KEY: 'k-2' } }
 			});
 			expect(JSON.stringify(masked.body)).not.toContain('k-2');
-			expect((await getWarehouseWithSecrets(h, 'acme', 'main'))!.secrets).toEqual({ DBT_PASSWORD: SECRET, DBT_KEY: 'k-2' });
+			expect((await getWarehouseWithSecrets(database, 'acme', 'main'))!.secrets).toEqual({ DBT_PASSWORD: SECRET, DBT_KEY: 'k-2' });
 			await root.post('/api/w/acme/warehouses', { name: 'main', settings: { secrets: {} } });
-			expect((await getWarehouseWithSecrets(h, 'acme', 'main'))!.secrets).toEqual({});
+			expect((await getWarehouseWithSecrets(database, 'acme', 'main'))!.secrets).toEqual({});
 		});
 
 		it('defaults the name to main', async () => {
@@ -299,7 +299,7 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 			expect(r.body).toMatchObject({ label: 'ci', scopes: ['scripts:read:f/finance/*'], expires_at: expires });
 			expect(r.body.token).toMatch(/^trib_[a-z2-7]+$/);
 			expect(r.body.id).toEqual(expect.any(String));
-			const stored = await h.rows<{ hash: string }>(sql`select hash from api_token where id = ${r.body.id}`);
+			const stored = await database.rows<{ hash: string }>(sql`select hash from api_token where id = ${r.body.id}`);
 			expect(stored[0].hash).toMatch(/^[0-9a-f]{64}$/);
 			expect(stored[0].hash).not.toContain(r.body.token);
 			const list = await alice.get('/api/w/acme/tokens');
@@ -357,7 +357,7 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 			const token = await mint(alice, 'acme', { label: 'short' });
 			const t = new ApiClient().withBearer(token);
 			expect((await t.get('/api/w/acme/tokens')).status).toBe(200);
-			await h.rows(sql`update api_token set expires_at = now() - interval '1 second' where label = 'short'`);
+			await database.rows(sql`update api_token set expires_at = now() - interval '1 second' where label = 'short'`);
 			expect((await t.get('/api/w/acme/tokens')).status).toBe(401);
 			expect((await t.get('/api/whoami')).status).toBe(401);
 		});
@@ -367,7 +367,7 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 			const gina = await login('gina', 'gina-password');
 			const t = new ApiClient().withBearer(await mint(gina, 'acme', { label: 'g' }));
 			expect((await t.get('/api/whoami')).status).toBe(200);
-			await removeMember(h, 'acme', 'gina');
+			await removeMember(database, 'acme', 'gina');
 			expect((await t.get('/api/whoami')).status).toBe(401);
 		});
 
@@ -387,7 +387,7 @@ describe.each(testBackends())('admin API on $name', (backend) => {
 
 		it('can be revoked by its owner (or an admin), after which it is 401', async () => {
 			const token = await mint(alice, 'acme', { label: 'revoke-me' });
-			const [{ id }] = await h.rows<{ id: string }>(sql`select id from api_token where label = 'revoke-me'`);
+			const [{ id }] = await database.rows<{ id: string }>(sql`select id from api_token where label = 'revoke-me'`);
 			expect((await new ApiClient().withBearer(token).get('/api/whoami')).status).toBe(200);
 			expect((await carol.call('DELETE', `/api/w/other/tokens/${id}`)).status).toBe(404);
 			expect((await bobClient().then((b) => b.call('DELETE', `/api/w/acme/tokens/${id}`))).status).toBe(404);

@@ -30,16 +30,16 @@ function expectShapeOnly(g: AssetGraph): void {
 
 describeFixtures('asset graph', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		});
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const graph = async (c: ApiClient, query = ''): Promise<AssetGraph> => {
@@ -373,12 +373,12 @@ describeFixtures('asset graph', () => {
 			// Last: it archives shop v1 for good.
 			it('an archived version still renders for its runs, and by name, but never as the current one', async () => {
 				const before = await jobGraph(w.c.alice, w.jobs.RUN1);
-				await h.rows(sql`update script set archived = true where workspace = ${WS} and hash = ${w.hashes.shopV1.toString()}::bigint`);
+				await database.rows(sql`update script set archived = true where workspace = ${WS} and hash = ${w.hashes.shopV1.toString()}::bigint`);
 				expect(await jobGraph(w.c.alice, w.jobs.RUN1)).toEqual(before);
 				const named = await graph(w.c.alice, `dbt_script_hash=${hashToHex(w.hashes.shopV1)}`);
 				expect(asset(named, 'main/analytics/stock')).toBeDefined();
 				// Archiving the CURRENT version leaves the path with no live version: no provenance, no runnable.
-				await h.rows(sql`update script set archived = true where workspace = ${WS} and hash = ${w.hashes.shopV2.toString()}::bigint`);
+				await database.rows(sql`update script set archived = true where workspace = ${WS} and hash = ${w.hashes.shopV2.toString()}::bigint`);
 				const now = await graph(w.c.alice, 'folder=analytics');
 				expect(now.runnables.map((r) => r.path)).not.toContain(SHOP);
 				expect(asset(now, 'main/analytics/orders')?.dbt?.script_path).not.toBe(SHOP);

@@ -88,21 +88,21 @@ describe('session cookie attributes', () => {
 });
 
 describe.each(testBackends())('auth API on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let restoreEnv: () => void;
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		restoreEnv = withEnv({ TRIBUTARY_ADMIN_USER: undefined, TRIBUTARY_ADMIN_PASSWORD: undefined, TRIBUTARY_SECRET: undefined });
 	});
 	afterAll(async () => {
 		restoreEnv?.();
-		await h?.close();
+		await database?.close();
 	});
 
 	const sessionRows = async () =>
-		h.rows<{ id: string; account_id: string; expires_at: string }>(sql`select id, account_id, expires_at::text from session`);
+		database.rows<{ id: string; account_id: string; expires_at: string }>(sql`select id, account_id, expires_at::text from session`);
 
 	async function signedIn(username: string, password: string): Promise<ApiClient> {
 		const c = new ApiClient();
@@ -114,7 +114,7 @@ describe.each(testBackends())('auth API on $name', (backend) => {
 	describe('bootstrap', () => {
 		it('creates `admin` with a random password printed once when no admin is configured', async () => {
 			const lines: string[] = [];
-			const r = await bootstrap(h, { log: (l) => lines.push(l) });
+			const r = await bootstrap(database, { log: (l) => lines.push(l) });
 			expect(r.adminCreated).toBe(true);
 			expect(r.generatedPassword).toMatch(/^\S{16,}$/);
 			expect(lines).toEqual([`Created instance admin 'admin' with password: ${r.generatedPassword}`]);
@@ -122,23 +122,23 @@ describe.each(testBackends())('auth API on $name', (backend) => {
 			expect((await c.get('/api/whoami')).body).toMatchObject({ username: 'admin', instance_admin: true });
 			// Idempotent: a second start creates nothing and prints nothing.
 			const again: string[] = [];
-			expect(await bootstrap(h, { log: (l) => again.push(l) })).toEqual({ adminCreated: false });
+			expect(await bootstrap(database, { log: (l) => again.push(l) })).toEqual({ adminCreated: false });
 			expect(again).toEqual([]);
 		});
 
 		it('creates the configured admin on an empty database, and the share secret once', async () => {
-			await h.rows(sql`delete from account`);
+			await database.rows(sql`delete from account`);
 			const restore = withEnv({ TRIBUTARY_ADMIN_USER: 'root', TRIBUTARY_ADMIN_PASSWORD: 'root-password-1' });
 			try {
 				const lines: string[] = [];
-				const r = await bootstrap(h, { log: (l) => lines.push(l) });
+				const r = await bootstrap(database, { log: (l) => lines.push(l) });
 				expect(r).toEqual({ adminCreated: true });
 				expect(lines.join('\n')).not.toContain('root-password-1');
-				const secrets = await h.rows<{ value: string }>(sql`select value from instance_setting where key = 'share_secret'`);
+				const secrets = await database.rows<{ value: string }>(sql`select value from instance_setting where key = 'share_secret'`);
 				expect(secrets).toHaveLength(1);
 				expect(secrets[0].value).toMatch(/^[0-9a-f]{64}$/);
-				await bootstrap(h);
-				const after = await h.rows<{ value: string }>(sql`select value from instance_setting where key = 'share_secret'`);
+				await bootstrap(database);
+				const after = await database.rows<{ value: string }>(sql`select value from instance_setting where key = 'share_secret'`);
 				expect(after).toEqual(secrets);
 				await signedIn('root', 'root-password-1');
 			} finally {
@@ -147,15 +147,15 @@ describe.each(testBackends())('auth API on $name', (backend) => {
 		});
 
 		it('derives a stable, distinct secret per workspace, from TRIBUTARY_SECRET when set', async () => {
-			const a1 = await workspaceSecret(h, 'a');
+			const a1 = await workspaceSecret(database, 'a');
 			expect(a1).toHaveLength(32);
-			expect(await workspaceSecret(h, 'a')).toEqual(a1);
-			expect(await workspaceSecret(h, 'b')).not.toEqual(a1);
+			expect(await workspaceSecret(database, 'a')).toEqual(a1);
+			expect(await workspaceSecret(database, 'b')).not.toEqual(a1);
 			const restore = withEnv({ TRIBUTARY_SECRET: 'from-the-environment' });
 			try {
-				const e = await workspaceSecret(h, 'a');
+				const e = await workspaceSecret(database, 'a');
 				expect(e).not.toEqual(a1);
-				expect(await workspaceSecret(h, 'a')).toEqual(e);
+				expect(await workspaceSecret(database, 'a')).toEqual(e);
 			} finally {
 				restore();
 			}
@@ -254,11 +254,11 @@ describe.each(testBackends())('auth API on $name', (backend) => {
 		it('are renewed when fewer than 15 days are left, and not before', async () => {
 			const c = await signedIn('root', 'root-password-1');
 			const id = hashToken(c.jar.values.get(SESSION_COOKIE)!);
-			await setSessionExpiry(h, id, new Date(Date.now() + 20 * DAY));
+			await setSessionExpiry(database, id, new Date(Date.now() + 20 * DAY));
 			const quiet = await c.get('/api/whoami');
 			expect(quiet.status).toBe(200);
 			expect(quiet.setCookies).toEqual([]);
-			await setSessionExpiry(h, id, new Date(Date.now() + 10 * DAY));
+			await setSessionExpiry(database, id, new Date(Date.now() + 10 * DAY));
 			const renewed = await c.get('/api/whoami');
 			expect(renewed.status).toBe(200);
 			expect(renewed.setCookies.some((s) => s.startsWith(`${SESSION_COOKIE}=`))).toBe(true);
@@ -269,7 +269,7 @@ describe.each(testBackends())('auth API on $name', (backend) => {
 		it('are refused and deleted once expired', async () => {
 			const c = await signedIn('root', 'root-password-1');
 			const id = hashToken(c.jar.values.get(SESSION_COOKIE)!);
-			await h.rows(sql`update session set expires_at = now() - interval '1 second' where id = ${id}`);
+			await database.rows(sql`update session set expires_at = now() - interval '1 second' where id = ${id}`);
 			const r = await c.get('/api/whoami');
 			expect(r.status).toBe(401);
 			expect(r.setCookies.some((s) => s.startsWith(`${SESSION_COOKIE}=;`))).toBe(true);

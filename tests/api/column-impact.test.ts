@@ -48,16 +48,16 @@ describeFixtures('column impact', () => {
 	const expected = JSON.parse(readFileSync(fixture('constructed-index', 'jaffle-shop-1.12', 'expected.json'), 'utf8'));
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		});
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const unpinned = (c: ApiClient, query: string) => c.get(`/api/w/${WS}/assets/column_impact?${query}`);
@@ -326,13 +326,13 @@ describeFixtures('column impact', () => {
 			const query = (column: string) => parseImpactQuery(new URLSearchParams({ asset_path: ORDERS_J, column }));
 
 			it('keeps the nearest, says it was cut, and is complete at exactly the limit', async () => {
-				const whole = await unpinnedColumnImpact(grantOf(alice()), h, query('order_id'));
+				const whole = await unpinnedColumnImpact(grantOf(alice()), database, query('order_id'));
 				expect(whole.columns.length).toBeGreaterThan(2);
 				expect(whole.truncated).toBe(false);
-				const exact = await unpinnedColumnImpact(grantOf(alice()), h, query('order_id'), { limit: whole.columns.length });
+				const exact = await unpinnedColumnImpact(grantOf(alice()), database, query('order_id'), { limit: whole.columns.length });
 				expect(exact.columns).toEqual(whole.columns);
 				expect(exact.truncated).toBe(false);
-				const cut = await unpinnedColumnImpact(grantOf(alice()), h, query('order_id'), { limit: 2 });
+				const cut = await unpinnedColumnImpact(grantOf(alice()), database, query('order_id'), { limit: 2 });
 				expect(cut.truncated).toBe(true);
 				expect(cut.columns).toEqual(whole.columns.slice(0, 2));
 			});
@@ -367,15 +367,15 @@ describeFixtures('column impact', () => {
 
 			it('is capped, saying so', async () => {
 				const J = 'main/main/orders';
-				const whole = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), h, [J], null, { scan: true });
+				const whole = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), database, [J], null, { scan: true });
 				const n = whole.scan_edges!.length;
 				expect(n).toBeGreaterThan(3);
 				expect(whole.scan_truncated).toBe(false);
 				expect(whole.scan_edges!.every((e) => e.kind === 'scan' && (e.from_asset_path === J || e.to_asset_path === J))).toBe(true);
 				expect(whole.edges.every((e) => e.kind === 'copy' || e.kind === 'mod')).toBe(true);
-				const exact = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), h, [J], null, { scan: true, scanLimit: n });
+				const exact = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), database, [J], null, { scan: true, scanLimit: n });
 				expect(exact.scan_truncated).toBe(false);
-				const cut = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), h, [J], null, { scan: true, scanLimit: 3 });
+				const cut = await unpinnedColumnLineage(grantOf(principal('alice', ['analytics'])), database, [J], null, { scan: true, scanLimit: 3 });
 				expect(cut.scan_edges).toEqual(whole.scan_edges!.slice(0, 3));
 				expect(cut.scan_truncated).toBe(true);
 			});
@@ -408,17 +408,17 @@ describeFixtures('column impact', () => {
 				const before = await listed(w.c.alice);
 				expect(await listed(w.c.alice)).toEqual(before);
 				expect(before).not.toContain('main/analytics/extra.oid');
-				await deployGraph(h, EXTRA, extra(true), 'alice');
+				await deployGraph(database, EXTRA, extra(true), 'alice');
 				const withExtra = await listed(w.c.alice);
 				expect(withExtra).toContain('main/analytics/extra.oid');
 				expect(withExtra.filter((x) => x !== 'main/analytics/extra.oid')).toEqual(before);
 				// carol does not read analytics: the cached lookups are gated per caller.
 				expect(await listed(w.c.carol)).not.toContain('main/analytics/extra.oid');
-				await deployGraph(h, EXTRA, extra(false), 'alice');
+				await deployGraph(database, EXTRA, extra(false), 'alice');
 				expect(await listed(w.c.alice)).toEqual(before);
-				await deployGraph(h, EXTRA, extra(true), 'alice');
+				await deployGraph(database, EXTRA, extra(true), 'alice');
 				expect(await listed(w.c.alice)).toContain('main/analytics/extra.oid');
-				await h.rows(sql`update script set deleted = true where workspace = ${WS} and path = ${EXTRA}`);
+				await database.rows(sql`update script set deleted = true where workspace = ${WS} and path = ${EXTRA}`);
 				expect(await listed(w.c.alice)).toEqual(before);
 			});
 		});

@@ -61,7 +61,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 	);
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		const admin = new ApiClient();
 		const alice = new ApiClient();
 		let worker: Worker | null = null;
@@ -70,7 +70,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 
 		const startWorker = (opts: { staleS?: number } = {}) => {
 			// No run slot at all: lineage jobs have slots of their own.
-			worker = new Worker({ h, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 100, staleS: opts.staleS ?? 30 }).start();
+			worker = new Worker({ database, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 100, staleS: opts.staleS ?? 30 }).start();
 			return worker;
 		};
 		const stopWorker = async () => {
@@ -82,11 +82,11 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			// The per-model budget is a guard against pathological SQL; on a loaded 2-core machine a
 			// thread's first parses can exceed the default, which would make the scores flaky.
 			process.env.TRIBUTARY_LINEAGE_MODEL_BUDGET_MS = '60000';
-			h = await backend.open();
-			setDatabase(h);
+			database = await backend.open();
+			setDatabase(database);
 			process.env.TRIBUTARY_ADMIN_USER = 'admin';
 			process.env.TRIBUTARY_ADMIN_PASSWORD = 'admin-password-1';
-			await bootstrap(h, { log: () => {} });
+			await bootstrap(database, { log: () => {} });
 			expect((await admin.post('/api/auth/login', { username: 'admin', password: 'admin-password-1' })).status).toBe(200);
 			expect((await admin.post('/api/workspaces', { id: WS, name: 'Infer' })).status).toBeLessThan(300);
 			expect((await admin.post(`/api/w/${WS}/users`, { username: 'alice', password: 'alice-password-1' })).status).toBeLessThan(300);
@@ -108,7 +108,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		afterAll(async () => {
 			delete process.env.TRIBUTARY_LINEAGE_MODEL_BUDGET_MS;
 			await stopWorker();
-			await h?.close();
+			await database?.close();
 		});
 
 		const deploy = (path: string, fields: Record<string, string | Uint8Array | undefined>, kind = 'deploy') =>
@@ -140,7 +140,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(r.status).toBe(200);
 			return r.body;
 		};
-		const jobRows = async () => Number((await h.rows<{ n: unknown }>(sql`select count(*)::int as n from job where workspace = ${WS}`))[0].n);
+		const jobRows = async () => Number((await database.rows<{ n: unknown }>(sql`select count(*)::int as n from job where workspace = ${WS}`))[0].n);
 
 		let inferred: { hash: string; jobId: string; lineageJobId: string };
 
@@ -170,7 +170,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 
 		it('runs the lineage job on the worker and scores against the hand-built index', async () => {
 			const key = versionKey(WS, 'f/analytics/jaffle', hexToHash(inferred.hash)!);
-			const before = await readMarker(h.db, key);
+			const before = await readMarker(database.db, key);
 			startWorker();
 			const job = await waitJob(inferred.lineageJobId);
 			expect(job.status).toBe('success');
@@ -179,7 +179,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(m.analyzed + m.partial + m.failed).toBe(sqlModels.length);
 			expect(job.result.progress).toEqual({ done: sqlModels.length, total: sqlModels.length });
 			expect(job.result.cache_hits).toBe(0);
-			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${inferred.lineageJobId}::uuid`)).toHaveLength(0);
+			expect(await database.rows(sql`select 1 from lineage_plan where job_id = ${inferred.lineageJobId}::uuid`)).toHaveLength(0);
 
 			const edges = await pinnedLineage(inferred.jobId);
 			expect(edges.length).toBeGreaterThan(0);
@@ -204,11 +204,11 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			const d = await relation(assetOf.get('model.jaffle_shop.orders')!);
 			expect(d.column_lineage).toMatchObject({ source: 'inferred', job: { id: inferred.lineageJobId, status: 'success' } });
 			expect(['analyzed', 'partial']).toContain(d.column_lineage!.outcome);
-			const stored = await graphCounts(h.db, key);
+			const stored = await graphCounts(database.db, key);
 			expect(stored.columnEdges).toBeGreaterThanOrEqual(got.size);
 			// The marker's time moved: every cache keyed on it (graph-cache.ts) misses. Its digest is
 			// still the uploaded graph's, so a run of the same manifest reads this graph (storeRunSnapshot).
-			const after = await readMarker(h.db, key);
+			const after = await readMarker(database.db, key);
 			expect(after!.ingestedAt.getTime()).toBeGreaterThan(before!.ingestedAt.getTime());
 			expect(after!.digest).toBe(before!.digest);
 		});
@@ -243,12 +243,12 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			['an object without nodes', new TextEncoder().encode('{"metadata": {}, "sources": {}}'), /catalog\.json \(nodes\): is not a dbt catalog/]
 		])('refuses a catalog that is %s with a 400 naming the file, storing nothing', async (_what, bytes, message) => {
 			const before = await jobRows();
-			const versions = await h.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`);
+			const versions = await database.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`);
 			const r = await deploy('f/analytics/bad_catalog', { manifest: manifestBytes, catalog: bytes as Uint8Array });
 			expect(r.status).toBe(400);
 			expect(r.body.error).toMatch(message);
 			expect(await jobRows()).toBe(before);
-			expect(await h.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`)).toEqual(versions);
+			expect(await database.rows(sql`select hash from script where workspace = ${WS} and path = 'f/analytics/bad_catalog'`)).toEqual(versions);
 		});
 
 		it('refuses a catalog over the size limit with a 413 naming the file and the variable', async () => {
@@ -337,14 +337,14 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 		});
 
 		it("the retention sweep drops cache entries unused for INFER_CACHE_DAYS, keeping the others", async () => {
-			await h.rows(
+			await database.rows(
 				sql`insert into infer_cache (workspace, cache_key, data, used_at)
 				    values (${WS}, 'stale-entry', '{}'::jsonb, now() - make_interval(days => ${INFER_CACHE_DAYS + 1})),
 				           (${WS}, 'recent-entry', '{}'::jsonb, now() - make_interval(days => ${INFER_CACHE_DAYS - 1}))`
 			);
 			const r = await deploy('f/analytics/sweep', { manifest: manifestBytes, catalog: catalogBytes }, 'preview');
 			expect(r.status).toBe(201);
-			const left = await h.rows<{ k: string }>(sql`select cache_key as k from infer_cache where workspace = ${WS} and cache_key like '%-entry'`);
+			const left = await database.rows<{ k: string }>(sql`select cache_key as k from infer_cache where workspace = ${WS} and cache_key like '%-entry'`);
 			expect(left.map((x) => x.k)).toEqual(['recent-entry']);
 		});
 
@@ -358,20 +358,20 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			delete process.env.TRIBUTARY_LINEAGE_TIMEOUT_S;
 			expect(r.status).toBe(201);
 			const id = r.body.lineage_job_id as string;
-			const [row] = await h.rows<{ t: unknown }>(sql`select timeout_s as t from job where id = ${id}::uuid`);
+			const [row] = await database.rows<{ t: unknown }>(sql`select timeout_s as t from job where id = ${id}::uuid`);
 			expect(Number(row.t)).toBe(77);
 			// A deadline already passed when it is claimed (the column is whole seconds).
-			await h.rows(sql`update job set timeout_s = 0 where id = ${id}::uuid`);
+			await database.rows(sql`update job set timeout_s = 0 where id = ${id}::uuid`);
 			startWorker();
 			const job = await waitJob(id);
 			expect(job.status).toBe('failure');
 			expect(job.result.error).toMatch(/deadline passed \(TRIBUTARY_LINEAGE_TIMEOUT_S\)/);
-			const counts = await graphCounts(h.db, versionKey(WS, 'f/analytics/slow', hexToHash(r.body.hash)!));
+			const counts = await graphCounts(database.db, versionKey(WS, 'f/analytics/slow', hexToHash(r.body.hash)!));
 			expect(counts.nodes).toBe(r.body.nodes);
 			expect(counts.columnEdges).toBe(0);
 			const d = await relation(assetOf.get('model.jaffle_shop.orders')!, r.body.job_id);
 			expect(d.column_lineage).toMatchObject({ source: 'inferred', outcome: null, job: { id, status: 'failure' } });
-			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
+			expect(await database.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
 		});
 
 		it('a lineage job whose worker dies is reaped as failed; the version keeps its graph and says why', async () => {
@@ -380,22 +380,22 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 			expect(r.status).toBe(201);
 			const id = r.body.lineage_job_id as string;
 			// A worker that claims the job and then dies: no heartbeat ever again.
-			const claimed = await claimNextJob(h, 'ghost-worker');
+			const claimed = await claimNextJob(database, 'ghost-worker');
 			expect(claimed?.id).toBe(id);
-			await h.rows(sql`update job set heartbeat_at = now() - interval '1 hour' where id = ${id}::uuid`);
+			await database.rows(sql`update job set heartbeat_at = now() - interval '1 hour' where id = ${id}::uuid`);
 			startWorker({ staleS: 1 });
 			const job = await waitJob(id, 30_000);
 			expect(job.status).toBe('failure');
 			expect(job.result.error).toMatch(/stopped/);
 			const key = versionKey(WS, 'f/analytics/orphan', hexToHash(r.body.hash)!);
-			const counts = await graphCounts(h.db, key);
+			const counts = await graphCounts(database.db, key);
 			expect(counts.nodes).toBe(r.body.nodes);
 			expect(counts.columnEdges).toBe(0);
 			const d = await relation(assetOf.get('model.jaffle_shop.orders')!, r.body.job_id);
 			expect(d.script_path).toBe('f/analytics/orphan');
 			expect(d.column_lineage).toMatchObject({ source: 'inferred', outcome: null, job: { id, status: 'failure' } });
 			expect(d.column_lineage!.message).toMatch(/stopped/);
-			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
+			expect(await database.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
 		});
 	});
 });

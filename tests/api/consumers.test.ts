@@ -13,15 +13,15 @@ import { buildLineageWorld, JAFFLE, WS, type LineageWorld } from '../support/lin
 
 describeFixtures('consumers in the asset graph', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		});
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const graph = async (c: ApiClient, query = ''): Promise<AssetGraph> => {

@@ -15,7 +15,7 @@ const INDEX = fixture('constructed-index', 'jaffle-shop-1.12');
 
 describeFixtures('deleting a project or producer', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		const admin = new ApiClient();
 		const alice = new ApiClient(); // writes the folder
 		const bob = new ApiClient(); // reads it
@@ -35,7 +35,7 @@ describeFixtures('deleting a project or producer', () => {
 		};
 		/** Rows stored under a path, table by table, read straight from the database. */
 		const stored = async (path: string) => {
-			const [r] = await h.rows<Record<string, number>>(
+			const [r] = await database.rows<Record<string, number>>(
 				sql`select (select count(*)::int from script where workspace = ${ws} and path = ${path}) as scripts,
 				           (select count(*)::int from job where workspace = ${ws} and script_path = ${path}) as jobs,
 				           (select count(*)::int from dbt_node where workspace = ${ws} and script_path = ${path}) as nodes,
@@ -45,14 +45,14 @@ describeFixtures('deleting a project or producer', () => {
 			);
 			return r;
 		};
-		const columnEdges = async () => (await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_column_edge`))[0].n;
+		const columnEdges = async () => (await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_column_edge`))[0].n;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			setDatabase(h);
+			database = await backend.open();
+			setDatabase(database);
 			process.env.TRIBUTARY_ADMIN_USER = 'admin';
 			process.env.TRIBUTARY_ADMIN_PASSWORD = 'admin-password-1';
-			await bootstrap(h, { log: () => {} });
+			await bootstrap(database, { log: () => {} });
 			expect((await admin.post('/api/auth/login', { username: 'admin', password: 'admin-password-1' })).status).toBe(200);
 			expect((await admin.post('/api/workspaces', { id: ws, name: 'Shop' })).status).toBeLessThan(300);
 			for (const u of ['alice', 'bob', 'carol']) {
@@ -73,7 +73,7 @@ describeFixtures('deleting a project or producer', () => {
 			expect(p.status, JSON.stringify(p.body)).toBe(201);
 		}, 120_000);
 		afterAll(async () => {
-			await h?.close();
+			await database?.close();
 		});
 
 		it('names what a deletion takes to whoever may read the path, and nothing to an outsider', async () => {
@@ -100,12 +100,12 @@ describeFixtures('deleting a project or producer', () => {
 		});
 
 		it('waits while one of its jobs is queued or running (409)', async () => {
-			const [j] = await h.rows<{ id: string }>(sql`select id::text as id from job where workspace = ${ws} and script_path = ${PROJECT} and kind = 'preview'`);
-			await h.rows(sql`update job set status = 'running' where id = ${j.id}::uuid`);
+			const [j] = await database.rows<{ id: string }>(sql`select id::text as id from job where workspace = ${ws} and script_path = ${PROJECT} and kind = 'preview'`);
+			await database.rows(sql`update job set status = 'running' where id = ${j.id}::uuid`);
 			const r = await alice.call('DELETE', `/api/w/${ws}/scripts/p/${PROJECT}`);
 			expect(r.status).toBe(409);
 			expect(r.body.error).toContain('queued or running');
-			await h.rows(sql`update job set status = 'success' where id = ${j.id}::uuid`);
+			await database.rows(sql`update job set status = 'success' where id = ${j.id}::uuid`);
 			expect((await stored(PROJECT)).scripts).toBe(2);
 		});
 

@@ -63,7 +63,7 @@ describeFixtures('deploy and preview', () => {
 	const v1Columns = read(`${INDEX}/info_schema/v1/dbt.node_columns.parquet`);
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		const admin = new ApiClient();
 		const alice = new ApiClient();
 		const bob = new ApiClient();
@@ -72,11 +72,11 @@ describeFixtures('deploy and preview', () => {
 		let expectedTypedNodes = 0;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			setDatabase(h);
+			database = await backend.open();
+			setDatabase(database);
 			process.env.TRIBUTARY_ADMIN_USER = 'admin';
 			process.env.TRIBUTARY_ADMIN_PASSWORD = 'admin-password-1';
-			await bootstrap(h, { log: () => {} });
+			await bootstrap(database, { log: () => {} });
 			expect((await admin.post('/api/auth/login', { username: 'admin', password: 'admin-password-1' })).status).toBe(200);
 			expect((await admin.post('/api/workspaces', { id: ws, name: 'Shop' })).status).toBeLessThan(300);
 			for (const u of ['alice', 'bob']) {
@@ -96,7 +96,7 @@ describeFixtures('deploy and preview', () => {
 			expectedTypedNodes = new Set(cols.filter((r: any) => r.column_index !== null && r.column_index !== undefined).map((r: any) => r.unique_id)).size;
 		});
 		afterAll(async () => {
-			await h?.close();
+			await database?.close();
 		});
 
 		const deploy = (client: ApiClient, fields: Record<string, string | Uint8Array | undefined>, kind = 'deploy') =>
@@ -125,7 +125,7 @@ describeFixtures('deploy and preview', () => {
 			expect(r.body.warnings).toEqual([]);
 			expect(r.body.hash).toMatch(/^[0-9a-f]{16}$/);
 			firstHash = hexToHash(r.body.hash)!;
-			const job = await h.rows<{ kind: string; status: string; logs: string }>(
+			const job = await database.rows<{ kind: string; status: string; logs: string }>(
 				// The deploy's job row says what happened.
 				(await import('drizzle-orm')).sql`select kind, status, logs from job where id = ${r.body.job_id}::uuid`
 			);
@@ -141,8 +141,8 @@ describeFixtures('deploy and preview', () => {
 				node_columns: v1Columns
 			});
 			expect(r.status, JSON.stringify(r.body)).toBe(201);
-			const a = await dumpGraph(h.db, versionKey(ws, 'f/analytics/jaffle', firstHash));
-			const b = await dumpGraph(h.db, versionKey(ws, 'f/analytics/jaffle_v1', hexToHash(r.body.hash)!));
+			const a = await dumpGraph(database.db, versionKey(ws, 'f/analytics/jaffle', firstHash));
+			const b = await dumpGraph(database.db, versionKey(ws, 'f/analytics/jaffle_v1', hexToHash(r.body.hash)!));
 			const strip = (d: typeof a) => ({ ...d, nodes: d.nodes.map(({ scriptPath: _p, scriptHash: _h, ...n }) => n) });
 			expect(strip(b)).toEqual(strip(a));
 		});
@@ -153,7 +153,7 @@ describeFixtures('deploy and preview', () => {
 			expect(r.body.hash).toBeNull();
 			expect(r.body.url).toBe(`/w/${ws}/run/${r.body.job_id}`);
 			const key: GraphKey = { workspace: ws, scriptPath: 'f/analytics/jaffle', scriptHash: null, jobId: r.body.job_id };
-			const d = await dumpGraph(h.db, key);
+			const d = await dumpGraph(database.db, key);
 			expect(d.nodes).toHaveLength(manifestNodeCount(manifestJson));
 			expect(d.columnEdges).toHaveLength(0);
 		});
@@ -219,13 +219,13 @@ describeFixtures('deploy and preview', () => {
 				['a method dbt does not know', { manifest: manifestBytes, descriptor: 'exclude: ["wat:x"]\n' }, 400, /^descriptor \(exclude\): "wat:x" at character 1: unknown method "wat:"/]
 			])('%s', async (_name, fields, status, re) => {
 				const key = versionKey(ws, 'f/analytics/jaffle', firstHash);
-				const before = await dumpGraph(h.db, key);
-				const [{ n: versionsBefore }] = await h.rows<{ n: number }>((await import('drizzle-orm')).sql`select count(*)::int as n from script`);
+				const before = await dumpGraph(database.db, key);
+				const [{ n: versionsBefore }] = await database.rows<{ n: number }>((await import('drizzle-orm')).sql`select count(*)::int as n from script`);
 				const r = await deploy(alice, { path: 'f/analytics/jaffle', ...fields } as Record<string, Uint8Array | string | undefined>);
 				expect(r.status).toBe(status);
 				expect(r.body.error).toMatch(re);
-				expect(await dumpGraph(h.db, key)).toEqual(before);
-				const [{ n: versionsAfter }] = await h.rows<{ n: number }>((await import('drizzle-orm')).sql`select count(*)::int as n from script`);
+				expect(await dumpGraph(database.db, key)).toEqual(before);
+				const [{ n: versionsAfter }] = await database.rows<{ n: number }>((await import('drizzle-orm')).sql`select count(*)::int as n from script`);
 				expect(versionsAfter).toBe(versionsBefore);
 			}, 120_000);
 		});

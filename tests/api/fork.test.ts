@@ -33,7 +33,7 @@ describe('what a fork carries', () => {
 
 describeFixtures('workspace fork', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 		let forked: any;
 		let pendingHash: bigint;
@@ -43,18 +43,18 @@ describeFixtures('workspace fork', () => {
 			expect(r.status, JSON.stringify(r.body)).toBe(200);
 			return r.body;
 		};
-		const count = async (q: ReturnType<typeof sql>) => Number((await h.rows<{ n: unknown }>(q))[0].n);
+		const count = async (q: ReturnType<typeof sql>) => Number((await database.rows<{ n: unknown }>(q))[0].n);
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 			// A warehouse with secrets, and a deploy of the shop still pending (not live).
 			expect((await w.c.root.post(`/api/w/${WS}/warehouses`, { name: 'prod', settings: { type: 'postgres', host: 'db', secrets: { password: 'pw-1', token: 't' } } })).status).toBe(201);
 			pendingHash = newScriptHash();
-			await h.db.transaction(async (tx) => {
+			await database.db.transaction(async (tx) => {
 				await insertScriptVersion(tx, { workspace: WS, hash: pendingHash, path: SHOP, language: 'dbt', content: '', createdBy: 'alice', pending: true });
 				const g = shopV1();
-				await replaceGraph(h, tx, { workspace: WS, scriptPath: SHOP, scriptHash: pendingHash, jobId: schema.ZERO_UUID }, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
+				await replaceGraph(database, tx, { workspace: WS, scriptPath: SHOP, scriptHash: pendingHash, jobId: schema.ZERO_UUID }, g, { digest: graphDigest(g), permissionedAs: 'u/alice' });
 			});
 			// A share link of a run in the source.
 			expect((await w.c.alice.get(`/api/w/${WS}/jobs/share/${w.jobs.RUN1}?kind=member`)).status).toBe(200);
@@ -64,7 +64,7 @@ describeFixtures('workspace fork', () => {
 		});
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		it('answers what it copied', () => {
@@ -114,7 +114,7 @@ describeFixtures('workspace fork', () => {
 
 		it('keeps hashes and digests, carries neither the pending version nor runs, previews, tokens or share links', async () => {
 			const versions = (ws: string) =>
-				h.rows<{ path: string; hash: string; digest: string | null }>(
+				database.rows<{ path: string; hash: string; digest: string | null }>(
 					sql`select s.path, s.hash::text as hash, g.digest from script s
 					      left join dbt_graph_snapshot g on g.workspace = s.workspace and g.script_hash = s.hash and g.job_id = ${schema.ZERO_UUID}::uuid
 					     where s.workspace = ${ws} order by s.path`
@@ -126,7 +126,7 @@ describeFixtures('workspace fork', () => {
 			const src = await versions(WS);
 			for (const v of dst) expect(src).toContainEqual(v);
 			const nodeDigests = (ws: string) =>
-				h.rows<{ u: string; d: string }>(sql`select n.unique_id as u, n.digest as d from dbt_node n where n.workspace = ${ws} and n.script_hash = ${w.hashes.jaffle.toString()}::bigint and n.job_id = ${schema.ZERO_UUID}::uuid order by 1`);
+				database.rows<{ u: string; d: string }>(sql`select n.unique_id as u, n.digest as d from dbt_node n where n.workspace = ${ws} and n.script_hash = ${w.hashes.jaffle.toString()}::bigint and n.job_id = ${schema.ZERO_UUID}::uuid order by 1`);
 			expect(await nodeDigests(FORK)).toEqual(await nodeDigests(WS));
 			expect(await count(sql`select count(*) as n from job where workspace = ${FORK}`)).toBe(0);
 			expect(await count(sql`select count(*) as n from dbt_graph_snapshot where workspace = ${FORK} and (job_id <> ${schema.ZERO_UUID}::uuid or script_hash is null)`)).toBe(0);
@@ -144,13 +144,13 @@ describeFixtures('workspace fork', () => {
 			const whs = await body(w.c.root.get(`/api/w/${FORK}/warehouses`));
 			expect(JSON.stringify(whs)).not.toContain('pw-1');
 			expect(whs.find((x: any) => x.name === 'prod').settings.secrets).toEqual({ password: '***', token: '***' });
-			await expect(getWarehouseWithSecrets(h, FORK, 'prod')).rejects.toThrow(/"prod" came with this workspace's fork without its secrets \(password, token\)/);
+			await expect(getWarehouseWithSecrets(database, FORK, 'prod')).rejects.toThrow(/"prod" came with this workspace's fork without its secrets \(password, token\)/);
 			// The source's secrets still open; the fork's open once set again.
-			expect((await getWarehouseWithSecrets(h, WS, 'prod'))!.secrets).toEqual({ password: 'pw-1', token: 't' });
+			expect((await getWarehouseWithSecrets(database, WS, 'prod'))!.secrets).toEqual({ password: 'pw-1', token: 't' });
 			expect((await w.c.root.post(`/api/w/${FORK}/warehouses`, { name: 'prod', settings: { type: 'postgres', host: 'db', secrets: { password: 'pw-2', token: 't2' } } })).status).toBe(200);
-			expect((await getWarehouseWithSecrets(h, FORK, 'prod'))!.secrets).toEqual({ password: 'pw-2', token: 't2' });
+			expect((await getWarehouseWithSecrets(database, FORK, 'prod'))!.secrets).toEqual({ password: 'pw-2', token: 't2' });
 			// A warehouse without secrets runs as it did.
-			expect((await getWarehouseWithSecrets(h, FORK, 'main'))!.secrets).toEqual({});
+			expect((await getWarehouseWithSecrets(database, FORK, 'main'))!.secrets).toEqual({});
 		});
 
 		it('the caller is an admin of the fork; members keep their rights', async () => {

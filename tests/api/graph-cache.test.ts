@@ -32,16 +32,16 @@ function expectNothingAuthored(g: AssetGraph): void {
 
 describeFixtures('graph cache', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		}, 120_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const get = async (c: ApiClient, url: string, etag?: string) => {
@@ -56,7 +56,7 @@ describeFixtures('graph cache', () => {
 		};
 
 		it('a repeated read is served from the cache: the same bytes, one ETag, and 304 to If-None-Match', async () => {
-			const cache = graphCacheOf(h);
+			const cache = graphCacheOf(database);
 			const first = await get(w.c.alice, 'assets/graph?folder=analytics');
 			const hits = cache.stats.hits;
 			const second = await get(w.c.alice, 'assets/graph?folder=analytics');
@@ -78,7 +78,7 @@ describeFixtures('graph cache', () => {
 			const v3 = shopV2();
 			v3.nodes.push(node('model.shop.fresh', 'main/analytics/fresh'));
 			v3.edges.push({ parent: 'model.shop.orders', child: 'model.shop.fresh' });
-			await deployGraph(h, SHOP, v3, 'alice');
+			await deployGraph(database, SHOP, v3, 'alice');
 			const after = await get(w.c.alice, 'assets/graph?folder=analytics', before.etag);
 			expect(after.status).toBe(200);
 			expect(after.etag).not.toBe(before.etag);
@@ -87,13 +87,13 @@ describeFixtures('graph cache', () => {
 		});
 
 		it('a graph replaced in place (same version, new rows) changes the answer', async () => {
-			const [{ hash }] = await h.rows<{ hash: string }>(
+			const [{ hash }] = await database.rows<{ hash: string }>(
 				sql`select hash::text as hash from script where workspace = ${WS} and path = ${SHOP} and not deleted order by created_at desc limit 1`
 			);
 			const before = await get(w.c.alice, 'assets/graph?folder=analytics');
 			const g = shopV2();
 			g.nodes[1] = { ...g.nodes[1], rawCode: 'select 42 as replaced_in_place' };
-			await h.db.transaction((tx) => replaceGraph(h, tx, versionKey(WS, SHOP, BigInt(hash)), g, { digest: graphDigest(g), permissionedAs: 'u/alice' }));
+			await database.db.transaction((tx) => replaceGraph(database, tx, versionKey(WS, SHOP, BigInt(hash)), g, { digest: graphDigest(g), permissionedAs: 'u/alice' }));
 			const after = await get(w.c.alice, 'assets/graph?folder=analytics');
 			expect(after.etag).not.toBe(before.etag);
 			expect(after.body.assets.find((a) => a.path === 'main/analytics/orders')!.dbt!.raw_code).toBe('select 42 as replaced_in_place');
@@ -104,9 +104,9 @@ describeFixtures('graph cache', () => {
 		it('a producer deploy changes the answer: its writes and its column lineage', async () => {
 			const before = await get(w.c.alice, 'assets/graph?folder=analytics');
 			const hash = newScriptHash();
-			await h.db.transaction(async (tx) => {
+			await database.db.transaction(async (tx) => {
 				await insertScriptVersion(tx, { workspace: WS, hash, path: REPORT, language: 'sql', content: 'select 2', createdBy: 'alice' });
-				await publishAssetUsage(h, tx, WS, REPORT, hash, [
+				await publishAssetUsage(database, tx, WS, REPORT, hash, [
 					{ assetKind: 'dbt', assetPath: 'main/analytics/orders', access: 'r' },
 					{ assetKind: 'ducklake', assetPath: 'main/report_v2', access: 'w' }
 				]);
@@ -175,14 +175,14 @@ describeFixtures('graph cache', () => {
 			expect((await root.post(`/api/w/${WS}/users`, { username: 'dave', password: 'dave-password-1' })).status).toBeLessThan(300);
 			expect((await root.post(`/api/w/${WS}/groups`, { name: 'finance-team', members: ['carol', 'dave'] })).status).toBeLessThan(300);
 			const dave = await login('dave');
-			const cache = graphCacheOf(h);
+			const cache = graphCacheOf(database);
 			const carol = await get(w.c.carol, 'assets/graph');
 			const hits = cache.stats.hits;
 			const daves = await get(dave, 'assets/graph');
 			expect(cache.stats.hits).toBe(hits + 1);
 			expect(daves.text).toBe(carol.text);
 			// dave deploys a project of his own: his answer shows it, carol's never does.
-			await deployGraph(h, 'u/dave/mine', content([node('model.mine.private_model', 'main/dave/private_model')], [], null), 'dave');
+			await deployGraph(database, 'u/dave/mine', content([node('model.mine.private_model', 'main/dave/private_model')], [], null), 'dave');
 			const davesNow = await get(dave, 'assets/graph');
 			const carolNow = await get(w.c.carol, 'assets/graph');
 			expect(davesNow.text).toContain('main/dave/private_model');
@@ -207,8 +207,8 @@ describeFixtures('graph cache', () => {
 			// A run snapshot replaced under the same job changes its answer.
 			const own = await get(w.c.alice, `jobs/dbt_graph/${w.jobs.RUN2}`);
 			const snap = content([node('model.shop.only_now', 'main/analytics/only_now')], [], null);
-			await h.db.transaction((tx) =>
-				replaceGraph(h, tx, { workspace: WS, scriptPath: SHOP, scriptHash: w.hashes.shopV1, jobId: w.jobs.RUN2 }, snap, { digest: graphDigest(snap), permissionedAs: 'u/alice' })
+			await database.db.transaction((tx) =>
+				replaceGraph(database, tx, { workspace: WS, scriptPath: SHOP, scriptHash: w.hashes.shopV1, jobId: w.jobs.RUN2 }, snap, { digest: graphDigest(snap), permissionedAs: 'u/alice' })
 			);
 			const replaced = await get(w.c.alice, `jobs/dbt_graph/${w.jobs.RUN2}`);
 			expect(replaced.etag).not.toBe(own.etag);
@@ -246,7 +246,7 @@ describeFixtures('graph cache', () => {
 		it('deleting a version (its graph goes by cascade, as a prune deletes it) changes the answer', async () => {
 			const before = await get(w.c.wsadmin, 'assets/graph');
 			expect(before.body.assets.map((a) => a.path)).toContain('main/finance/ledger');
-			await h.rows(sql`delete from script where workspace = ${WS} and path = ${LEDGER}`);
+			await database.rows(sql`delete from script where workspace = ${WS} and path = ${LEDGER}`);
 			const after = await get(w.c.wsadmin, 'assets/graph');
 			expect(after.etag).not.toBe(before.etag);
 			expect(after.body.assets.map((a) => a.path)).not.toContain('main/finance/ledger');

@@ -123,7 +123,7 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 	});
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let restoreAdmin: () => void;
 		let admin: ApiClient;
 		let alice: ApiClient;
@@ -154,10 +154,10 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 		}
 
 		beforeAll(async () => {
-			h = await backend.open();
-			setDatabase(h);
+			database = await backend.open();
+			setDatabase(database);
 			restoreAdmin = useInstanceAdmin({ username: 'admin', password: 'admin-password-1' });
-			await bootstrap(h, { log: () => {} });
+			await bootstrap(database, { log: () => {} });
 			admin = await login('admin', 'admin-password-1');
 			for (const ws of [WS, 'other']) expect((await admin.post('/api/workspaces', { id: ws, name: ws })).status).toBeLessThan(300);
 			for (const u of ['alice', 'bob', 'carol']) expect((await admin.post(`/api/w/${WS}/users`, { username: u, password: `${u}-password-1` })).status).toBeLessThan(300);
@@ -174,7 +174,7 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 		});
 		afterAll(async () => {
 			restoreAdmin?.();
-			await h?.close();
+			await database?.close();
 		});
 
 		it('a dropped column that downstream reads is breaking, with its readers', async () => {
@@ -395,7 +395,7 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 		it('a graph stored before node digests existed is compared by its fields, with the same answer', async () => {
 			const before = await ok(alice, `to=${previews.dropped_column}`);
 			const { sql } = await import('drizzle-orm');
-			await h.rows(sql`update dbt_node set digest = null where workspace = ${WS} and script_path = ${PATH} and script_hash is not null`);
+			await database.rows(sql`update dbt_node set digest = null where workspace = ${WS} and script_path = ${PATH} and script_hash is not null`);
 			const after = await ok(alice, `to=${previews.dropped_column}`);
 			expect(after).toEqual(before);
 			expect(after.models.modified.map((m) => m.unique_id)).toContain(`${M}stg_customers`);
@@ -404,7 +404,7 @@ describeFixtures('lineage diff (dbt/diff)', () => {
 		it("a version whose graph is gone (as the sweep of versions beyond the newest 50 leaves it) answers 410 naming the rule", async () => {
 			const old = (await upload(alice, 'deploy', real, 'f/analytics/jaffle_old')).hash!;
 			await upload(alice, 'deploy', real, 'f/analytics/jaffle_old');
-			await h.db.transaction((tx) => deleteGraph(tx, versionKey(WS, 'f/analytics/jaffle_old', hexToHash(old)!)));
+			await database.db.transaction((tx) => deleteGraph(tx, versionKey(WS, 'f/analytics/jaffle_old', hexToHash(old)!)));
 			const r = await alice.get(`/api/w/${WS}/dbt/diff?path=f/analytics/jaffle_old&from=${old}&to=latest`);
 			expect(r.status, JSON.stringify(r.body)).toBe(410);
 			expect(r.body.error).toContain(`only the newest ${RETENTION.versionsPerPath} deploys of a path keep their graph`);

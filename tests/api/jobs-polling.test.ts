@@ -38,13 +38,13 @@ function expectChanges(backend: string, rows: RunProgressItem[], must: RunProgre
 const item = (path: string, status: RunProgressItem['status'], extra: Partial<RunProgressItem> = {}): RunProgressItem => ({ asset_kind: 'dbt', asset_path: path, status, ...extra });
 
 describe.each(testBackends())('run page polling on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let w: JobWorld;
 	let publicLink = '';
 	let memberLink = '';
 
 	const newJob = (over: Partial<Parameters<typeof insertJob>[1]> = {}) =>
-		h.db.transaction((tx) =>
+		database.db.transaction((tx) =>
 			insertJob(tx, { workspace: WS, kind: 'run', scriptPath: SECRET_PATH, scriptHash: 42n, createdBy: 'rita', permissionedAs: 'u/rita', status: 'running', ...over })
 		);
 	const progressUrl = (id: string, since?: string) => `/api/w/${WS}/jobs/run_progress/${id}${since === undefined ? '' : `?since=${since}`}`;
@@ -55,14 +55,14 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 	};
 
 	beforeAll(async () => {
-		h = await backend.open();
-		w = await buildJobWorld(h);
+		database = await backend.open();
+		w = await buildJobWorld(database);
 		publicLink = (await w.c.rita.get(`/api/w/${WS}/jobs/share/${w.jobs.R}?kind=public`)).body.token;
 		memberLink = (await w.c.rita.get(`/api/w/${WS}/jobs/share/${w.jobs.R}?kind=member`)).body.token;
 	});
 	afterAll(async () => {
 		w?.restoreEnv();
-		await h?.close();
+		await database?.close();
 	});
 
 	describe('jobs/get log parameters', () => {
@@ -93,7 +93,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 			const past = await w.c.rita.get(`/api/w/${WS}/jobs/get/${id}?log_offset=${length + 50}`);
 			expect(past.body).toMatchObject({ logs: '', log_from: length, log_length: length });
 			// Appending and continuing from log_length gives exactly the new part.
-			await h.db.execute(sql`update job set logs = logs || ${'line three ✓\n'} where id = ${id}::uuid`);
+			await database.db.execute(sql`update job set logs = logs || ${'line three ✓\n'} where id = ${id}::uuid`);
 			const more = await w.c.rita.get(`/api/w/${WS}/jobs/get/${id}?log_offset=${length}`);
 			expect(more.body).toMatchObject({ logs: 'line three ✓\n', log_from: length, log_length: length + 13 });
 		});
@@ -131,13 +131,13 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 
 		it('progress_since= adds the progress changes to the job answer (one request per poll)', async () => {
 			const id = await newJob({ logs: 'start\n' });
-			await upsertProgress(h, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/a', status: 'running' }]);
+			await upsertProgress(database, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/a', status: 'running' }]);
 			const first = await w.c.rita.get(`/api/w/${WS}/jobs/get/${id}?log_offset=0&progress_since=0`);
 			expect(first.status).toBe(200);
 			expect(first.body).toMatchObject({ id, logs: 'start\n', log_from: 0, log_length: 6 });
 			expect(first.body.progress).toMatchObject({ total: 1, rows: [{ asset_kind: 'dbt', asset_path: 'main/s/a', status: 'running' }] });
 			expect(first.headers.get('x-progress-cursor')).toBe(first.body.progress.cursor);
-			await upsertProgress(h, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/b', status: 'running' }]);
+			await upsertProgress(database, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/b', status: 'running' }]);
 			const next = await w.c.rita.get(`/api/w/${WS}/jobs/get/${id}?log_offset=6&progress_since=${first.body.progress.cursor}`);
 			expect(next.body).toMatchObject({ logs: '', log_from: 6, log_length: 6 });
 			expectChanges(backend.name, next.body.progress.rows, [item('main/s/b', 'running')], ['dbt:main/s/a']);
@@ -158,7 +158,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 			expect(again.body.progress.total).toBe(2);
 			expectChanges(backend.name, again.body.progress.rows, [], ['dbt:main/s/a', 'dbt:main/s/b']);
 			const cursorR = viaLink.body.progress.cursor;
-			await upsertProgress(h, WS, w.jobs.R, [{ assetKind: 'dbt', assetPath: 'main/analytics/payments', status: 'running' }]);
+			await upsertProgress(database, WS, w.jobs.R, [{ assetKind: 'dbt', assetPath: 'main/analytics/payments', status: 'running' }]);
 			for (const q of ['logs=false', 'log_offset=0']) {
 				const linked = await w.c.anon.get(`/api/w/${WS}/jobs/get/${w.jobs.R}?${q}&progress_since=${cursorR}&view_token=${publicLink}`);
 				expect(linked.status).toBe(200);
@@ -189,7 +189,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 
 		it('since=0 answers every row in the wrapper; the cursor then answers only what changed', async () => {
 			const id = await newJob();
-			await upsertProgress(h, WS, id, [
+			await upsertProgress(database, WS, id, [
 				{ assetKind: 'dbt', assetPath: 'main/s/a', status: 'running' },
 				{ assetKind: 'dbt', assetPath: 'main/s/b', status: 'running' }
 			]);
@@ -200,7 +200,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 			const quiet = await changes(w.c.rita, id, first.cursor);
 			expect(quiet.total).toBe(2);
 			expectChanges(backend.name, quiet.rows, [], ['dbt:main/s/a', 'dbt:main/s/b']);
-			await upsertProgress(h, WS, id, [
+			await upsertProgress(database, WS, id, [
 				{ assetKind: 'dbt', assetPath: 'main/s/b', status: 'materialized', rowCount: 7 },
 				{ assetKind: 'dbt', assetPath: 'main/s/c', status: 'running' }
 			]);
@@ -210,7 +210,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 			if (backend.name === 'pglite') expect(next.rows.map(key)).toEqual(['dbt:main/s/b', 'dbt:main/s/c']);
 			// Another job's writes are not this job's changes.
 			const other = await newJob();
-			await upsertProgress(h, WS, other, [{ assetKind: 'dbt', assetPath: 'main/s/z', status: 'running' }]);
+			await upsertProgress(database, WS, other, [{ assetKind: 'dbt', assetPath: 'main/s/z', status: 'running' }]);
 			expectChanges(backend.name, (await changes(w.c.rita, id, next.cursor)).rows, [], ['dbt:main/s/a', 'dbt:main/s/b', 'dbt:main/s/c']);
 			const header = (await w.c.rita.get(progressUrl(id, next.cursor))).headers.get('x-progress-cursor');
 			expect(header).toMatch(/^[0-9]+$/);
@@ -247,15 +247,15 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 					if (i % 3 === 0) {
 						// Two rows in one transaction, the second in a savepoint.
 						const c: ProgressUpdate = { assetKind: 'ducklake', assetPath: `main/t${i}`, status: 'failed', error: `e${i}` };
-						await h.db.transaction(async (tx) => {
-							await upsertProgress(h, WS, id, [a], tx);
+						await database.db.transaction(async (tx) => {
+							await upsertProgress(database, WS, id, [a], tx);
 							await new Promise((r) => setTimeout(r, 2));
-							await tx.transaction(async (sp) => upsertProgress(h, WS, id, [c], sp));
+							await tx.transaction(async (sp) => upsertProgress(database, WS, id, [c], sp));
 						});
 						final.set(`${c.assetKind}:${c.assetPath}`, c);
-					} else await upsertProgress(h, WS, id, [a]);
+					} else await upsertProgress(database, WS, id, [a]);
 					// …and later the same relation again: the update must be seen too.
-					await upsertProgress(h, WS, id, [b]);
+					await upsertProgress(database, WS, id, [b]);
 					final.set(`${b.assetKind}:${b.assetPath}`, b);
 					if (i % 10 === 0) await new Promise((r) => setTimeout(r, 1));
 				}
@@ -292,7 +292,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 			'sees a row whose transaction began (and stamped updated_at) before a read and committed after it',
 			async () => {
 				const id = await newJob();
-				await upsertProgress(h, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/early', status: 'running' }]);
+				await upsertProgress(database, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/early', status: 'running' }]);
 				const start = await changes(w.c.rita, id, '0');
 				let release!: () => void;
 				const gate = new Promise<void>((r) => (release = r));
@@ -300,11 +300,11 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 				const written = new Promise<void>((r) => (wrote = r));
 				// updated_at = now() is this transaction's START: a time cursor taken by the reads
 				// below is later than it, and would skip the row once it commits.
-				const tx = h.db.transaction(async (t) => {
+				const tx = database.db.transaction(async (t) => {
 					await t.execute(sql`select now()`);
-					await upsertProgress(h, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/late', status: 'materialized', rowCount: 1 }], t);
+					await upsertProgress(database, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/late', status: 'materialized', rowCount: 1 }], t);
 					// …and one in a savepoint (a subtransaction id, above its parent's).
-					await t.transaction((sp) => upsertProgress(h, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/sub', status: 'running' }], sp));
+					await t.transaction((sp) => upsertProgress(database, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/sub', status: 'running' }], sp));
 					wrote();
 					await gate;
 				});
@@ -314,7 +314,7 @@ describe.each(testBackends())('run page polling on $name', (backend) => {
 				const during = await changes(w.c.rita, id, start.cursor);
 				expectChanges(backend.name, during.rows, [], ['dbt:main/s/early']);
 				// Another transaction commits meanwhile (the cursor moves past it, not past the open one).
-				await upsertProgress(h, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/other', status: 'running' }]);
+				await upsertProgress(database, WS, id, [{ assetKind: 'dbt', assetPath: 'main/s/other', status: 'running' }]);
 				const between = await changes(w.c.rita, id, during.cursor);
 				expectChanges(backend.name, between.rows, [item('main/s/other', 'running')], ['dbt:main/s/early']);
 				release();

@@ -88,7 +88,7 @@ const EXPECTED_PROGRESS = [
 const REDACTED_PROGRESS = EXPECTED_PROGRESS.map(({ error: _message, ...row }) => row);
 
 describe.each(testBackends())('jobs API on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let w: JobWorld;
 	const callers = new Map<CallerKey, Caller>();
 	const links = { member: '', public: '', memberS: '', publicS: '', publicX: '' };
@@ -100,8 +100,8 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 	}
 
 	beforeAll(async () => {
-		h = await backend.open();
-		w = await buildJobWorld(h);
+		database = await backend.open();
+		w = await buildJobWorld(database);
 		const { c, jobs } = w;
 		links.member = await mint(c.rita, WS, jobs.R, 'member');
 		links.public = await mint(c.rita, WS, jobs.R, 'public');
@@ -155,7 +155,7 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 	});
 	afterAll(async () => {
 		w?.restoreEnv();
-		await h?.close();
+		await database?.close();
 	});
 
 	const caller = (k: CallerKey): Caller => {
@@ -254,7 +254,7 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 			for (let i = 0; i < 33; i++) {
 				const parent = chain[chain.length - 1];
 				chain.push(
-					await h.db.transaction((tx) =>
+					await database.db.transaction((tx) =>
 						insertJob(tx, { workspace: WS, kind: 'run', scriptPath: SECRET_PATH, scriptHash: 42n, createdBy: 'wendy', permissionedAs: 'u/wendy', status: 'success', parentJob: parent, createdAt: at() })
 					)
 				);
@@ -267,7 +267,7 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 			const a = crypto.randomUUID();
 			const b = crypto.randomUUID();
 			const mk = (id: string, parent: string) =>
-				h.db.transaction((tx) =>
+				database.db.transaction((tx) =>
 					insertJob(tx, { workspace: WS, kind: 'run', scriptPath: SECRET_PATH, scriptHash: 42n, createdBy: 'wendy', permissionedAs: 'u/wendy', status: 'success', parentJob: parent }, id)
 				);
 			await mk(a, b);
@@ -304,7 +304,7 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 		});
 
 		it('serves the tail of a long log and says it was cut', async () => {
-			const id = await h.db.transaction((tx) =>
+			const id = await database.db.transaction((tx) =>
 				insertJob(tx, { workspace: WS, kind: 'run', scriptPath: SECRET_PATH, scriptHash: 42n, createdBy: 'rita', permissionedAs: 'u/rita', status: 'success', logs: `${'x'.repeat(250_000)}THE END` })
 			);
 			const r = await w.c.rita.get(`/api/w/${WS}/jobs/get/${id}`);
@@ -345,11 +345,11 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 		});
 
 		it('shows the latest state of each relation (upserts replace, the last of a batch wins)', async () => {
-			await upsertProgress(h, WS, w.jobs.C, [
+			await upsertProgress(database, WS, w.jobs.C, [
 				{ assetKind: 'dbt', assetPath: 'main/b', status: 'running' },
 				{ assetKind: 'dbt', assetPath: 'main/a', status: 'running' }
 			]);
-			await upsertProgress(h, WS, w.jobs.C, [
+			await upsertProgress(database, WS, w.jobs.C, [
 				{ assetKind: 'dbt', assetPath: 'main/b', status: 'failed', error: 'boom' },
 				{ assetKind: 'dbt', assetPath: 'main/a', status: 'materialized', rowCount: 3 },
 				{ assetKind: 'dbt', assetPath: 'main/b', status: 'materialized', rowCount: 0 }
@@ -360,7 +360,7 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 				{ asset_kind: 'dbt', asset_path: 'main/b', status: 'materialized', row_count: 0 }
 			]);
 			// Another workspace's rows for the same job id are not this job's.
-			expect(await progressOf(h, OTHER_WS, w.jobs.C)).toEqual([]);
+			expect(await progressOf(database, OTHER_WS, w.jobs.C)).toEqual([]);
 		});
 	});
 
@@ -373,13 +373,13 @@ describe.each(testBackends())('jobs API on $name', (backend) => {
 			// filtered after its LIMIT would return none of the caller's.
 			const at = jobClock(Date.now());
 			for (let i = 0; i < 60; i++) {
-				await h.db.transaction((tx) =>
+				await database.db.transaction((tx) =>
 					insertJob(tx, { workspace: WS, kind: 'run', scriptPath: 'f/hidden/x', scriptHash: 1n, createdBy: 'wendy', permissionedAs: 'u/wendy', status: 'success', createdAt: at() })
 				);
 			}
 			const older = jobClock(Date.now() - 48 * 3600_000);
 			for (const status of ['queued', 'running'] as const) {
-				await h.db.transaction((tx) =>
+				await database.db.transaction((tx) =>
 					insertJob(tx, { workspace: WS, kind: 'run', scriptPath: 'u/olga/other', scriptHash: 3n, createdBy: 'olga', permissionedAs: 'u/olga', status, createdAt: older() })
 				);
 			}

@@ -49,13 +49,13 @@ const principal = (username: string, over: Partial<Principal> = {}): Principal =
 });
 
 describe.each(testBackends())('latest runs for the run lens on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let w: JobWorld;
 	let latest: string;
 
 	beforeAll(async () => {
-		h = await backend.open();
-		w = await buildJobWorld(h);
+		database = await backend.open();
+		w = await buildJobWorld(database);
 		const job = (over: Partial<NewJob>): NewJob => ({
 			workspace: WS,
 			kind: 'recorded',
@@ -67,7 +67,7 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 			...over
 		});
 		const now = Date.now();
-		latest = await h.db.transaction((tx) =>
+		latest = await database.db.transaction((tx) =>
 			insertJob(
 				tx,
 				job({
@@ -83,19 +83,19 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 				})
 			)
 		);
-		await upsertProgress(h, WS, latest, [
+		await upsertProgress(database, WS, latest, [
 			{ assetKind: 'dbt', assetPath: 'main/analytics/orders', status: 'failed', error: 'Database Error in model orders' },
 			{ assetKind: 'dbt', assetPath: 'main/analytics/hidden_rel', status: 'materialized', rowCount: 3 }
 		]);
 		// Newer, but not a run's outcome: a queued run, a preview and a deploy are passed over.
 		for (const [i, over] of ([{ status: 'queued', kind: 'run' }, { kind: 'preview', status: 'success' }, { kind: 'deploy', status: 'success' }] as const).entries()) {
-			await h.db.transaction((tx) => insertJob(tx, job({ ...over, createdAt: new Date(now + 1000 * (i + 1)) })));
+			await database.db.transaction((tx) => insertJob(tx, job({ ...over, createdAt: new Date(now + 1000 * (i + 1)) })));
 		}
 	}, 120_000);
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await h?.close();
+		await database?.close();
 	});
 
 	it.each([
@@ -104,7 +104,7 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		['a workspace admin', principal('wsadmin', { isAdmin: true })],
 		['a token reaching the project', principal('rita', { readFolders: new Set(['secret']), scopes: ['jobs:read:f/secret/*'], via: 'token' })]
 	])('%s gets the newest run, statuses of the canvas’s relations only', async (_name, p) => {
-		const r = await latestRuns(grantOf(p), h, graph());
+		const r = await latestRuns(grantOf(p), database, graph());
 		expect(r!.runs.map((x) => x.id)).toEqual([latest]);
 		expect(r!.statuses).toEqual({ 'dbt:main/analytics/orders': 'failed', 'dbt:main/analytics/customers': 'passed' });
 		// Its tests: one passed, one warned (the worst wins); hidden_rel's failure is not on this canvas.
@@ -117,14 +117,14 @@ describe.each(testBackends())('latest runs for the run lens on $name', (backend)
 		['a member without a grant on the folder', principal('olga', { readFolders: new Set(['sec']) })],
 		['a token reaching another folder only', principal('rita', { readFolders: new Set(['secret']), scopes: ['jobs:read:f/sec/*'], via: 'token' })]
 	])('%s gets no run', async (_name, p) => {
-		expect(await latestRuns(grantOf(p), h, graph())).toEqual({ runs: [], statuses: {}, tests: {}, jobs: {} });
+		expect(await latestRuns(grantOf(p), database, graph())).toEqual({ runs: [], statuses: {}, tests: {}, jobs: {} });
 	});
 
 	it('a token without jobs:read gets nothing at all', async () => {
-		expect(await latestRuns(grantOf(principal('rita', { readFolders: new Set(['secret']), scopes: ['assets:read'], via: 'token' })), h, graph())).toBeNull();
+		expect(await latestRuns(grantOf(principal('rita', { readFolders: new Set(['secret']), scopes: ['assets:read'], via: 'token' })), database, graph())).toBeNull();
 	});
 
 	it('a canvas without dbt projects asks for no runs', async () => {
-		expect(await latestRuns(grantOf(principal('rita', { readFolders: new Set(['secret']) })), h, { ...graph(), runnables: [] })).toBeNull();
+		expect(await latestRuns(grantOf(principal('rita', { readFolders: new Set(['secret']) })), database, { ...graph(), runnables: [] })).toBeNull();
 	});
 });

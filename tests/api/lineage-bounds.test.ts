@@ -51,13 +51,13 @@ describe('jobBudgetMs', () => {
 });
 
 describe.each(testBackends())('lineage inference bounded and shared fairly, on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	const admin = new ApiClient();
 	let worker: Worker | null = null;
 
 	const startWorker = () => {
 		// No run slot: one lineage slot, as a worker has by default.
-		worker = new Worker({ h, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 200 }).start();
+		worker = new Worker({ database, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 200 }).start();
 	};
 	const stopWorker = async () => {
 		await worker?.stop();
@@ -65,11 +65,11 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 	};
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		process.env.TRIBUTARY_ADMIN_USER = 'admin';
 		process.env.TRIBUTARY_ADMIN_PASSWORD = 'admin-password-1';
-		await bootstrap(h, { log: () => {} });
+		await bootstrap(database, { log: () => {} });
 		expect((await admin.post('/api/auth/login', { username: 'admin', password: 'admin-password-1' })).status).toBe(200);
 		for (const ws of [ALPHA, BETA, GAMMA, BUSY, QUIET]) {
 			expect((await admin.post('/api/workspaces', { id: ws, name: ws })).status).toBeLessThan(300);
@@ -78,7 +78,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 	});
 	afterAll(async () => {
 		await stopWorker();
-		await h?.close();
+		await database?.close();
 	});
 
 	const deploy = async (ws: string, path: string, project: GeneratedProject) => {
@@ -101,7 +101,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 
 	it('claims lineage jobs round the workspaces, oldest first within one; never-served workspaces first', async () => {
 		const queue = async (ws: string) =>
-			h.db.transaction((tx) =>
+			database.db.transaction((tx) =>
 				insertJob(tx, { workspace: ws, kind: 'lineage', scriptPath: 'u/admin/p', scriptHash: 1n, createdBy: 'admin', permissionedAs: 'u/admin', status: 'queued' })
 			);
 		const a = [await queue(ALPHA), await queue(ALPHA), await queue(ALPHA)];
@@ -110,7 +110,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 		const c = await queue(GAMMA);
 		const order: string[] = [];
 		for (;;) {
-			const job = await claimNextJob(h, 'claimer', ['lineage']);
+			const job = await claimNextJob(database, 'claimer', ['lineage']);
 			if (!job) break;
 			order.push(job.id);
 		}
@@ -119,7 +119,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 		// ahead of alpha's backlog, whose jobs then keep their order.
 		expect(order.map((id) => name.get(id))).toEqual(['alpha1', 'beta1', 'gamma1', 'alpha2', 'alpha3', 'alpha4']);
 		// Settled, so no worker below takes them for its own or reaps them.
-		await h.rows(sql`update job set status = 'canceled', completed_at = now() where id = any(${sql.param(order)}::uuid[])`);
+		await database.rows(sql`update job set status = 'canceled', completed_at = now() where id = any(${sql.param(order)}::uuid[])`);
 	});
 
 	it('a deploy full of pathological SQL: those models too_complex with the figure that tripped, the rest analysed within the budget', async () => {
@@ -153,7 +153,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 
 		// The details pane's read of one of them: its outcome, the reason and the figure.
 		const [node, b] = [...replaced.entries()].find(([, x]) => x.trips === 'depth')!;
-		const [row] = await h.rows<{ p: string }>(sql`select asset_path as p from dbt_node where workspace = ${ALPHA} and script_path = 'u/admin/absurd' and unique_id = ${node}`);
+		const [row] = await database.rows<{ p: string }>(sql`select asset_path as p from dbt_node where workspace = ${ALPHA} and script_path = 'u/admin/absurd' and unique_id = ${node}`);
 		const relation = await admin.get(`/w/${ALPHA}/relation?path=${encodeURIComponent(row.p)}`);
 		expect(relation.status).toBe(200);
 		expect(relation.body.column_lineage).toMatchObject({ source: 'inferred', outcome: 'too_complex', message: tooComplex(b.sql, 'duckdb')!.message });
@@ -177,7 +177,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 		await stopWorker();
 		for (const j of ends.values()) expect(j.status).toBe('success');
 
-		const rows = await h.rows<{ id: string; ws: string; started: unknown; completed: unknown }>(
+		const rows = await database.rows<{ id: string; ws: string; started: unknown; completed: unknown }>(
 			sql`select id::text as id, workspace as ws, extract(epoch from started_at)::float8 as started, extract(epoch from completed_at)::float8 as completed
 			      from job where id = any(${sql.param([first, ...backlog])}::uuid[]) order by started_at, id`
 		);

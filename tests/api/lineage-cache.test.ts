@@ -33,16 +33,16 @@ const columnsOf = (edges: ColumnLineageEdge[]) => edges.map((e) => e.to_column).
 
 describeFixtures('column lineage cache', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		}, 120_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const lineage = (c: ApiClient) => c.get(`/api/w/${WS}/assets/column_lineage?asset_path=${encodeURIComponent(ORDERS)}`);
@@ -52,15 +52,15 @@ describeFixtures('column lineage cache', () => {
 			return r.body.edges;
 		};
 		const newestShopHash = async () => {
-			const [{ hash }] = await h.rows<{ hash: string }>(
+			const [{ hash }] = await database.rows<{ hash: string }>(
 				sql`select hash::text as hash from script where workspace = ${WS} and path = ${SHOP} and not deleted order by created_at desc limit 1`
 			);
 			return BigInt(hash);
 		};
 
 		it('a repeated read is a hit with the same answer', async () => {
-			await deployGraph(h, SHOP, shopWith('first'), 'alice');
-			const cache = graphCacheOf(h);
+			await deployGraph(database, SHOP, shopWith('first'), 'alice');
+			const cache = graphCacheOf(database);
 			const first = await edges(w.c.alice);
 			expect(columnsOf(first)).toEqual(['first', 'order_id']);
 			const hits = cache.stats.hits;
@@ -70,7 +70,7 @@ describeFixtures('column lineage cache', () => {
 
 		it('a new deploy is seen at once', async () => {
 			await edges(w.c.alice);
-			await deployGraph(h, SHOP, shopWith('deployed'), 'alice');
+			await deployGraph(database, SHOP, shopWith('deployed'), 'alice');
 			expect(columnsOf(await edges(w.c.alice))).toEqual(['deployed', 'order_id']);
 		});
 
@@ -78,7 +78,7 @@ describeFixtures('column lineage cache', () => {
 			await edges(w.c.alice);
 			const g = shopWith('replaced');
 			const hash = await newestShopHash();
-			await h.db.transaction((tx) => replaceGraph(h, tx, versionKey(WS, SHOP, hash), g, { digest: graphDigest(g), permissionedAs: 'u/alice' }));
+			await database.db.transaction((tx) => replaceGraph(database, tx, versionKey(WS, SHOP, hash), g, { digest: graphDigest(g), permissionedAs: 'u/alice' }));
 			expect(columnsOf(await edges(w.c.alice))).toEqual(['order_id', 'replaced']);
 		});
 
@@ -109,7 +109,7 @@ describeFixtures('column lineage cache', () => {
 
 		it('a removed member is refused by the next request', async () => {
 			expect((await lineage(w.c.carol)).status).toBe(200);
-			expect(await removeMember(h, WS, 'carol')).toBe(true);
+			expect(await removeMember(database, WS, 'carol')).toBe(true);
 			expect((await lineage(w.c.carol)).status).toBe(404);
 		});
 
@@ -118,7 +118,7 @@ describeFixtures('column lineage cache', () => {
 		// has a second process to speak of: a PGlite database is open in one process.
 		if (backend.name === 'postgres') it('a deploy written through another connection pool is seen at once', async () => {
 			await edges(w.c.alice);
-			const [{ db }] = await h.rows<{ db: string }>(sql`select current_database() as db`);
+			const [{ db }] = await database.rows<{ db: string }>(sql`select current_database() as db`);
 			const u = new URL(process.env.TEST_DATABASE_URL!);
 			u.pathname = `/${db}`;
 			const other = await openDatabase({ url: u.toString(), migrate: false });

@@ -67,16 +67,16 @@ describeFixtures('column lineage', () => {
 	const expected = JSON.parse(readFileSync(fixture('constructed-index', 'jaffle-shop-1.12', 'expected.json'), 'utf8'));
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		});
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const unpinned = (c: ApiClient, paths: string[], extra = '') => c.get(`/api/w/${WS}/assets/column_lineage?${qs(paths)}${extra}`);
@@ -282,16 +282,16 @@ describeFixtures('column lineage', () => {
 			const size = () => (expected.direct_lineage_components['model.jaffle_shop.orders'] as { edge_count: number }).edge_count;
 
 			it('is not truncated at exactly the limit, and is one edge over it', async () => {
-				const exact = await unpinnedColumnLineage(grantOf(alice()), h, [ORDERS], null, { limit: size() });
+				const exact = await unpinnedColumnLineage(grantOf(alice()), database, [ORDERS], null, { limit: size() });
 				expect(exact.edges).toHaveLength(size());
 				expect(exact.truncated).toBe(false);
-				const under = await unpinnedColumnLineage(grantOf(alice()), h, [ORDERS], null, { limit: size() - 1 });
+				const under = await unpinnedColumnLineage(grantOf(alice()), database, [ORDERS], null, { limit: size() - 1 });
 				expect(under.edges).toHaveLength(size() - 1);
 				expect(under.truncated).toBe(true);
 			});
 
 			it('keeps the edges nearest the selection', async () => {
-				const cut = await unpinnedColumnLineage(grantOf(alice()), h, [ORDERS], null, { limit: 10 });
+				const cut = await unpinnedColumnLineage(grantOf(alice()), database, [ORDERS], null, { limit: 10 });
 				expect(cut.truncated).toBe(true);
 				expect(cut.edges).toHaveLength(10);
 				// Ten edges fit in the first ring: every kept edge touches a column of `orders` itself.
@@ -321,7 +321,7 @@ describeFixtures('column lineage', () => {
 			];
 			const seen = { narrowed: 0, kept: 0 };
 			it.each(callers)('%s', async (_name, username, scopes) => {
-				const a = (await findAccountByUsername(h, username))!;
+				const a = (await findAccountByUsername(database, username))!;
 				const auth: AuthContext = {
 					accountId: a.id,
 					username: a.username,
@@ -331,7 +331,7 @@ describeFixtures('column lineage', () => {
 				};
 				for (const paths of [...relations.map((r) => [r]), relations]) {
 					const { principal, candidates } = await columnLineageAccess({ locals: { auth } } as never, WS, () => ({ assetPaths: paths, scriptHash: null }));
-					const expected = await lineageOwners(h, WS, paths, authoredPathFilter(principal), null);
+					const expected = await lineageOwners(database, WS, paths, authoredPathFilter(principal), null);
 					expect(readableLineageOwners(principal, candidates!).map(({ key, uniqueIds }) => ({ key, uniqueIds }))).toEqual(expected);
 					if (candidates!.length > expected.length) seen.narrowed++;
 					if (expected.length > 0) seen.kept++;
@@ -342,7 +342,7 @@ describeFixtures('column lineage', () => {
 				expect(seen.kept).toBeGreaterThan(0);
 			});
 			it('a named version reads no candidates (its own gate, readableVersion, comes first)', async () => {
-				const a = (await findAccountByUsername(h, 'alice'))!;
+				const a = (await findAccountByUsername(database, 'alice'))!;
 				const auth: AuthContext = { accountId: a.id, username: a.username, instanceAdmin: false, via: 'session' };
 				const r = await columnLineageAccess({ locals: { auth } } as never, WS, () => ({ assetPaths: relations, scriptHash: w.hashes.shopV1 }));
 				expect(r.candidates).toBeNull();
@@ -402,7 +402,7 @@ describeFixtures('column lineage', () => {
 });
 
 describe.each(testBackends())('a column-lineage read costs the component, not the project, on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	const FAMILIES = 2000;
 	const LEVELS = 10;
 	const path = 'f/big/project';
@@ -435,27 +435,27 @@ describe.each(testBackends())('a column-lineage read costs the component, not th
 	}
 
 	beforeAll(async () => {
-		h = await backend.open();
-		await h.rows(sql`insert into workspace (id, name) values ('big', 'Big')`);
+		database = await backend.open();
+		await database.rows(sql`insert into workspace (id, name) values ('big', 'Big')`);
 		hash = newScriptHash();
 		const g = bigGraph();
 		expect(g.columnEdges).toHaveLength(200_000);
-		await h.db.transaction(async (tx) => {
+		await database.db.transaction(async (tx) => {
 			await insertScriptVersion(tx, { workspace: 'big', hash, path, language: 'dbt', content: '', createdBy: 'admin' });
-			await replaceGraph(h, tx, key(), g, { digest: graphDigest(g), permissionedAs: 'u/admin' });
-			await publishAssetUsage(h, tx, 'big', path, hash, []);
+			await replaceGraph(database, tx, key(), g, { digest: graphDigest(g), permissionedAs: 'u/admin' });
+			await publishAssetUsage(database, tx, 'big', path, hash, []);
 		});
 		// What autovacuum does after a bulk load; without statistics the planner guesses blind.
-		await h.rows(sql`analyze dbt_column_edge`);
-		await h.rows(sql`analyze dbt_node`);
+		await database.rows(sql`analyze dbt_column_edge`);
+		await database.rows(sql`analyze dbt_node`);
 	}, 600_000);
 	afterAll(async () => {
-		await h?.close();
+		await database?.close();
 	});
 
 	/** Rows each scan of `table` produced or threw away, from EXPLAIN ANALYZE. */
 	async function rowsRead(query: ReturnType<typeof sql>, table = 'dbt_column_edge'): Promise<{ rows: number; seqScan: boolean; ms: number }> {
-		const [r] = await h.rows<Record<string, unknown>>(sql`explain (analyze, format json) ${query}`);
+		const [r] = await database.rows<Record<string, unknown>>(sql`explain (analyze, format json) ${query}`);
 		const raw = Object.values(r)[0];
 		const plan = (typeof raw === 'string' ? JSON.parse(raw) : raw) as { Plan: any; 'Execution Time': number }[];
 		let rows = 0;
@@ -480,7 +480,7 @@ describe.each(testBackends())('a column-lineage read costs the component, not th
 		expect(owners.rows).toBeLessThanOrEqual(5);
 		const uids = ['model.big.f1234_m5'];
 		const ids = await rowsRead(componentIdsSql(key(), uids));
-		const [{ c }] = await h.rows<{ c: number }>(componentIdsSql(key(), uids));
+		const [{ c }] = await database.rows<{ c: number }>(componentIdsSql(key(), uids));
 		const edges = await rowsRead(componentEdgesSql(key(), [Number(c)]));
 		process.stdout.write(
 			`[measure ${backend.name}] 200,000-edge project, 100-edge component: owner lookup read ${owners.rows} dbt_node rows (${owners.ms.toFixed(2)} ms), ` +
@@ -502,7 +502,7 @@ describe.each(testBackends())('a column-lineage read costs the component, not th
 		expect(nodes.rows).toBeLessThanOrEqual(200);
 
 		const t0 = performance.now();
-		const answer = await unpinnedColumnLineage(grantOf({ ...principal('admin', [], true), workspace: 'big' }), h, ['main/big/f1234_m5'], null);
+		const answer = await unpinnedColumnLineage(grantOf({ ...principal('admin', [], true), workspace: 'big' }), database, ['main/big/f1234_m5'], null);
 		const ms = performance.now() - t0;
 		process.stdout.write(`[measure ${backend.name}] column_lineage service call for that component: ${ms.toFixed(1)} ms\n`);
 		expect(answer.truncated).toBe(false);

@@ -14,21 +14,21 @@ import { testBackends } from '../support/db';
 const ROOT = { username: 'root', password: 'root-password-1' };
 
 describe.each(testBackends())('login throttling on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let restoreAdmin: (() => void) | undefined;
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		restoreAdmin = useInstanceAdmin(ROOT);
-		await bootstrap(h);
+		await bootstrap(database);
 		const root = new ApiClient();
 		expect((await root.post('/api/auth/login', ROOT)).status).toBe(200);
 		expect((await root.post('/api/workspaces', { id: 'acme', name: 'Acme' })).status).toBe(201);
 	});
 	afterAll(async () => {
 		restoreAdmin?.();
-		await h?.close();
+		await database?.close();
 	});
 
 	it('refuses repeated wrong passwords with 429 and Retry-After, the right one included, before checking it', async () => {

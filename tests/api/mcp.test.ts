@@ -41,7 +41,7 @@ describe('bounded answers', () => {
 
 describeFixtures('the MCP server', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 		const clients: Client[] = [];
 		const connect = async (api: ApiClient) => {
@@ -59,13 +59,13 @@ describeFixtures('the MCP server', () => {
 		};
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		});
 		afterAll(async () => {
 			for (const c of clients) await c.close().catch(() => {});
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		it('lists six tools, each with a JSON schema for its arguments', async () => {
@@ -333,7 +333,7 @@ describeFixtures('the MCP server', () => {
 			const before = await listed();
 			expect(await listed()).toEqual(before);
 			await deployGraph(
-				h,
+				database,
 				EXTRA,
 				content(
 					[node('source.extra.analytics.orders', O), node('model.extra.extra', 'main/analytics/extra')],
@@ -345,7 +345,7 @@ describeFixtures('the MCP server', () => {
 			const after = await listed();
 			expect(after).toContain('main/analytics/extra.oid');
 			expect(after.filter((x: string) => x !== 'main/analytics/extra.oid')).toEqual(before);
-			await h.rows(sql`update script set deleted = true where workspace = ${WS} and path = ${EXTRA}`);
+			await database.rows(sql`update script set deleted = true where workspace = ${WS} and path = ${EXTRA}`);
 			expect(await listed()).toEqual(before);
 		});
 	});

@@ -18,7 +18,7 @@ describeFixtures('NUL characters in input', () => {
 		let w: LineageWorld;
 		const manifest = JSON.parse(readFileSync(fixture(DIR, 'manifest.json'), 'utf8'));
 		const runResults = JSON.parse(readFileSync(fixture(DIR, 'run_results.json'), 'utf8'));
-		const versionsAt = async (path: string) => (await w.h.rows<{ n: number }>(sql`select count(*)::int as n from script where workspace = ${WS} and path = ${path}`))[0].n;
+		const versionsAt = async (path: string) => (await w.database.rows<{ n: number }>(sql`select count(*)::int as n from script where workspace = ${WS} and path = ${path}`))[0].n;
 
 		const deploy = (path: string, files: Record<string, Blob | string>) => {
 			const f = new FormData();
@@ -36,7 +36,7 @@ describeFixtures('NUL characters in input', () => {
 
 		afterAll(async () => {
 			w?.restoreEnv();
-			await w?.h.close();
+			await w?.database.close();
 		});
 
 		it('a JSON body: 400 naming the JSON path, nothing stored', async () => {
@@ -68,11 +68,11 @@ describeFixtures('NUL characters in input', () => {
 			const f = new FormData();
 			f.set('path', 'f/analytics/nul_run');
 			f.set('run_results', blob(JSON.stringify(rr)), 'run_results.json');
-			const jobsBefore = (await w.h.rows<{ n: number }>(sql`select count(*)::int as n from job`))[0].n;
+			const jobsBefore = (await w.database.rows<{ n: number }>(sql`select count(*)::int as n from job`))[0].n;
 			const r = await w.c.alice.call('POST', `/api/w/${WS}/jobs/record`, { form: f });
 			expect(r.status, JSON.stringify(r.body)).toBe(400);
 			expect(r.body.error).toMatch(/^run_results: run_results\.json holds a NUL character \(\\u0000\) at byte \d+/);
-			expect((await w.h.rows<{ n: number }>(sql`select count(*)::int as n from job`))[0].n).toBe(jobsBefore);
+			expect((await w.database.rows<{ n: number }>(sql`select count(*)::int as n from job`))[0].n).toBe(jobsBefore);
 		});
 
 		it('an index file: the graph is stored without it, with a warning naming the file and column', async () => {

@@ -26,14 +26,14 @@ const output = (from: typeof SRC) => ({ ...DST, facets: { columnLineage: columnL
 
 describeFixtures('OpenLineage in: bursts written in batches', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: OlWorld;
 		let alice: ApiClient;
 		let bob: ApiClient;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildOlWorld(h);
+			database = await backend.open();
+			w = await buildOlWorld(database);
 			expect((await w.c.root.post(`/api/w/${WS}/openlineage/namespaces`, { namespace: NS, folder: 'etl' })).status).toBe(201);
 			alice = await w.token('alice', ['lineage:write']);
 			// bob reads etl but may not write it.
@@ -44,7 +44,7 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 		}, 120_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		it('a burst: each event answered on its own, runs, facets, schemas and lineage as if stored one by one', async () => {
@@ -86,7 +86,7 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 			expect(openLineageBatchStats().batches).toBeGreaterThan(before.batches);
 			expect(openLineageBatchStats().failed).toBe(before.failed);
 
-			const rows = await h.rows<{ run_id: string; status: string; err: string | null; started: unknown; completed: unknown }>(
+			const rows = await database.rows<{ run_id: string; status: string; err: string | null; started: unknown; completed: unknown }>(
 				sql`select args->'openlineage'->>'run_id' as run_id, status, result->>'error' as err, started_at as started, completed_at as completed
 				      from job where kind = 'openlineage' and script_path = 'f/etl/burst/burst_copy'`
 			);
@@ -99,7 +99,7 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 			expect(byRun.get(failed)).toMatchObject({ status: 'failure', err: 'disk full' });
 			expect(byRun.get(changed)?.status).toBe('success');
 			expect(byRun.has(refusedRun)).toBe(false);
-			const [counts] = await h.rows<{ events: unknown; refused: unknown; dups: unknown }>(
+			const [counts] = await database.rows<{ events: unknown; refused: unknown; dups: unknown }>(
 				sql`select (select count(*) from openlineage_event where job_namespace = ${NS})::int as events,
 				           (select count(*) from openlineage_event where run_id = ${refusedRun}::uuid)::int as refused,
 				           (select count(*) from openlineage_event where run_id = ${runs[0]}::uuid and event_type = 'RUNNING')::int as dups`
@@ -107,15 +107,15 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 			// The job's first event, 16 of the runs, the RUNNING once, FAIL and its START, the changed COMPLETE.
 			expect({ events: Number(counts.events), refused: Number(counts.refused), dups: Number(counts.dups) }).toEqual({ events: 1 + 16 + 1 + 2 + 1, refused: 0, dups: 1 });
 			// Each run's progress: its output, in the run's final state.
-			const progress = await h.rows<{ status: string }>(
+			const progress = await database.rows<{ status: string }>(
 				sql`select p.status from dbt_run_progress p join job j on j.id = p.job_id where j.args->'openlineage'->>'run_id' = any(${sql.param(runs)}::text[])`
 			);
 			expect(progress.map((p) => p.status)).toEqual(Array(runs.length).fill('materialized'));
 			// The job's facets, the input's schema.
-			const [job] = await h.rows<{ facets: unknown }>(sql`select facets from openlineage_job where namespace = ${NS} and name = ${JOB.name}`);
+			const [job] = await database.rows<{ facets: unknown }>(sql`select facets from openlineage_job where namespace = ${NS} and name = ${JOB.name}`);
 			const facets = typeof job.facets === 'string' ? JSON.parse(job.facets) : job.facets;
 			expect(facets.sql.query).toBe('INSERT INTO a SELECT id FROM b');
-			const [ds] = await h.rows<{ fields: unknown }>(sql`select fields from openlineage_dataset where namespace = ${SRC.namespace} and name = ${SRC.name}`);
+			const [ds] = await database.rows<{ fields: unknown }>(sql`select fields from openlineage_dataset where namespace = ${SRC.namespace} and name = ${SRC.name}`);
 			expect(typeof ds.fields === 'string' ? JSON.parse(ds.fields) : ds.fields).toEqual([{ name: 'id', type: 'BIGINT' }]);
 			// The newest COMPLETE's lineage is the job's: SRC2 → DST, not SRC → DST.
 			const g = await w.c.alice.get(`/api/w/${WS}/assets/graph?folder=etl`);
@@ -124,23 +124,23 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 		});
 
 		it('events handed over together are written as one batch, each answered as receiveEvent answers it', async () => {
-			const [acct] = await h.rows<{ id: string }>(sql`select id::text as id from account where username = 'alice'`);
+			const [acct] = await database.rows<{ id: string }>(sql`select id::text as id from account where username = 'alice'`);
 			const p = await buildPrincipal({ accountId: acct.id, username: 'alice', instanceAdmin: false, via: 'session' }, WS);
 			const runIds = Array.from({ length: 10 }, () => randomUUID());
 			const before = openLineageBatchStats();
 			// Handed over in one tick: the first two start the two batch writers, the rest wait for one.
 			const answers = await Promise.all(
-				runIds.map((runId, i) => receive(h, p, parseEvent(JSON.stringify(runEvent({ type: 'COMPLETE', runId, job: JOB, time: at(70 + i), inputs: [SRC2], outputs: [output(SRC2)] })))))
+				runIds.map((runId, i) => receive(database, p, parseEvent(JSON.stringify(runEvent({ type: 'COMPLETE', runId, job: JOB, time: at(70 + i), inputs: [SRC2], outputs: [output(SRC2)] })))))
 			);
 			const after = openLineageBatchStats();
 			expect(after.largest).toBeGreaterThanOrEqual(runIds.length - 2);
 			expect(after.events - before.events).toBe(runIds.length);
 			expect(after.failed).toBe(before.failed);
 			expect(answers.map((a) => [a.status, a.job])).toEqual(Array(runIds.length).fill(['stored', 'f/etl/burst/burst_copy']));
-			const rows = await h.rows<{ status: string }>(sql`select status from job where kind = 'openlineage' and args->'openlineage'->>'run_id' = any(${sql.param(runIds)}::text[])`);
+			const rows = await database.rows<{ status: string }>(sql`select status from job where kind = 'openlineage' and args->'openlineage'->>'run_id' = any(${sql.param(runIds)}::text[])`);
 			expect(rows.map((r) => r.status)).toEqual(Array(runIds.length).fill('success'));
 			// The job's lineage mark moved to the newest of them (the same shape: no new version).
-			const [job] = await h.rows<{ t: unknown }>(sql`select lineage_event_time as t from openlineage_job where namespace = ${NS} and name = ${JOB.name}`);
+			const [job] = await database.rows<{ t: unknown }>(sql`select lineage_event_time as t from openlineage_job where namespace = ${NS} and name = ${JOB.name}`);
 			expect(new Date(job.t as string).toISOString()).toBe(at(79));
 		});
 
@@ -148,10 +148,10 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 			const runId = randomUUID();
 			const evs = [runEvent({ type: 'START', runId, job: JOB, time: at(60) }), runEvent({ type: 'COMPLETE', runId, job: JOB, time: at(61) })];
 			expect((await Promise.all(evs.map((e) => send(alice, e)))).map((r) => r.body.status)).toEqual(['stored', 'stored']);
-			const [n0] = await h.rows<{ n: unknown }>(sql`select count(*)::int as n from openlineage_event`);
+			const [n0] = await database.rows<{ n: unknown }>(sql`select count(*)::int as n from openlineage_event`);
 			const again = await Promise.all([...evs, ...evs].map((e) => send(alice, e)));
 			expect(again.map((r) => [r.status, r.body.status])).toEqual(Array(4).fill([201, 'duplicate']));
-			const [n1] = await h.rows<{ n: unknown }>(sql`select count(*)::int as n from openlineage_event`);
+			const [n1] = await database.rows<{ n: unknown }>(sql`select count(*)::int as n from openlineage_event`);
 			expect(Number(n1.n)).toBe(Number(n0.n));
 		});
 	});

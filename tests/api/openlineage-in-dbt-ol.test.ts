@@ -57,13 +57,13 @@ describeFixtures('OpenLineage in: the real dbt-ol over real dbt-core', () => {
 		});
 
 		describe.each(testBackends())('on $name', (backend) => {
-			let h: Database;
+			let database: Database;
 			let w: OlWorld;
 			let bridge: Awaited<ReturnType<typeof startBridge>>;
 
 			beforeAll(async () => {
-				h = await backend.open();
-				w = await buildOlWorld(h);
+				database = await backend.open();
+				w = await buildOlWorld(database);
 				const f = new FormData();
 				f.set('path', PROJECT);
 				f.set('manifest', new Blob([readFileSync(path.join(dir, 'target', 'manifest.json'))]), 'manifest.json');
@@ -74,13 +74,13 @@ describeFixtures('OpenLineage in: the real dbt-ol over real dbt-core', () => {
 			afterAll(async () => {
 				await bridge?.close();
 				w?.restoreEnv();
-				await h?.close();
+				await database?.close();
 			});
 
 			it('dbt-ol run: a run of the deployed project in its run list, its models coloured as dbt left them, no new jobs', async () => {
 				if (!ol) return;
 				const token = (await w.c.alice.post(`/api/w/${WS}/tokens`, { label: 'dbt-ol', scopes: ['lineage:write'] })).body.token as string;
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const from = bridge.seen.length;
 				const env: Record<string, string> = {
 					PATH: ol.pathVar,
@@ -114,7 +114,7 @@ describeFixtures('OpenLineage in: the real dbt-ol over real dbt-core', () => {
 				const states = Object.fromEntries(progress.body.map((p: any) => [String(p.asset_path).split('/').pop(), p.status]));
 				expect(states).toEqual({ stg_orders: 'materialized', orders: 'materialized', broken: 'failed' });
 				// Attached to the project: no OpenLineage job of its own, no producer version.
-				const after = await storedCounts(h);
+				const after = await storedCounts(database);
 				expect(after.jobs).toBe(before.jobs);
 				expect(after.versions).toBe(before.versions);
 				// Its page draws the project's graph.

@@ -27,7 +27,7 @@ const EXPORT_PATH = 'f/etl/prod/exports_customers_to_s3';
 
 describeFixtures('OpenLineage in: jobs as producers', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: OlWorld;
 		let sender: ApiClient;
 
@@ -51,8 +51,8 @@ describeFixtures('OpenLineage in: jobs as producers', () => {
 			});
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildOlWorld(h);
+			database = await backend.open();
+			w = await buildOlWorld(database);
 			for (const ns of [LOAD.namespace, EXPORTER.namespace]) expect((await w.c.root.post(`/api/w/${WS}/openlineage/namespaces`, { namespace: ns, folder: 'etl' })).status).toBe(201);
 			sender = await w.token('alice', ['lineage:write']);
 			const load = runEvent({
@@ -68,7 +68,7 @@ describeFixtures('OpenLineage in: jobs as producers', () => {
 		}, 180_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const graphOf = async (c: ApiClient) => {

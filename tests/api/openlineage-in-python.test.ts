@@ -23,14 +23,14 @@ describeFixtures('OpenLineage in: the real Python client', () => {
 	}, 600_000);
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: OlWorld;
 		let bridge: Awaited<ReturnType<typeof startBridge>>;
 		let token: string;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildOlWorld(h);
+			database = await backend.open();
+			w = await buildOlWorld(database);
 			expect((await w.c.root.post(`/api/w/${WS}/openlineage/namespaces`, { namespace: 'spark://cluster-1', folder: 'etl' })).status).toBe(201);
 			const r = await w.c.alice.post(`/api/w/${WS}/tokens`, { label: 'spark', scopes: ['lineage:write'] });
 			token = r.body.token;
@@ -39,7 +39,7 @@ describeFixtures('OpenLineage in: the real Python client', () => {
 		afterAll(async () => {
 			await bridge?.close();
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const send = async (url: string, key: string, compression: 'none' | 'gzip', scenario: string, job: string) => {
@@ -61,7 +61,7 @@ describeFixtures('OpenLineage in: the real Python client', () => {
 			// The client joined the url as documented, and compressed when told to.
 			expect(bridge.seen.slice(from).map((s) => s.path)).toEqual(Array(2).fill(slash ? `/api/w/${WS}/openlineage/api/v1/lineage` : `/api/w/${WS}/api/v1/lineage`));
 			expect(bridge.seen.slice(from).map((s) => s.encoding)).toEqual(Array(2).fill(compression === 'gzip' ? 'gzip' : null));
-			const [r] = await h.rows<{ status: string; script_path: string; started: unknown; completed: unknown }>(
+			const [r] = await database.rows<{ status: string; script_path: string; started: unknown; completed: unknown }>(
 				sql`select status, script_path, started_at as started, completed_at as completed from job where args->'openlineage'->>'run_id' = ${sent[0].run_id}`
 			);
 			expect(r.status).toBe('success');
@@ -74,7 +74,7 @@ describeFixtures('OpenLineage in: the real Python client', () => {
 			expect(producer.column_lineage).toEqual([
 				{ asset_kind: 'dbt', asset_path: 'main/raw/raw_customers', column: 'id', inputs: [{ from_kind: 'openlineage', from_path: 's3://landing/customers.csv', from_column: 'cust_id', source: 'annotation', kind: 'copy' }] }
 			]);
-			const [stored] = await h.rows<{ body: any }>(sql`select body from openlineage_event where run_id = ${sent[0].run_id}::uuid and event_type = 'COMPLETE'`);
+			const [stored] = await database.rows<{ body: any }>(sql`select body from openlineage_event where run_id = ${sent[0].run_id}::uuid and event_type = 'COMPLETE'`);
 			const body = typeof stored.body === 'string' ? JSON.parse(stored.body) : stored.body;
 			expect(body.producer).toContain('client/python');
 			expect(body.job.facets.sql.query).toContain('INSERT INTO raw_customers');
@@ -84,14 +84,14 @@ describeFixtures('OpenLineage in: the real Python client', () => {
 			if (!python) return;
 			const [failed] = await send(`${bridge.url}/api/w/${WS}/openlineage`, token, 'gzip', 'fail', 'failing_job');
 			expect(failed.status).toBe(201);
-			const [r] = await h.rows<{ status: string; err: string }>(sql`select status, result->>'error' as err from job where args->'openlineage'->>'run_id' = ${failed.run_id}`);
+			const [r] = await database.rows<{ status: string; err: string }>(sql`select status, result->>'error' as err from job where args->'openlineage'->>'run_id' = ${failed.run_id}`);
 			expect(r).toEqual({ status: 'failure', err: 'boom' });
 			const [bad] = await send(`${bridge.url}/api/w/${WS}/openlineage`, 'trib_not_a_real_token', 'none', 'fail', 'refused_job');
 			expect(bad.status).toBe(401);
 			const reader = await w.c.alice.post(`/api/w/${WS}/tokens`, { label: 'reader', scopes: ['assets:read'] });
 			const [scoped] = await send(`${bridge.url}/api/w/${WS}/openlineage`, reader.body.token, 'none', 'fail', 'refused_job');
 			expect(scoped.status).toBe(403);
-			const [n] = await h.rows<{ n: number }>(sql`select count(*)::int as n from openlineage_event where job_name = 'refused_job'`);
+			const [n] = await database.rows<{ n: number }>(sql`select count(*)::int as n from openlineage_event where job_name = 'refused_job'`);
 			expect(Number(n.n)).toBe(0);
 		});
 	});

@@ -41,7 +41,7 @@ const QUERY = 'INSERT INTO clean.orders SELECT * FROM raw.orders -- secret-sql';
 
 describeFixtures('OpenLineage in: runs', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: OlWorld;
 		let alice: ApiClient;
 		const dagRun = randomUUID();
@@ -52,8 +52,8 @@ describeFixtures('OpenLineage in: runs', () => {
 		let sparkId: string;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildOlWorld(h);
+			database = await backend.open();
+			w = await buildOlWorld(database);
 			expect((await w.c.root.post(`/api/w/${WS}/openlineage/namespaces`, { namespace: 'airflow://prod', folder: 'etl' })).status).toBe(201);
 			expect((await w.c.root.post(`/api/w/${WS}/openlineage/namespaces`, { namespace: 'spark://cluster', folder: 'secret' })).status).toBe(201);
 			alice = await w.token('alice', ['lineage:write']);
@@ -81,14 +81,14 @@ describeFixtures('OpenLineage in: runs', () => {
 			const dave = await w.token('dave', ['lineage:write']);
 			const r = await send(dave, runEvent({ type: 'COMPLETE', runId: sparkRun, time: '2026-12-02T01:20:00Z', job: SPARK, inputs: [DST], outputs: [SRC], runFacets: { parent: parentFacet(dagRun, DAG) } }));
 			expect(r.status, JSON.stringify(r.body)).toBe(201);
-			const [t] = await h.rows<{ id: string }>(sql`select id::text as id from job where args->'openlineage'->>'run_id' = ${taskRun}`);
-			const [d] = await h.rows<{ id: string }>(sql`select id::text as id from job where args->'openlineage'->>'run_id' = ${dagRun}`);
-			const [s] = await h.rows<{ id: string }>(sql`select id::text as id from job where args->'openlineage'->>'run_id' = ${sparkRun}`);
+			const [t] = await database.rows<{ id: string }>(sql`select id::text as id from job where args->'openlineage'->>'run_id' = ${taskRun}`);
+			const [d] = await database.rows<{ id: string }>(sql`select id::text as id from job where args->'openlineage'->>'run_id' = ${dagRun}`);
+			const [s] = await database.rows<{ id: string }>(sql`select id::text as id from job where args->'openlineage'->>'run_id' = ${sparkRun}`);
 			[taskId, dagId, sparkId] = [t.id, d.id, s.id];
 		}, 180_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		it('a run from its events in any order: failed at its FAIL, started at its START, its error message, nested under its parent', async () => {
@@ -199,7 +199,7 @@ describeFixtures('OpenLineage in: runs', () => {
 					outputs: type === 'FAIL' ? [] : [{ namespace: WAREHOUSE_NAMESPACE, name: `jaffle_shop.main.${alias}` }],
 					runFacets: { parent: parentFacet(invocation, dbtJob), ...extra }
 				});
-			const before = await storedCounts(h);
+			const before = await storedCounts(database);
 			const customers = randomUUID();
 			const orders = randomUUID();
 			const events = [
@@ -224,7 +224,7 @@ describeFixtures('OpenLineage in: runs', () => {
 			expect(runs.body.map((j: any) => j.id)).toContain(id);
 			const progress = await w.c.alice.get(`/api/w/${WS}/jobs/run_progress/${id}`);
 			expect(progress.body.map((p: any) => `${p.asset_path} ${p.status}`).sort()).toEqual(['main/main/customers materialized', 'main/main/orders failed']);
-			const after = await storedCounts(h);
+			const after = await storedCounts(database);
 			expect(after.jobs).toBe(before.jobs);
 			expect(after.versions).toBe(before.versions);
 			// Its page draws the project's own graph, its models coloured by the progress above.
@@ -237,13 +237,13 @@ describeFixtures('OpenLineage in: runs', () => {
 		});
 
 		it("retention drops events and runs' progress older than the cut, keeping the newer ones, and a job's oldest versions", async () => {
-			await h.rows(sql`update openlineage_event set received_at = now() - interval '40 days' where run_id = ${dagRun}::uuid`);
-			await h.rows(sql`update dbt_run_progress set updated_at = now() - interval '40 days' where job_id = ${taskId}::uuid`);
-			const before = await storedCounts(h);
+			await database.rows(sql`update openlineage_event set received_at = now() - interval '40 days' where run_id = ${dagRun}::uuid`);
+			await database.rows(sql`update dbt_run_progress set updated_at = now() - interval '40 days' where job_id = ${taskId}::uuid`);
+			const before = await storedCounts(database);
 			const cut = new Date(Date.now() - 30 * 86_400_000);
-			expect(await pruneEvents(h, WS, cut)).toBe(1);
-			expect(await pruneRunProgress(h, WS, cut)).toBe(1);
-			const after = await storedCounts(h);
+			expect(await pruneEvents(database, WS, cut)).toBe(1);
+			expect(await pruneRunProgress(database, WS, cut)).toBe(1);
+			const after = await storedCounts(database);
 			expect(after.events).toBe(before.events - 1);
 			expect(after.progress).toBe(before.progress - 1);
 			// Three more versions of one job (its reads change each time), two kept.
@@ -252,8 +252,8 @@ describeFixtures('OpenLineage in: runs', () => {
 				expect(r.status).toBe(201);
 			}
 			const path = 'f/etl/prod/versioned';
-			expect(await h.db.transaction((tx) => pruneJobVersions(h, tx, WS, path, 2))).toBe(1);
-			const [n] = await h.rows<{ n: number }>(sql`select count(*)::int as n from script where path = ${path}`);
+			expect(await database.db.transaction((tx) => pruneJobVersions(database, tx, WS, path, 2))).toBe(1);
+			const [n] = await database.rows<{ n: number }>(sql`select count(*)::int as n from script where path = ${path}`);
 			expect(Number(n.n)).toBe(2);
 			const g = await w.c.alice.get(`/api/w/${WS}/assets/graph?folder=etl`);
 			expect(g.body.edges.filter((e: any) => e.runnable_path === path).map((e: any) => e.asset_path)).toEqual(['s3://lake/c']);

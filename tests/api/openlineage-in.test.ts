@@ -21,29 +21,29 @@ const OUT = { namespace: 's3://lake-bucket', name: '/clean/orders.parquet' };
 
 describeFixtures('OpenLineage in: the receiver', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: OlWorld;
 		let alice: ApiClient;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildOlWorld(h);
+			database = await backend.open();
+			w = await buildOlWorld(database);
 			alice = await w.token('alice', ['lineage:write']);
 		}, 120_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const job = (name: string) => ({ namespace: ETL_NS, name });
 
 		describe('the namespace mapping', () => {
 			it('an event of an unmapped namespace is a 403 naming the namespace, and nothing is stored', async () => {
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const r = await send(alice, runEvent({ job: job('unmapped.task'), inputs: [S3] }));
 				expect(r.status).toBe(403);
 				expect(r.body.error).toContain('"airflow://prod" is not mapped to a folder');
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 
 			it('only a workspace admin maps a namespace, onto an existing folder', async () => {
@@ -68,7 +68,7 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				expect(r.status, JSON.stringify(r.body)).toBe(201);
 				expect(r.body.status).toBe('stored');
 				expect(r.body.job).toBe('f/etl/prod/daily_load_orders');
-				const [run] = await h.rows<{ status: string; kind: string; script_path: string }>(
+				const [run] = await database.rows<{ status: string; kind: string; script_path: string }>(
 					sql`select status, kind, script_path from job where kind = 'openlineage' and args->'openlineage'->>'run_id' = ${runId}`
 				);
 				expect(run).toEqual({ status: 'success', kind: 'openlineage', script_path: 'f/etl/prod/daily_load_orders' });
@@ -102,18 +102,18 @@ describeFixtures('OpenLineage in: the receiver', () => {
 			const event = () => runEvent({ job: job('gated.task'), inputs: [S3] });
 
 			it('no credentials: 401; a stranger (another workspace, its own token): 404 as for any workspace it is not in', async () => {
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				expect((await send(w.c.anon, event())).status).toBe(401);
 				const eve = await w.token('eve', ['lineage:write'], 'other');
 				const r = await send(eve, event());
 				expect(r.status).toBe(404);
 				expect(r.body.error).toBe('no such workspace');
 				expect(JSON.stringify(r.body)).not.toContain('etl');
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 
 			it('a member who cannot read the folder is not told its name; a reader is told it needs write access', async () => {
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const carol = await send(w.c.carol, event());
 				expect(carol.status).toBe(403);
 				expect(carol.body.error).toContain('airflow://prod');
@@ -125,7 +125,7 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				const secret = await send(alice, runEvent({ job: { namespace: 'spark://cluster', name: 'job' } }));
 				expect(secret.status).toBe(403);
 				expect(secret.body.error).not.toContain('secret');
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 
 			it('a token needs lineage:write (and its paths must cover the job); a session needs none', async () => {
@@ -148,13 +148,13 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				const e = runEvent({ job: job('twice'), inputs: [S3], outputs: [OUT] });
 				const first = await send(alice, e);
 				expect(first.status).toBe(201);
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				// Keys in another order: the same event.
 				const reordered = Object.fromEntries(Object.entries(e).reverse());
 				const second = await send(alice, reordered);
 				expect(second.status).toBe(201);
 				expect(second.body.status).toBe('duplicate');
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 
 			it('a COMPLETE for a run never started is accepted; its START arriving later starts it without reopening it', async () => {
@@ -163,7 +163,7 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				expect((await send(alice, complete)).status).toBe(201);
 				const start = runEvent({ type: 'START', runId, time: '2026-12-01T10:00:00Z', job: job('late_start'), outputs: [OUT] });
 				expect((await send(alice, start)).status).toBe(201);
-				const [run] = await h.rows<{ status: string; started: string; completed: string; n: number }>(
+				const [run] = await database.rows<{ status: string; started: string; completed: string; n: number }>(
 					sql`select status, started_at::text as started, completed_at::text as completed,
 					           (select count(*)::int from openlineage_event e where e.run_id = ${runId}::uuid) as n
 					      from job where args->'openlineage'->>'run_id' = ${runId}`
@@ -184,7 +184,7 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				const custom = { _producer: 'https://example.com/x', _schemaURL: 'https://example.com/x.json#/$defs/X', anything: { deep: [1, 2, 3] } };
 				const e = runEvent({ job: { ...job('custom_facet'), facets: { myOrgOwner: custom } }, runFacets: { spark_properties: custom } });
 				expect((await send(alice, e)).status).toBe(201);
-				const [row] = await h.rows<{ body: any }>(sql`select body from openlineage_event where job_name = 'custom_facet'`);
+				const [row] = await database.rows<{ body: any }>(sql`select body from openlineage_event where job_name = 'custom_facet'`);
 				const body = typeof row.body === 'string' ? JSON.parse(row.body) : row.body;
 				expect(body.job.facets.myOrgOwner).toEqual(custom);
 				expect(body.run.facets.spark_properties).toEqual(custom);
@@ -199,9 +199,9 @@ describeFixtures('OpenLineage in: the receiver', () => {
 					const r = await send(alice, runEvent({ job: job('wide'), inputs: [S3], outputs: [{ ...OUT, facets: { columnLineage: columnLineage(fields) } }] }));
 					expect(r.status, JSON.stringify(r.body)).toBe(201);
 					expect(r.body.warnings[0]).toContain('8 column edges is over the limit of 5');
-					const [n] = await h.rows<{ n: number }>(sql`select count(*)::int as n from producer_column_lineage where script_path = 'f/etl/prod/wide'`);
+					const [n] = await database.rows<{ n: number }>(sql`select count(*)::int as n from producer_column_lineage where script_path = 'f/etl/prod/wide'`);
 					expect(Number(n.n)).toBe(5);
-					const [j] = await h.rows<{ warnings: unknown }>(sql`select warnings from openlineage_job where name = 'wide'`);
+					const [j] = await database.rows<{ warnings: unknown }>(sql`select warnings from openlineage_job where name = 'wide'`);
 					expect(JSON.stringify(j.warnings)).toContain('over the limit of 5');
 				} finally {
 					if (saved === undefined) delete process.env.TRIBUTARY_OPENLINEAGE_MAX_EDGES;
@@ -219,11 +219,11 @@ describeFixtures('OpenLineage in: the receiver', () => {
 					const limited = await w.token('alice', ['lineage:write']);
 					expect((await send(limited, runEvent({ job: job('rate1') }))).status).toBe(201);
 					expect((await send(limited, runEvent({ job: job('rate2') }))).status).toBe(201);
-					const before = await storedCounts(h);
+					const before = await storedCounts(database);
 					const r = await send(limited, runEvent({ job: job('rate3') }));
 					expect(r.status).toBe(429);
 					expect(r.headers.get('retry-after')).toBe('1');
-					expect(await storedCounts(h)).toEqual(before);
+					expect(await storedCounts(database)).toEqual(before);
 					// Another token has its own bucket; and after a second this one has room again.
 					expect((await send(alice, runEvent({ job: job('rate4') }))).status).toBe(201);
 					now += 1000;
@@ -240,11 +240,11 @@ describeFixtures('OpenLineage in: the receiver', () => {
 
 		describe('bad input: a clear 4xx naming what is wrong, nothing stored', () => {
 			const refuse = async (status: number, contains: string, body: unknown, opts: Parameters<typeof send>[2] = {}) => {
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const r = await send(alice, body, opts);
 				expect(r.status, JSON.stringify(r.body)).toBe(status);
 				expect(r.body.error).toContain(contains);
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			};
 			const good = () => runEvent({ job: job('bad_input'), inputs: [S3], outputs: [OUT] });
 
@@ -252,17 +252,17 @@ describeFixtures('OpenLineage in: the receiver', () => {
 			it('a JSON value that is not an object', () => refuse(400, '$: an OpenLineage event is a JSON object', '[1, 2]'));
 			it('a wrong Content-Type', () => refuse(415, 'Content-Type must be application/json', good(), { contentType: 'text/plain' }));
 			it('an unknown Content-Encoding', async () => {
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const r = await alice.call('POST', LINEAGE_URL, { raw: { body: JSON.stringify(good()), contentType: 'application/json' }, headers: { 'content-encoding': 'br' } });
 				expect(r.status).toBe(415);
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 			it('broken gzip', async () => {
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const r = await alice.call('POST', LINEAGE_URL, { raw: { body: 'not gzip at all', contentType: 'application/json' }, headers: { 'content-encoding': 'gzip' } });
 				expect(r.status).toBe(400);
 				expect(r.body.error).toContain('not valid gzip');
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 			it('a body over TRIBUTARY_OPENLINEAGE_MAX_BYTES is a 413 before it is parsed', async () => {
 				const saved = process.env.TRIBUTARY_OPENLINEAGE_MAX_BYTES;
@@ -278,11 +278,11 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				// 64 MB of spaces around an event: ~64 KB compressed, far over the 5 MB default once inflated.
 				const bomb = gzipSync(Buffer.concat([Buffer.alloc(64 * 1024 * 1024, 0x20), Buffer.from(JSON.stringify(good()))]));
 				expect(bomb.byteLength).toBeLessThan(200_000);
-				const before = await storedCounts(h);
+				const before = await storedCounts(database);
 				const r = await alice.call('POST', LINEAGE_URL, { raw: { body: bomb as BodyInit, contentType: 'application/json' }, headers: { 'content-encoding': 'gzip' } });
 				expect(r.status).toBe(413);
 				expect(r.body.error).toContain('the decompressed body');
-				expect(await storedCounts(h)).toEqual(before);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 			it('missing eventTime', () => {
 				const e = good();

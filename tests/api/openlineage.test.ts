@@ -23,17 +23,17 @@ describeFixtures('OpenLineage export', () => {
 	const expected = JSON.parse(readFileSync(fixture('constructed-index', 'jaffle-shop-1.12', 'expected.json'), 'utf8'));
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: LineageWorld;
 		const validator = openLineageValidator();
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildLineageWorld(h);
+			database = await backend.open();
+			w = await buildLineageWorld(database);
 		}, 120_000);
 		afterAll(async () => {
 			w?.restoreEnv();
-			await h?.close();
+			await database?.close();
 		});
 
 		const exportOf = (c: ApiClient, path: string, ref?: string) =>
@@ -247,8 +247,8 @@ describeFixtures('OpenLineage export', () => {
 			});
 
 			it('a version whose graph retention pruned: 410 naming the rule', async () => {
-				const hash = await deployGraph(h, 'f/analytics/pruned', shopV2(), 'alice');
-				await h.db.transaction((tx) => deleteGraph(tx, versionKey(WS, 'f/analytics/pruned', hash)));
+				const hash = await deployGraph(database, 'f/analytics/pruned', shopV2(), 'alice');
+				await database.db.transaction((tx) => deleteGraph(tx, versionKey(WS, 'f/analytics/pruned', hash)));
 				const r = await exportOf(w.c.alice, 'f/analytics/pruned', hex(hash));
 				expect([r.status, r.body.error]).toEqual([410, 'the graph of this version was pruned: Tributary keeps the graphs of the newest 50 deploys of a path']);
 				// To a caller who may not read the path it is as absent as any other.
@@ -317,11 +317,11 @@ describeFixtures('OpenLineage export', () => {
 			});
 
 			it('a run still going: its START, and per relation what the live progress says so far', async () => {
-				const id = await h.db.transaction((tx) =>
+				const id = await database.db.transaction((tx) =>
 					insertJob(tx, { workspace: WS, kind: 'run', scriptPath: JAFFLE, scriptHash: w.hashes.jaffle, createdBy: 'alice', permissionedAs: 'u/alice', status: 'running' })
 				);
 				const pathOf = jaffleAssetPaths(w.manifest);
-				await upsertProgress(h, WS, id, [
+				await upsertProgress(database, WS, id, [
 					{ assetKind: 'dbt', assetPath: pathOf.get('model.jaffle_shop.stg_orders')!, status: 'materialized', rowCount: 61948 },
 					{ assetKind: 'dbt', assetPath: pathOf.get('model.jaffle_shop.orders')!, status: 'running' },
 					{ assetKind: 'dbt', assetPath: pathOf.get('model.jaffle_shop.customers')!, status: 'failed', error: 'Binder Error: no such column' }

@@ -52,7 +52,7 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 	const columnsBytes = read(`${INDEX}/index/dbt.node_columns.parquet`);
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		const admin = new ApiClient();
 		const alice = new ApiClient();
 		const bob = new ApiClient();
@@ -62,11 +62,11 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 		const typed = new Map<string, string[]>();
 
 		beforeAll(async () => {
-			h = await backend.open();
-			setDatabase(h);
+			database = await backend.open();
+			setDatabase(database);
 			process.env.TRIBUTARY_ADMIN_USER = 'admin';
 			process.env.TRIBUTARY_ADMIN_PASSWORD = 'admin-password-1';
-			await bootstrap(h, { log: () => {} });
+			await bootstrap(database, { log: () => {} });
 			expect((await admin.post('/api/auth/login', { username: 'admin', password: 'admin-password-1' })).status).toBe(200);
 			expect((await admin.post('/api/workspaces', { id: ws, name: 'Shop' })).status).toBeLessThan(300);
 			for (const u of ['alice', 'bob', 'carol']) {
@@ -91,19 +91,19 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 			}
 		});
 		afterAll(async () => {
-			await h?.close();
+			await database?.close();
 		});
 
 		const deploy = (client: ApiClient, path: string, content: unknown) =>
 			client.post(`/api/w/${ws}/scripts/sql/deploy`, { path, content });
 
-		const storedRows = async (hashHex: string) => producerLineageOfVersion(h, ws, hexToHash(hashHex)!);
+		const storedRows = async (hashHex: string) => producerLineageOfVersion(database, ws, hexToHash(hashHex)!);
 
 		it('the fixture relations live at main/main/<name> (what the producers below name)', async () => {
 			const orders = manifest.nodes['model.jaffle_shop.orders'];
 			expect(orders.schema).toBe('main');
 			expect(orders.database).toBe('jaffle_shop');
-			const [n] = await h.rows<{ asset_path: string }>(
+			const [n] = await database.rows<{ asset_path: string }>(
 				sql`select asset_path from dbt_node where workspace = ${ws} and unique_id = 'model.jaffle_shop.orders' and script_path = 'f/analytics/jaffle'`
 			);
 			expect(n.asset_path).toBe('main/main/orders');
@@ -124,7 +124,7 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 				expected.map((c) => [c, 'main/main/customers', c, 'inferred'])
 			);
 			expect(rows.every((x) => x.outputAssetKind === 'ducklake' && x.outputAssetPath === 'main/customers_copy')).toBe(true);
-			const job = await h.rows<{ kind: string; status: string; logs: string; script_path: string }>(
+			const job = await database.rows<{ kind: string; status: string; logs: string; script_path: string }>(
 				sql`select kind, status, logs, script_path from job where id = ${r.body.job_id}::uuid`
 			);
 			expect(job[0]).toMatchObject({ kind: 'deploy', status: 'success', script_path: 'f/lake/customers_copy' });
@@ -142,12 +142,12 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 			const rows = await storedRows(r.body.hash);
 			const edge = rows.find((x) => x.outputColumn === 'total_cents')!;
 			expect(edge).toMatchObject({ inputAssetKind: 'dbt', inputColumn: 'order_total', source: 'inferred' });
-			const [node] = await h.rows<{ asset_path: string }>(
+			const [node] = await database.rows<{ asset_path: string }>(
 				sql`select asset_path from dbt_node where workspace = ${ws} and script_path = 'f/analytics/jaffle' and unique_id = 'model.jaffle_shop.orders'`
 			);
 			expect(edge.inputAssetPath).toBe(node.asset_path);
 			// dbt's own lineage has that very column as a child: the two graphs meet there.
-			const [dbtEdge] = await h.rows<{ n: unknown }>(
+			const [dbtEdge] = await database.rows<{ n: unknown }>(
 				sql`select count(*) as n from dbt_column_edge e
 				      join dbt_graph_snapshot g on g.id = e.graph_id
 				      join dbt_graph_column c on c.graph_id = e.graph_id and c.column_id = e.child_col
@@ -156,7 +156,7 @@ describeFixtures('producer scripts: deploy, lineage, usage', () => {
 				       and e.lineage_kind in ('copy', 'mod')`
 			);
 			expect(Number(dbtEdge.n)).toBeGreaterThan(0);
-			const usage = await assetUsageOf(h.db, ws, 'f/lake/order_totals');
+			const usage = await assetUsageOf(database.db, ws, 'f/lake/order_totals');
 			expect(usage).toEqual(
 				expect.arrayContaining([
 					{ assetKind: 'dbt', assetPath: node.asset_path, access: 'r' },
@@ -223,7 +223,7 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 		});
 
 		it('bad input: path and content are named; nothing is stored', async () => {
-			const before = await h.rows<{ n: unknown }>(sql`select count(*) as n from script where workspace = ${ws}`);
+			const before = await database.rows<{ n: unknown }>(sql`select count(*) as n from script where workspace = ${ws}`);
 			const cases: [unknown, RegExp][] = [
 				[{ content: 'select 1' }, /^path:/],
 				[{ path: 'f/lake/../x', content: 'select 1' }, /^path:/],
@@ -240,7 +240,7 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 			}
 			const notJson = await alice.call('POST', `/api/w/${ws}/scripts/sql/deploy`, { raw: { body: 'path=x', contentType: 'application/json' } });
 			expect(notJson.status).toBe(400);
-			const after = await h.rows<{ n: unknown }>(sql`select count(*) as n from script where workspace = ${ws}`);
+			const after = await database.rows<{ n: unknown }>(sql`select count(*) as n from script where workspace = ${ws}`);
 			expect(Number(after[0].n)).toBe(Number(before[0].n));
 		});
 
@@ -262,7 +262,7 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 			expect(ok.status, JSON.stringify(ok.body)).toBe(201);
 			expect((await admin.post('/api/workspaces', { id: 'other', name: 'Other' })).status).toBeLessThan(300);
 			expect((await alice.post('/api/w/other/scripts/sql/deploy', { path: 'f/lake/g', content })).status).toBe(404);
-			expect((await h.rows(sql`select 1 from script where workspace = ${ws} and path = 'f/lake/g'`)).length).toBe(1);
+			expect((await database.rows(sql`select 1 from script where workspace = ${ws} and path = 'f/lake/g'`)).length).toBe(1);
 		});
 
 		it('a deployer who cannot read the dbt project gets no select * expansion from it', async () => {
@@ -277,7 +277,7 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 			const v1 = await deploy(alice, 'f/lake/evolving', `${ATTACH}CREATE TABLE lake.evolving AS SELECT order_id FROM main.orders;`);
 			const v2 = await deploy(alice, 'f/lake/evolving', `${ATTACH}CREATE TABLE lake.evolving_v2 AS SELECT customer_id FROM main.customers;`);
 			expect([v1.status, v2.status]).toEqual([201, 201]);
-			expect(await assetUsageOf(h.db, ws, 'f/lake/evolving')).toEqual([
+			expect(await assetUsageOf(database.db, ws, 'f/lake/evolving')).toEqual([
 				{ assetKind: 'dbt', assetPath: 'main/main/customers', access: 'r' },
 				{ assetKind: 'ducklake', assetPath: 'main/evolving_v2', access: 'w' }
 			]);
@@ -304,12 +304,12 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 				deploy(alice, 'f/lake/race', `${ATTACH}CREATE TABLE lake.race_b AS SELECT customer_id FROM main.customers;`)
 			]);
 			expect([a.status, b.status]).toEqual([201, 201]);
-			const [newest] = await h.rows<{ hash: string }>(
+			const [newest] = await database.rows<{ hash: string }>(
 				sql`select hash::text as hash from script where workspace = ${ws} and path = 'f/lake/race' order by created_at desc, hash desc limit 1`
 			);
 			const winner = [a, b].find((r) => hexToHash(r.body.hash)!.toString() === newest.hash)!;
 			expect(winner).toBeDefined();
-			const usage = await assetUsageOf(h.db, ws, 'f/lake/race');
+			const usage = await assetUsageOf(database.db, ws, 'f/lake/race');
 			expect(usage.find((u) => u.access === 'w')?.assetPath).toBe(winner.body.writes[0].replace('ducklake://', ''));
 			expect(usage).toHaveLength(2);
 		});
@@ -331,7 +331,7 @@ CREATE TABLE lake.broken AS SELEC order_id,, FROM main.orders;`
 			expect(r.body.columns.map((c: { column: string }) => c.column)).toEqual(typed.get('model.jaffle_shop.customers'));
 			expect(r.body.columns[0].inputs).toEqual([{ column: 'ducklake://main/customers_copy.customer_id', kind: 'copy' }]);
 			expect(r.body.warnings.some((w: string) => w.includes('expands only the columns known so far'))).toBe(true);
-			expect(await assetUsageOf(h.db, ws, 'f/lake/downstream')).toEqual([
+			expect(await assetUsageOf(database.db, ws, 'f/lake/downstream')).toEqual([
 				{ assetKind: 'ducklake', assetPath: 'main/customers_copy', access: 'r' },
 				{ assetKind: 'ducklake', assetPath: 'main/downstream', access: 'w' }
 			]);

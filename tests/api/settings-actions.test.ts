@@ -21,7 +21,7 @@ const ROOT = { username: 'root', password: 'root-password-1' };
 type Who = 'admin' | 'member' | 'outsider';
 
 describe.each(testBackends())('settings actions on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let root: ApiClient;
 	const c = {} as Record<Who, ApiClient>;
 	let restoreAdmin: () => void;
@@ -34,7 +34,7 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 	};
 	const action = async (name: keyof typeof actions, who: ApiClient, form: Record<string, string | string[]>, opts: { setCookies?: boolean } = {}) =>
 		pageOutcome(actions[name]((await pageEventOf(who, `/w/${WS}/settings?/${name}`, { ws: WS }, form, opts)) as never));
-	const count = async (q: ReturnType<typeof sql>) => Number((await h.rows<{ n: unknown }>(q))[0].n);
+	const count = async (q: ReturnType<typeof sql>) => Number((await database.rows<{ n: unknown }>(q))[0].n);
 	/** Adds a member with a password and signs it in. */
 	const newMember = async (username: string, isAdmin = false) => {
 		await ok(root.post(`/api/w/${WS}/users`, { username, password: `${username}-password-1`, is_admin: isAdmin }), 201);
@@ -42,12 +42,12 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 	};
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		restoreAdmin = useInstanceAdmin(ROOT);
 		// A fresh throttle: the wrong passwords below count against this file only.
 		restoreThrottle = setLoginThrottle(new LoginThrottle());
-		await bootstrap(h);
+		await bootstrap(database);
 		root = await login(ROOT.username, ROOT.password);
 		await ok(root.post('/api/workspaces', { id: WS, name: 'Acme' }), 201);
 		await ok(root.post('/api/workspaces', { id: 'elsewhere', name: 'Elsewhere' }), 201);
@@ -61,7 +61,7 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 	afterAll(async () => {
 		restoreAdmin?.();
 		if (restoreThrottle) setLoginThrottle(restoreThrottle);
-		await h?.close();
+		await database?.close();
 	});
 
 	describe('changing one\'s own password', () => {
@@ -259,7 +259,7 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 					secrets: { DBT_PASSWORD: '***' }
 				}
 			});
-			expect((await getWarehouseWithSecrets(h, WS, 'prod'))!.secrets).toEqual({ DBT_PASSWORD: 's3cret-one' });
+			expect((await getWarehouseWithSecrets(database, WS, 'prod'))!.secrets).toEqual({ DBT_PASSWORD: 's3cret-one' });
 			// The page's load shows it as the form's fields, without the secret's value.
 			const page = await pageOutcome(load((await pageEventOf(c.admin, `/w/${WS}/settings`, { ws: WS })) as never));
 			const shown = page.data.admin.warehouseForms.find((w: any) => w.name === 'prod');
@@ -287,10 +287,10 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 		it('saved again as shown, nothing changes: a stored secret left empty keeps its value; one ticked "remove" goes', async () => {
 			const again = form({ target: 'prod', secret_stored: ['DBT_PASSWORD'], secret_key: ['DBT_PASSWORD', 'DBT_TOKEN'], secret_value: ['', 'tok-1'] });
 			expect((await action('saveWarehouse', c.admin, again)).status).toBe(200);
-			expect((await getWarehouseWithSecrets(h, WS, 'prod'))!.secrets).toEqual({ DBT_PASSWORD: 's3cret-one', DBT_TOKEN: 'tok-1' });
+			expect((await getWarehouseWithSecrets(database, WS, 'prod'))!.secrets).toEqual({ DBT_PASSWORD: 's3cret-one', DBT_TOKEN: 'tok-1' });
 			const removed = form({ target: 'prod', secret_stored: ['DBT_PASSWORD', 'DBT_TOKEN'], secret_key: ['DBT_PASSWORD', 'DBT_TOKEN'], secret_value: ['', ''], secret_remove: ['DBT_TOKEN'] });
 			expect((await action('saveWarehouse', c.admin, removed)).status).toBe(200);
-			expect((await getWarehouseWithSecrets(h, WS, 'prod'))!.secrets).toEqual({ DBT_PASSWORD: 's3cret-one' });
+			expect((await getWarehouseWithSecrets(database, WS, 'prod'))!.secrets).toEqual({ DBT_PASSWORD: 's3cret-one' });
 			// A row emptied removes its setting.
 			expect((await action('saveWarehouse', c.admin, form({ target: 'prod', secret_stored: ['DBT_PASSWORD'], secret_value: [''], setting_value: ['db.internal', '', 'dbt', ''] }))).status).toBe(200);
 			expect((await ok(root.get(`/api/w/${WS}/warehouses`))).find((w: any) => w.name === 'prod').settings).not.toHaveProperty('port');
@@ -351,22 +351,22 @@ describe.each(testBackends())('settings actions on $name', (backend) => {
 });
 
 describe.each(testBackends())('the password generated at first start, on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let restoreAdmin: () => void;
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		// No password given: bootstrap generates one, as a first start without TRIBUTARY_ADMIN_PASSWORD does.
 		restoreAdmin = useInstanceAdmin({ username: 'first', password: '' });
 	});
 	afterAll(async () => {
 		restoreAdmin?.();
-		await h?.close();
+		await database?.close();
 	});
 
 	it('is marked until changed: the settings page asks to change it, and stops asking once it is', async () => {
-		const boot = await bootstrap(h);
+		const boot = await bootstrap(database);
 		expect(boot.generatedPassword).toMatch(/^\S{20}$/);
 		const first = await login('first', boot.generatedPassword);
 		const r = await first.post('/api/workspaces', { id: 'home', name: 'Home' });
@@ -374,7 +374,7 @@ describe.each(testBackends())('the password generated at first start, on $name',
 		const account = async () => (await pageOutcome(load((await pageEventOf(first, '/w/home/settings', { ws: 'home' })) as never))).data.account;
 		expect(await account()).toEqual({ username: 'first', mayChangePassword: true, generatedPassword: true });
 		// A second start leaves the mark (and the password) alone.
-		expect(await bootstrap(h)).toEqual({ adminCreated: false });
+		expect(await bootstrap(database)).toEqual({ adminCreated: false });
 		expect((await account()).generatedPassword).toBe(true);
 		const changed = await first.post('/api/auth/password', { current_password: boot.generatedPassword, new_password: 'first-chosen-password' });
 		expect(changed.status, JSON.stringify(changed.body)).toBe(200);

@@ -17,7 +17,7 @@ import { buildJobWorld, tamper, WS, type JobWorld } from '../support/jobs-world'
 const DAY_MS = 86_400_000;
 
 describe.each(testBackends())('share links with a lifetime on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let w: JobWorld;
 
 	const links = (c: ApiClient, id: string, token?: string) =>
@@ -53,12 +53,12 @@ describe.each(testBackends())('share links with a lifetime on $name', (backend) 
 	}
 
 	beforeAll(async () => {
-		h = await backend.open();
-		w = await buildJobWorld(h);
+		database = await backend.open();
+		w = await buildJobWorld(database);
 	});
 	afterAll(async () => {
 		w?.restoreEnv();
-		await h?.close();
+		await database?.close();
 	});
 	afterEach(() => {
 		vi.useRealTimers();
@@ -186,7 +186,7 @@ describe.each(testBackends())('share links with a lifetime on $name', (backend) 
 		it('records a use at most once a minute: opening the run again within it writes nothing', async () => {
 			const l = await make(w.c.rita, 'public');
 			const row = async () =>
-				(await h.rows<{ x: string; last: unknown }>(sql`select xmin::text as x, last_used_at as last from share_link where id = ${l.id}::uuid`))[0];
+				(await database.rows<{ x: string; last: unknown }>(sql`select xmin::text as x, last_used_at as last from share_link where id = ${l.id}::uuid`))[0];
 			expect((await row()).last).toBeNull();
 			expect((await get(w.c.anon, w.jobs.R, l.token)).status).toBe(200);
 			const used = await row();
@@ -253,7 +253,7 @@ describe.each(testBackends())('share links with a lifetime on $name', (backend) 
 	describe('links minted before links were stored', () => {
 		/** A link as the releases before this one minted it: `{job}.{HMAC(workspace key, job ‖ domain)}`, no row. */
 		const oldLink = async (kind: 'member' | 'public') =>
-			`${w.jobs.R}.${createHmac('sha256', await workspaceSecret(h, WS)).update(`${w.jobs.R}${kind}`).digest('hex')}`;
+			`${w.jobs.R}.${createHmac('sha256', await workspaceSecret(database, WS)).update(`${w.jobs.R}${kind}`).digest('hex')}`;
 
 		it('keep opening the run and its descendants, to the same audience, and are in no list', async () => {
 			const pub = await oldLink('public');

@@ -12,7 +12,7 @@ const UUID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
 const TOKEN = new RegExp(`^${UUID}\\.${UUID}\\.[0-9a-f]{64}$`);
 
 describe.each(testBackends())('share links on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let w: JobWorld;
 	let member = '';
 	let pub = '';
@@ -23,12 +23,12 @@ describe.each(testBackends())('share links on $name', (backend) => {
 		c.get(`/api/w/${WS}/jobs/share/${id}?${query}${token === undefined ? '' : `&view_token=${token}`}`);
 
 	beforeAll(async () => {
-		h = await backend.open();
-		w = await buildJobWorld(h);
+		database = await backend.open();
+		w = await buildJobWorld(database);
 	});
 	afterAll(async () => {
 		w?.restoreEnv();
-		await h?.close();
+		await database?.close();
 	});
 
 	describe('minting', () => {
@@ -107,7 +107,7 @@ describe.each(testBackends())('share links on $name', (backend) => {
 			expect((await w.c.root.post(`/api/w/${WS}/users`, { username: 'tess', password: 'tess-password-1' })).status).toBe(201);
 			const tess = await login('tess');
 			expect((await get(tess, w.jobs.R, member)).status).toBe(200);
-			expect(await removeMember(h, WS, 'tess')).toBe(true);
+			expect(await removeMember(database, WS, 'tess')).toBe(true);
 			expect((await get(tess, w.jobs.R, member)).status).toBe(404);
 			// ...while a public link still opens for them, as for anyone.
 			expect((await get(tess, w.jobs.R, pub)).status).toBe(200);

@@ -52,7 +52,7 @@ describe.skipIf(!needFixtures('uploads gated before their files are read')).each
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await w?.h.close();
+		await w?.database.close();
 	});
 
 	// bob reads f/analytic but writes nothing; alice writes f/analytics.

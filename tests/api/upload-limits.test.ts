@@ -37,7 +37,7 @@ describeFixtures('upload limits', () => {
 		// Counted from the file itself: every entry of nodes, sources and unit_tests.
 		const rawNodes = Object.keys(raw.nodes).length + Object.keys(raw.sources ?? {}).length + Object.keys(raw.unit_tests ?? {}).length;
 
-		const versionsAt = async (path: string) => (await w.h.rows<{ n: number }>(sql`select count(*)::int as n from script where workspace = ${WS} and path = ${path}`))[0].n;
+		const versionsAt = async (path: string) => (await w.database.rows<{ n: number }>(sql`select count(*)::int as n from script where workspace = ${WS} and path = ${path}`))[0].n;
 
 		beforeAll(async () => {
 			w = await buildLineageWorld(await backend.open());
@@ -49,7 +49,7 @@ describeFixtures('upload limits', () => {
 
 		afterAll(async () => {
 			w?.restoreEnv();
-			await w?.h.close();
+			await w?.database.close();
 		});
 
 		it.each(['deploy', 'preview'])('a manifest over the node limit: %s answers 413 naming it, nothing stored', async (kind) => {

@@ -85,7 +85,7 @@ describeFixtures('uploads bounded as they stream', () => {
 		/** Everything a refused upload could have changed: versions, jobs, stored nodes and their typed columns. */
 		const stored = async () =>
 			(
-				await w.h.rows<{ scripts: number; jobs: number; nodes: number; schemas: string }>(
+				await w.database.rows<{ scripts: number; jobs: number; nodes: number; schemas: string }>(
 					sql`select (select count(*)::int from script where workspace = ${WS}) as scripts,
 					           (select count(*)::int from job where workspace = ${WS}) as jobs,
 					           (select count(*)::int from dbt_node where workspace = ${WS}) as nodes,
@@ -104,7 +104,7 @@ describeFixtures('uploads bounded as they stream', () => {
 
 		afterAll(async () => {
 			w?.restoreEnv();
-			await w?.h.close();
+			await w?.database.close();
 		});
 
 		const deploy = `/api/w/${WS}/scripts/dbt/deploy`;

@@ -14,7 +14,7 @@ import { testBackends } from '../support/db';
 const ROOT = { username: 'root', password: 'root-password-1' };
 
 describe.each(testBackends())('adding existing accounts on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let root: ApiClient;
 	let wanda: ApiClient;
 	let restoreAdmin: (() => void) | undefined;
@@ -25,10 +25,10 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 		((await root.get(`/api/w/${ws}/users`)).body as { username: string }[]).map((m) => m.username);
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		restoreAdmin = useInstanceAdmin(ROOT);
-		await bootstrap(h);
+		await bootstrap(database);
 		root = await login(ROOT.username, ROOT.password);
 		for (const id of ['acme', 'other']) expect((await root.post('/api/workspaces', { id, name: id })).status).toBe(201);
 		// wanda administers acme only; vic lives in other.
@@ -39,7 +39,7 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 	});
 	afterAll(async () => {
 		restoreAdmin?.();
-		await h?.close();
+		await database?.close();
 	});
 
 	it("a workspace admin's guess of another account's password gets the same refusal, right or wrong", async () => {
@@ -65,12 +65,12 @@ describe.each(testBackends())('adding existing accounts on $name', (backend) => 
 		expect(existing.body).toEqual(unknown.body);
 		expect(existing.body.error).toMatch(/^password\b/);
 		expect(await membersOf('acme')).not.toContain('vic');
-		expect(await findAccountByUsername(h, 'nobody-yet')).toBeNull();
+		expect(await findAccountByUsername(database, 'nobody-yet')).toBeNull();
 		expect(await membersOf('acme')).toEqual(['mem', 'root', 'wanda']);
 	});
 
 	it("the settings page's member form applies the same rule", async () => {
-		const account = (await findAccountByUsername(h, 'wanda'))!;
+		const account = (await findAccountByUsername(database, 'wanda'))!;
 		const submit = async (fields: Record<string, string>) => {
 			const body = new FormData();
 			for (const [k, v] of Object.entries(fields)) body.set(k, v);

@@ -14,7 +14,7 @@ const SECRET = 'warehouse-password-in-clear';
 const KEYS = ['TRIBUTARY_ENCRYPTION_KEY', 'TRIBUTARY_ENCRYPTION_KEY_PREVIOUS', 'TRIBUTARY_SECRET', 'TRIBUTARY_ADMIN_USER', 'TRIBUTARY_ADMIN_PASSWORD'] as const;
 
 describe.each(testBackends())('warehouse secrets at rest on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let root: ApiClient;
 	const saved = Object.fromEntries(KEYS.map((k) => [k, process.env[k]]));
 	const restoreKeys = () => {
@@ -22,7 +22,7 @@ describe.each(testBackends())('warehouse secrets at rest on $name', (backend) =>
 	};
 
 	const stored = async (name: string) =>
-		(await h.rows<{ secrets: Record<string, string> }>(sql`select secrets from warehouse where workspace = 'vault' and name = ${name}`))[0].secrets;
+		(await database.rows<{ secrets: Record<string, string> }>(sql`select secrets from warehouse where workspace = 'vault' and name = ${name}`))[0].secrets;
 	const save = async (name: string, secrets: Record<string, string>, status = 201) => {
 		const r = await root.post('/api/w/vault/warehouses', { name, settings: { type: 'postgres', host: 'db', secrets } });
 		expect(r.status, JSON.stringify(r.body)).toBe(status);
@@ -31,11 +31,11 @@ describe.each(testBackends())('warehouse secrets at rest on $name', (backend) =>
 
 	beforeAll(async () => {
 		restoreKeys();
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		process.env.TRIBUTARY_ADMIN_USER = 'root';
 		process.env.TRIBUTARY_ADMIN_PASSWORD = 'root-password-1';
-		await bootstrap(h);
+		await bootstrap(database);
 		root = new ApiClient();
 		expect((await root.post('/api/auth/login', { username: 'root', password: 'root-password-1' })).status).toBe(200);
 		expect((await root.post('/api/workspaces', { id: 'vault', name: 'Vault' })).status).toBe(201);
@@ -46,7 +46,7 @@ describe.each(testBackends())('warehouse secrets at rest on $name', (backend) =>
 			if (saved[k] === undefined) delete process.env[k];
 			else process.env[k] = saved[k];
 		}
-		await h?.close();
+		await database?.close();
 	});
 
 	it('with no key configured: sealed under the stored secret, opened by the runner read, never in clear', async () => {
@@ -54,7 +54,7 @@ describe.each(testBackends())('warehouse secrets at rest on $name', (backend) =>
 		const row = await stored('derived');
 		expect(row.password).toMatch(/^enc:v1:[A-Za-z0-9+/=]+:[A-Za-z0-9+/=]+$/);
 		expect(JSON.stringify(row)).not.toContain(SECRET);
-		expect((await getWarehouseWithSecrets(h, 'vault', 'derived'))!.secrets).toEqual({ password: SECRET });
+		expect((await getWarehouseWithSecrets(database, 'vault', 'derived'))!.secrets).toEqual({ password: SECRET });
 		// The same value sealed twice differs (a fresh nonce each time).
 		await save('derived', { password: SECRET }, 200);
 		expect((await stored('derived')).password).not.toBe(row.password);
@@ -64,39 +64,39 @@ describe.each(testBackends())('warehouse secrets at rest on $name', (backend) =>
 		await save('first', { password: SECRET });
 		await save('second', { password: 'other' });
 		const moved = (await stored('first')).password;
-		await h.rows(sql`update warehouse set secrets = ${JSON.stringify({ password: moved })}::jsonb where workspace = 'vault' and name = 'second'`);
-		await expect(getWarehouseWithSecrets(h, 'vault', 'second')).rejects.toThrow(/vault\/second\/password does not open with this process's key/);
+		await database.rows(sql`update warehouse set secrets = ${JSON.stringify({ password: moved })}::jsonb where workspace = 'vault' and name = 'second'`);
+		await expect(getWarehouseWithSecrets(database, 'vault', 'second')).rejects.toThrow(/vault\/second\/password does not open with this process's key/);
 	});
 
 	it('rows stored in clear before encryption still read, and are sealed at start', async () => {
 		process.env.TRIBUTARY_ENCRYPTION_KEY = 'key-one';
-		await h.rows(
+		await database.rows(
 			sql`insert into warehouse (workspace, name, settings, secrets) values ('vault', 'legacy', '{"type":"postgres"}'::jsonb, ${JSON.stringify({ password: SECRET, DBT_TOKEN: 'tok-123' })}::jsonb)`
 		);
-		expect((await getWarehouseWithSecrets(h, 'vault', 'legacy'))!.secrets).toEqual({ password: SECRET, DBT_TOKEN: 'tok-123' });
-		const sealed = await sealStoredSecrets(h);
+		expect((await getWarehouseWithSecrets(database, 'vault', 'legacy'))!.secrets).toEqual({ password: SECRET, DBT_TOKEN: 'tok-123' });
+		const sealed = await sealStoredSecrets(database);
 		// The two legacy values, and the two earlier warehouses' values sealed under the stored secret's key.
 		expect(sealed.unreadable).toEqual(['vault/second/password']);
 		expect(sealed.resealed).toBe(2 + 2);
 		const row = await stored('legacy');
 		expect(Object.values(row).every((v) => v.startsWith('enc:v1:'))).toBe(true);
 		expect(JSON.stringify(row)).not.toContain(SECRET);
-		expect((await getWarehouseWithSecrets(h, 'vault', 'legacy'))!.secrets).toEqual({ password: SECRET, DBT_TOKEN: 'tok-123' });
-		expect((await getWarehouseWithSecrets(h, 'vault', 'derived'))!.secrets).toEqual({ password: SECRET });
-		expect((await sealStoredSecrets(h)).resealed).toBe(0);
+		expect((await getWarehouseWithSecrets(database, 'vault', 'legacy'))!.secrets).toEqual({ password: SECRET, DBT_TOKEN: 'tok-123' });
+		expect((await getWarehouseWithSecrets(database, 'vault', 'derived'))!.secrets).toEqual({ password: SECRET });
+		expect((await sealStoredSecrets(database)).resealed).toBe(0);
 	});
 
 	it('rotation: the new key with the old one as previous opens everything, start reseals, then the old key is not needed', async () => {
 		process.env.TRIBUTARY_ENCRYPTION_KEY = 'key-one';
 		await save('rotated', { password: SECRET });
 		process.env.TRIBUTARY_ENCRYPTION_KEY = 'key-two';
-		await expect(getWarehouseWithSecrets(h, 'vault', 'rotated')).rejects.toThrow(/TRIBUTARY_ENCRYPTION_KEY_PREVIOUS/);
+		await expect(getWarehouseWithSecrets(database, 'vault', 'rotated')).rejects.toThrow(/TRIBUTARY_ENCRYPTION_KEY_PREVIOUS/);
 		process.env.TRIBUTARY_ENCRYPTION_KEY_PREVIOUS = 'key-one';
-		expect((await getWarehouseWithSecrets(h, 'vault', 'rotated'))!.secrets).toEqual({ password: SECRET });
-		expect((await sealStoredSecrets(h)).resealed).toBeGreaterThanOrEqual(1);
+		expect((await getWarehouseWithSecrets(database, 'vault', 'rotated'))!.secrets).toEqual({ password: SECRET });
+		expect((await sealStoredSecrets(database)).resealed).toBeGreaterThanOrEqual(1);
 		delete process.env.TRIBUTARY_ENCRYPTION_KEY_PREVIOUS;
-		expect((await getWarehouseWithSecrets(h, 'vault', 'rotated'))!.secrets).toEqual({ password: SECRET });
-		expect((await getWarehouseWithSecrets(h, 'vault', 'legacy'))!.secrets).toEqual({ password: SECRET, DBT_TOKEN: 'tok-123' });
+		expect((await getWarehouseWithSecrets(database, 'vault', 'rotated'))!.secrets).toEqual({ password: SECRET });
+		expect((await getWarehouseWithSecrets(database, 'vault', 'legacy'))!.secrets).toEqual({ password: SECRET, DBT_TOKEN: 'tok-123' });
 	});
 
 	it.each([

@@ -56,7 +56,7 @@ function downstreamOf(manifest: Json, id: string): string[] {
 }
 
 describe.each(testBackends())('demo workspace on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let seeded: DemoSeed;
 	let admin: ApiClient;
 	let auth: AuthContext;
@@ -80,14 +80,14 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 	};
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		process.env.TRIBUTARY_ADMIN_USER = 'admin';
 		process.env.TRIBUTARY_ADMIN_PASSWORD = 'demo-admin-pw';
-		await bootstrap(h);
+		await bootstrap(database);
 		[project, failing] = await Promise.all([generateProject(), generateProject({ seed: 2, failures: true })]);
 		roasteryManifest = (await generateProject({ roastery: true })).manifest;
-		seeded = await seedDemo(h, 'admin');
+		seeded = await seedDemo(database, 'admin');
 		admin = new ApiClient();
 		const r = await admin.post('/api/auth/login', { username: 'admin', password: 'demo-admin-pw' });
 		expect(r.status, JSON.stringify(r.body)).toBe(200);
@@ -97,18 +97,18 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(auth.username).toBe('admin');
 	}, 180_000);
 	afterAll(async () => {
-		await h?.close();
+		await database?.close();
 	});
 
 	it('is seeded only on a fresh database, by default only on the embedded one', () => {
 		const saved = process.env.TRIBUTARY_DEMO;
 		delete process.env.TRIBUTARY_DEMO;
-		expect(wantDemo(h, false)).toBe(false);
-		expect(wantDemo(h, true)).toBe(h.kind === 'pglite');
+		expect(wantDemo(database, false)).toBe(false);
+		expect(wantDemo(database, true)).toBe(database.kind === 'pglite');
 		process.env.TRIBUTARY_DEMO = '0';
-		expect(wantDemo(h, true)).toBe(false);
+		expect(wantDemo(database, true)).toBe(false);
 		process.env.TRIBUTARY_DEMO = '1';
-		expect(wantDemo(h, true)).toBe(true);
+		expect(wantDemo(database, true)).toBe(true);
 		if (saved === undefined) delete process.env.TRIBUTARY_DEMO;
 		else process.env.TRIBUTARY_DEMO = saved;
 	});
@@ -122,7 +122,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		const r = seeded;
 		expect(r.nodes).toBe(expectedNodes);
 		expect(r.columnEdges).toBe(project.meta.columnEdges.total);
-		const [row] = await h.rows<{ n: number; archived: number }>(
+		const [row] = await database.rows<{ n: number; archived: number }>(
 			sql`select count(*)::int as n, (select count(*)::int from script_archive where workspace = ${DEMO_WORKSPACE}) as archived
 			    from dbt_node where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH}
 			     and script_hash = (select script_hash from job where id = ${seeded.jobId}::uuid)`
@@ -130,14 +130,14 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		// Archives: the shop's two versions and the roastery's one.
 		expect(row).toEqual({ n: expectedNodes, archived: 3 });
 		// Every relation the demo writes is published as asset usage under the warehouse `main`.
-		const usage = await h.rows<{ asset_path: string }>(
+		const usage = await database.rows<{ asset_path: string }>(
 			sql`select asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and script_path = ${DEMO_PROJECT_PATH} and asset_kind = 'dbt' and access = 'w'`
 		);
 		expect(usage.length).toBe(project.meta.models + project.meta.seeds + project.meta.snapshots - ephemeralCount(project.manifest));
 		for (const u of usage) expect(u.asset_path.startsWith('main/')).toBe(true);
 		// The producers (two on the shop, one on the roastery): each writes a lake table and has column lineage stored.
 		expect(r.producers).toBe(3);
-		const lake = await h.rows<{ script_path: string; asset_path: string }>(
+		const lake = await database.rows<{ script_path: string; asset_path: string }>(
 			sql`select script_path, asset_path from asset_usage where workspace = ${DEMO_WORKSPACE} and asset_kind = 'ducklake' and access = 'w' order by 1`
 		);
 		expect(lake.map((x) => x.script_path)).toEqual(['f/demo/producers/daily_revenue', 'f/demo/producers/monthly_city_revenue', 'f/demo/producers/wholesale_city_revenue']);
@@ -146,7 +146,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			[...p.content.matchAll(/^\s*(?:--|\/\/)\s*column\s+(\w+)\s*<-/gm)].map((m) => `${p.path} ${m[1]}`)
 		);
 		expect(annotated.length).toBeGreaterThan(0);
-		const stored = await h.rows<{ k: string }>(
+		const stored = await database.rows<{ k: string }>(
 			sql`select distinct script_path || ' ' || output_column as k from producer_column_lineage
 			    where workspace = ${DEMO_WORKSPACE} and source = 'annotation' order by 1`
 		);
@@ -194,10 +194,10 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(singular, 'the demo has one singular test').toBeTruthy();
 		const warned = { ...page.job.result, nodes: page.job.result.nodes.map((n) => (n === singular ? { ...n, status: 'warn', outcome: 'warned' } : n)) };
 		const { testStatusesOfRun } = await import('../../src/lib/server/pages/latest-runs');
-		const [row] = await h.rows<{ script_hash: string }>(sql`select script_hash::text from job where id = ${seeded.runs.succeeded}::uuid`);
+		const [row] = await database.rows<{ script_hash: string }>(sql`select script_hash::text from job where id = ${seeded.runs.succeeded}::uuid`);
 		const job = { workspace: DEMO_WORKSPACE, id: seeded.runs.succeeded, scriptPath: DEMO_PROJECT_PATH, scriptHash: BigInt(row.script_hash) };
 		const graph = (await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/dbt_graph/${seeded.runs.succeeded}`)).body;
-		const statuses = await testStatusesOfRun(h, job, graph, warned);
+		const statuses = await testStatusesOfRun(database, job, graph, warned);
 		expect(statuses[ORDERS]).toBe('warn');
 	});
 
@@ -251,7 +251,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 			)?.type;
 		expect([typeOf(version), typeOf(preview)]).toEqual([DEMO_CHANGE.retyped.from, DEMO_CHANGE.retyped.to]);
 		// The deployed version is still the one the workspace browses: the preview is only its job's.
-		const [v] = await h.rows<{ n: number }>(
+		const [v] = await database.rows<{ n: number }>(
 			sql`select count(*)::int as n from dbt_node where workspace = ${DEMO_WORKSPACE} and unique_id = ${DEMO_CHANGE.addedModel} and script_hash is not null`
 		);
 		expect(v.n).toBe(0);
@@ -316,7 +316,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect((await relation(ACCOUNTS)).column_lineage).toMatchObject({ source: 'inferred', job: { id: seeded.roastery.lineageJobId, status: 'queued' }, outcome: null });
 
 		// The worker of `npm start`, started as the app starts it after seeding, with the default budget.
-		const worker = new Worker({ h, pollMs: 20, heartbeatMs: 100, staleS: 30 }).start();
+		const worker = new Worker({ database, pollMs: 20, heartbeatMs: 100, staleS: 30 }).start();
 		let job: JobPoll;
 		try {
 			const deadline = Date.now() + 120_000;
@@ -377,7 +377,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect(job.logs).toContain(`partial: ${ROASTERY_OUTCOMES.partial}`);
 
 		// The producer reading the roastery: its trace crosses from the inferred dbt edges into the lake.
-		const lake = await h.rows<{ output_column: string; input_path: string; input_column: string }>(
+		const lake = await database.rows<{ output_column: string; input_path: string; input_column: string }>(
 			sql`select output_column, input_asset_path as input_path, input_column from producer_column_lineage
 			    where workspace = ${DEMO_WORKSPACE} and script_path = ${roasteryProducers[0].path} order by 1, 2, 3`
 		);

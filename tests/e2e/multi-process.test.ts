@@ -118,7 +118,7 @@ function deployForm(name: string, manifest: string, scenario: Scenario): FormDat
 
 describeFixtures('several web and worker processes on one Postgres', () => {
 	describe.skipIf(!URL_)('two web processes and two workers', () => {
-		let h: Database;
+		let database: Database;
 		let world: RunnerWorld;
 		let dbUrl: string;
 		let dbName: string;
@@ -208,9 +208,9 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 			u.pathname = `/${dbName}`;
 			dbUrl = u.toString();
 			dataDir = mkdtempSync(path.join(tmpdir(), 'tributary-mp-'));
-			h = await openDatabase({ url: dbUrl });
+			database = await openDatabase({ url: dbUrl });
 			// The workspace, its members and warehouse, made through the app's own routes in this process.
-			world = await buildRunnerWorld(h, { start: false });
+			world = await buildRunnerWorld(database, { start: false });
 			const [a, b] = await Promise.all([startWeb('web A'), startWeb('web B')]);
 			webA = await a.login(WENDY);
 			webB = b.as(webA);
@@ -303,17 +303,17 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 			const manifests = [fixture('jaffle-shop-1.12-duckdb-docs-generate', 'manifest.json'), path.join(PG_LOGS, 'build', 'manifest.json')];
 			const scenario = replay(path.join(PG_LOGS, 'run', 'successful_run.log.jsonl'));
 			const answers = await Promise.all([deployThrough(webA, 'raced', manifests[0], scenario), deployThrough(webB, 'raced', manifests[1], scenario)]);
-			const newest = await newestVersion(h.db, WS, `f/${FOLDER}/raced`);
+			const newest = await newestVersion(database.db, WS, `f/${FOLDER}/raced`);
 			expect(answers.map((a) => a.hash)).toContain(hashToHex(newest!.hash));
 			const written = async (hash: bigint) =>
 				(
-					await h.rows<{ asset_path: string }>(
+					await database.rows<{ asset_path: string }>(
 						sql`select distinct asset_path from dbt_node where workspace = ${WS} and script_hash = ${hash}
 						    and asset_path is not null and resource_type in ('model', 'seed', 'snapshot') order by 1`
 					)
 				).map((r) => r.asset_path);
 			const owned = (
-				await h.rows<{ asset_path: string }>(
+				await database.rows<{ asset_path: string }>(
 					sql`select asset_path from asset_usage where workspace = ${WS} and script_path = ${`f/${FOLDER}/raced`} and access <> 'r' order by 1`
 				)
 			).map((r) => r.asset_path);
@@ -375,9 +375,9 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 		}, 120_000);
 
 		it('a web process killed during a deploy: the previous graph stays, and no deploy job is left behind', async () => {
-			const before = await newestVersion(h.db, WS, `f/${FOLDER}/fresh`);
+			const before = await newestVersion(database.db, WS, `f/${FOLDER}/fresh`);
 			expect(before).not.toBeNull();
-			const nodesBefore = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_node where workspace = ${WS} and script_hash = ${before!.hash}`);
+			const nodesBefore = await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_node where workspace = ${WS} and script_hash = ${before!.hash}`);
 			const big = await generateProject({ models: 3000, columnEdges: 3000, seed: 5 });
 			const form = new FormData();
 			form.set('path', `f/${FOLDER}/fresh`);
@@ -392,7 +392,7 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 				.poll(
 					async () =>
 						(
-							await h.rows<{ n: number }>(
+							await database.rows<{ n: number }>(
 								sql`select count(*)::int as n from pg_stat_activity where datname = current_database() and xact_start is not null
 								     and pid <> pg_backend_pid() and query ilike '%dbt_%'`
 							)
@@ -402,11 +402,11 @@ describeFixtures('several web and worker processes on one Postgres', () => {
 				.toBeGreaterThan(0);
 			victim.proc.kill('SIGKILL');
 			expect(await pending).toBe('connection lost');
-			const after = await newestVersion(h.db, WS, `f/${FOLDER}/fresh`);
+			const after = await newestVersion(database.db, WS, `f/${FOLDER}/fresh`);
 			expect(after!.hash).toBe(before!.hash);
-			const nodesAfter = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_node where workspace = ${WS} and script_hash = ${before!.hash}`);
+			const nodesAfter = await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_node where workspace = ${WS} and script_hash = ${before!.hash}`);
 			expect(nodesAfter[0].n).toBe(nodesBefore[0].n);
-			const stuck = await h.rows<{ n: number }>(
+			const stuck = await database.rows<{ n: number }>(
 				sql`select count(*)::int as n from job where workspace = ${WS} and script_path = ${`f/${FOLDER}/fresh`} and status in ('queued', 'running')`
 			);
 			expect(stuck[0].n).toBe(0);

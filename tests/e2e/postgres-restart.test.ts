@@ -25,7 +25,7 @@ describeFixtures('Postgres restarting under load', () => {
 	describe.skipIf(!PG_BIN)('a web process and a worker on a cluster that stops and starts', () => {
 		let dir: string;
 		let port: number;
-		let h: Database;
+		let database: Database;
 		let world: RunnerWorld;
 		let web: ChildProcess;
 		let worker: ChildProcess;
@@ -46,8 +46,8 @@ describeFixtures('Postgres restarting under load', () => {
 			asOwner(path.join(PG_BIN!, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '--auth=trust', '--no-sync']);
 			startCluster();
 			const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-			h = await openDatabase({ url });
-			world = await buildRunnerWorld(h, { start: false });
+			database = await openDatabase({ url });
+			world = await buildRunnerWorld(database, { start: false });
 			await world.deploy('ok', replay(path.join(PG_LOGS, 'run', 'successful_run.log.jsonl'), { speed: 400 }, path.join(PG_LOGS, 'run', 'manifest.json')), {
 				manifest: path.join(PG_LOGS, 'run', 'manifest.json')
 			});

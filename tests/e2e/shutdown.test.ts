@@ -144,13 +144,13 @@ interface JobRow {
 	result: { error?: string } | null;
 }
 
-async function jobRow(h: Database, id: string): Promise<JobRow> {
-	const [r] = await h.rows<JobRow>(sql`select status, worker_id, logs, result from job where id = ${id}::uuid`);
+async function jobRow(database: Database, id: string): Promise<JobRow> {
+	const [r] = await database.rows<JobRow>(sql`select status, worker_id, logs, result from job where id = ${id}::uuid`);
 	return r;
 }
 
-async function runningProgress(h: Database, id: string): Promise<number> {
-	const [r] = await h.rows<{ n: number }>(sql`select count(*)::int as n from dbt_run_progress where job_id = ${id}::uuid and status = 'running'`);
+async function runningProgress(database: Database, id: string): Promise<number> {
+	const [r] = await database.rows<{ n: number }>(sql`select count(*)::int as n from dbt_run_progress where job_id = ${id}::uuid and status = 'running'`);
 	return Number(r.n);
 }
 
@@ -324,14 +324,14 @@ describeFixtures('stopping the processes', () => {
 			const id = JSON.parse(r.body).job_id as string;
 			expect(await s.p.ended, s.p.out).toEqual({ code: 0, signal: null });
 			process.stdout.write(`[measure] web server on ${backend}: last body byte of the request in flight to exit ${Date.now() - t0} ms\n`);
-			const h = await db.open();
+			const database = await db.open();
 			try {
 				// A stopping process starts no new work: the run is the next process's to claim.
-				const job = await jobRow(h, id);
+				const job = await jobRow(database, id);
 				expect(job.status, job.logs).toBe('queued');
 				expect(job.worker_id).toBeNull();
 			} finally {
-				await h.close();
+				await database.close();
 			}
 		}, 120_000);
 
@@ -348,21 +348,21 @@ describeFixtures('stopping the processes', () => {
 			expect(await s.p.ended, s.p.out).toEqual({ code: 0, signal: null });
 			process.stdout.write(`[measure] web server on ${backend}, two runs in flight: SIGTERM to exit ${Date.now() - t0} ms\n`);
 			await expect.poll(() => processesIn(s.jobsDir), { timeout: 5000 }).toEqual([]);
-			const h = await db.open();
+			const database = await db.open();
 			try {
-				const b = await jobRow(h, build);
+				const b = await jobRow(database, build);
 				expect(b.status, b.logs).toBe('failure');
 				expect(b.result?.error).toBe(STOPPED);
 				expect(b.logs).toContain('fake-dbt: SIGTERM received, stopping');
 				expect(b.logs).toMatch(/stopped \(SIGTERM\) while dbt build ran: not re-queued/);
-				expect(await runningProgress(h, build)).toBe(0);
-				const c = await jobRow(h, compile);
+				expect(await runningProgress(database, build)).toBe(0);
+				const c = await jobRow(database, compile);
 				expect(c.status, c.logs).toBe('queued');
 				expect(c.worker_id).toBeNull();
 				expect(c.logs).toContain('fake-dbt: SIGTERM received, stopping');
 				expect(c.logs).toMatch(/stopped \(SIGTERM\); dbt compile only reads, so the job is back in the queue/);
 			} finally {
-				await h.close();
+				await database.close();
 			}
 		}, 120_000);
 
@@ -377,13 +377,13 @@ describeFixtures('stopping the processes', () => {
 			await expect.poll(() => processesIn(s.jobsDir), { timeout: 5000 }).toEqual([]);
 			// npm passes the signal on too: the second copy, a moment after the first, is the same stop.
 			expect(s.p.out.match(/SIGTERM, stopping/g)).toHaveLength(1);
-			const h = await db.open();
+			const database = await db.open();
 			try {
-				const b = await jobRow(h, build);
+				const b = await jobRow(database, build);
 				expect(b.status, b.logs).toBe('failure');
 				expect(b.result?.error).toBe(STOPPED);
 			} finally {
-				await h.close();
+				await database.close();
 			}
 		}, 120_000);
 
@@ -403,12 +403,12 @@ describeFixtures('stopping the processes', () => {
 			expect(end.code, s.p.out).not.toBe(0);
 			expect(end.code).not.toBeNull();
 			await expect.poll(() => processesIn(s.jobsDir), { timeout: 5000 }).toEqual([]);
-			const h = await db.open();
+			const database = await db.open();
 			try {
-				const job = await jobRow(h, id);
+				const job = await jobRow(database, id);
 				expect(job.logs).toContain('fake-dbt: ignoring SIGTERM');
 			} finally {
-				await h.close();
+				await database.close();
 			}
 			// Nothing was handed back: the next start's worker finds the run's heartbeat stale and settles it.
 			const again = track(await Server.start(db, { setUp: false, env: { TRIBUTARY_WORKER_STALE_S: '2' } }));
@@ -423,7 +423,7 @@ describeFixtures('stopping the processes', () => {
 	describe.skipIf(!PG_URL)('npm run worker on postgres', () => {
 		let dbName: string;
 		let dbUrl: string;
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
@@ -434,8 +434,8 @@ describeFixtures('stopping the processes', () => {
 			const u = new URL(PG_URL!);
 			u.pathname = `/${dbName}`;
 			dbUrl = u.toString();
-			h = await openDatabase({ url: dbUrl });
-			w = await buildRunnerWorld(h, { start: false });
+			database = await openDatabase({ url: dbUrl });
+			w = await buildRunnerWorld(database, { start: false });
 			for (const [name, scenario] of Object.entries(SCENARIOS)) await w.deploy(name, scenario);
 		}, 120_000);
 		afterAll(async () => {
@@ -483,13 +483,13 @@ describeFixtures('stopping the processes', () => {
 			expect(await p.ended, p.out).toEqual({ code: 0, signal: null });
 			process.stdout.write(`[measure] npm run worker, two runs in flight: SIGTERM to exit ${Date.now() - t0} ms\n`);
 			await expect.poll(() => processesIn(w.jobsDir), { timeout: 5000 }).toEqual([]);
-			const b = await jobRow(h, build);
+			const b = await jobRow(database, build);
 			expect(b.status, b.logs).toBe('failure');
 			expect(b.result?.error).toBe(STOPPED);
 			expect(b.logs).toContain('fake-dbt: SIGTERM received, stopping');
 			expect(b.logs).toMatch(/stopped \(SIGTERM\) while dbt build ran: not re-queued/);
-			expect(await runningProgress(h, build)).toBe(0);
-			const c = await jobRow(h, compile);
+			expect(await runningProgress(database, build)).toBe(0);
+			const c = await jobRow(database, compile);
 			expect(c.status, c.logs).toBe('queued');
 			expect(c.worker_id).toBeNull();
 			expect(c.logs).toMatch(/stopped \(SIGTERM\); dbt compile only reads, so the job is back in the queue/);
@@ -506,7 +506,7 @@ describeFixtures('stopping the processes', () => {
 			await expect.poll(() => groupMembers(p.proc.pid!), { timeout: 5000 }).toEqual([]);
 			await expect.poll(() => processesIn(w.jobsDir), { timeout: 5000 }).toEqual([]);
 			expect(p.out.match(/SIGTERM, stopping/g)).toHaveLength(1);
-			const b = await jobRow(h, build);
+			const b = await jobRow(database, build);
 			expect(b.status, b.logs).toBe('failure');
 			expect(b.result?.error).toBe(STOPPED);
 		}, 120_000);
@@ -520,7 +520,7 @@ describeFixtures('stopping the processes', () => {
 			expect(await p.ended, p.out).toEqual({ code: 0, signal: null });
 			expect(p.out).toMatch(/SIGINT, stopping/);
 			await expect.poll(() => processesIn(w.jobsDir), { timeout: 5000 }).toEqual([]);
-			const b = await jobRow(h, build);
+			const b = await jobRow(database, build);
 			expect(b.status, b.logs).toBe('failure');
 			expect(b.logs).toContain('fake-dbt: SIGTERM received, stopping');
 			expect(b.logs).toMatch(/stopped \(SIGINT\) while dbt build ran: not re-queued/);

@@ -30,7 +30,7 @@ const alive = (pid: number) => {
 
 describeFixtures('worker processes on one Postgres', () => {
 	describe.skipIf(!URL_)('npm run worker (build/worker.js)', () => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 		let dbUrl: string;
 		let dbName: string;
@@ -74,8 +74,8 @@ describeFixtures('worker processes on one Postgres', () => {
 			const u = new URL(URL_!);
 			u.pathname = `/${dbName}`;
 			dbUrl = u.toString();
-			h = await openDatabase({ url: dbUrl });
-			w = await buildRunnerWorld(h, { start: false });
+			database = await openDatabase({ url: dbUrl });
+			w = await buildRunnerWorld(database, { start: false });
 			await w.deploy('hang', replay(path.join(PG_LOGS, 'build', 'dbt.log.jsonl'), { mode: 'grandchild', hangAfter: 90 }));
 			const runManifest = path.join(PG_LOGS, 'run', 'manifest.json');
 			await w.deploy('ok', replay(path.join(PG_LOGS, 'run', 'successful_run.log.jsonl'), { speed: 400 }, runManifest), { manifest: runManifest });

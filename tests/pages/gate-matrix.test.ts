@@ -146,7 +146,7 @@ describe.skipIf(!needFixtures('the page endpoints gate matrix')).each(testBacken
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await w?.h.close();
+		await w?.database.close();
 	});
 
 	it('has every caller', () => expect([...callers.keys()]).toEqual([...CALLERS]));
@@ -205,10 +205,10 @@ describe.skipIf(!needFixtures('the page endpoints gate matrix')).each(testBacken
 	it('the repo reads a named version only through the path filter', async () => {
 		const carol = { readable: { all: false, folders: ['finance'], userPrefix: 'u/carol/' }, scope: null };
 		const v1 = { path: SHOP, hash: w.hashes.shopV1, language: 'dbt' };
-		expect(await describeAssets(w.h, WS, [SD], carol, v1)).toEqual([]);
-		expect((await lineageOwners(w.h, WS, [SD], carol, v1)).map((o) => o.key.scriptPath)).toEqual([]);
+		expect(await describeAssets(w.database, WS, [SD], carol, v1)).toEqual([]);
+		expect((await lineageOwners(w.database, WS, [SD], carol, v1)).map((o) => o.key.scriptPath)).toEqual([]);
 		const alice = { readable: { all: false, folders: ['analytics'], userPrefix: 'u/alice/' }, scope: null };
-		expect((await describeAssets(w.h, WS, [SD], alice, v1)).map((g) => [g.key.scriptPath, g.key.scriptHash])).toEqual([[SHOP, w.hashes.shopV1]]);
-		expect((await lineageOwners(w.h, WS, [SD], alice, v1)).map((o) => o.key.scriptPath)).toEqual([SHOP]);
+		expect((await describeAssets(w.database, WS, [SD], alice, v1)).map((g) => [g.key.scriptPath, g.key.scriptHash])).toEqual([[SHOP, w.hashes.shopV1]]);
+		expect((await lineageOwners(w.database, WS, [SD], alice, v1)).map((o) => o.key.scriptPath)).toEqual([SHOP]);
 	});
 });

@@ -34,7 +34,7 @@ describe.skipIf(!needFixtures('POST /w/{ws}/layout')).each(testBackends())('POST
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await w?.h.close();
+		await w?.database.close();
 	});
 
 	it.each([

@@ -51,7 +51,7 @@ describe.skipIf(!needFixtures('the page gates')).each(testBackends())('page gate
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await w?.h.close();
+		await w?.database.close();
 	});
 
 	const settingsLoad = async (c: ApiClient) =>

@@ -22,7 +22,7 @@ describe.skipIf(!needFixtures('the relation endpoint')).each(testBackends())('th
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await w?.h.close();
+		await w?.database.close();
 	});
 
 	it('answers what the folder-less asset graph says, for every caller and relation', async () => {

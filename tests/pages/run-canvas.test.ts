@@ -77,7 +77,7 @@ describe.skipIf(!needFixtures('the run canvas endpoint')).each(testBackends())('
 
 	afterAll(async () => {
 		w?.restoreEnv();
-		await w?.h.close();
+		await w?.database.close();
 	});
 
 	const canvasOf = (c: Caller, job: string, headers: Record<string, string> = {}) =>

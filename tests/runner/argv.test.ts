@@ -87,12 +87,12 @@ function form(fields: Record<string, string | Uint8Array>): FormData {
 
 describeFixtures('what reaches dbt argv', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h);
+			database = await backend.open();
+			w = await buildRunnerWorld(database);
 		}, 120_000);
 		afterAll(async () => {
 			await w?.close();
@@ -144,7 +144,7 @@ describeFixtures('what reaches dbt argv', () => {
 		it('a version stored before these rules with a circular descriptor fails its runs saying why, before dbt starts', async () => {
 			const hash = hexToHash(await w.deploy('stored', replay(OK_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST }))!;
 			// What the deploy of an older build stored (it accepted the circular anchor).
-			await h.rows(sql`update script set content = ${'vars: &v\n  self: *v\n'} where workspace = ${WS} and hash = ${hash}`);
+			await database.rows(sql`update script set content = ${'vars: &v\n  self: *v\n'} where workspace = ${WS} and hash = ${hash}`);
 			const job = await w.waitJob(await w.run('stored', { command: 'run' }));
 			expect(job.status).toBe('failure');
 			expect(job.result.error).toBe('the descriptor of this version is not valid: descriptor (vars.self): refers to itself through a YAML alias (a circular anchor): write the value out');

@@ -44,12 +44,12 @@ describeFixtures('faults', () => {
 	afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { slots: 1 });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { slots: 1 });
 		}, 120_000);
 		afterAll(async () => {
 			await w?.close();
@@ -117,7 +117,7 @@ describeFixtures('faults', () => {
 				const job = await w.waitJob(await w.run('cll_ok', { command: 'build' }));
 				expect(job.status, job.logs).toBe('success');
 				expect(job.result.graph_snapshot).toBe(true);
-				const counts = await graphCounts(h.db, { workspace: WS, scriptPath: 'f/data/cll_ok', scriptHash: hexToHash(job.script_hash)!, jobId: job.id });
+				const counts = await graphCounts(database.db, { workspace: WS, scriptPath: 'f/data/cll_ok', scriptHash: hexToHash(job.script_hash)!, jobId: job.id });
 				expect(counts.columnEdges).toBe(expectedColumnEdges);
 				expect(job.logs).toContain('--static-analysis strict --write-index --write-lineage');
 				expect(job.logs).toMatch(/column edges stored/);

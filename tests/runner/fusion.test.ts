@@ -37,12 +37,12 @@ describeFixtures('dbt Fusion through TRIBUTARY_FUSION_BIN', () => {
 	const descriptor = 'engine: {kind: fusion}\ncolumn_lineage: true\n';
 
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { slots: 1, config: { dbtBin: null, fusionBin: FAKE_DBT } });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { slots: 1, config: { dbtBin: null, fusionBin: FAKE_DBT } });
 		}, 120_000);
 		afterAll(async () => {
 			await w?.close();

@@ -24,8 +24,8 @@ const JAFFLE = fixture('jaffle-shop-1.12-duckdb-docs-generate');
  */
 const SLOW_START_DBT = path.join(SANDBOX_INPUTS, `slow-start-dbt-${process.pid}.sh`);
 
-async function row(h: Database, id: string) {
-	const [r] = await h.rows<{ status: string; worker_id: string | null; logs: string; started_at: unknown }>(
+async function row(database: Database, id: string) {
+	const [r] = await database.rows<{ status: string; worker_id: string | null; logs: string; started_at: unknown }>(
 		sql`select status, worker_id, logs, started_at from job where id = ${id}::uuid`
 	);
 	return r;
@@ -33,7 +33,7 @@ async function row(h: Database, id: string) {
 
 describeFixtures('a worker handing its jobs back when it stops', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 		const workers: Worker[] = [];
 		const worker = (opts: ConstructorParameters<typeof Worker>[0]) => {
@@ -45,8 +45,8 @@ describeFixtures('a worker handing its jobs back when it stops', () => {
 		beforeAll(async () => {
 			writeFileSync(SLOW_START_DBT, '#!/bin/sh\nexec sleep 600\n');
 			chmodSync(SLOW_START_DBT, 0o755);
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { start: false });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { start: false });
 			await w.deploy('ok', replay(OK_RUN, { speed: 400 }, RUN_MANIFEST), { manifest: RUN_MANIFEST });
 		}, 120_000);
 		afterAll(async () => {
@@ -56,11 +56,11 @@ describeFixtures('a worker handing its jobs back when it stops', () => {
 		});
 
 		it('a run stopped before dbt started goes back to the queue, saying why, and the next worker runs it', async () => {
-			const a = worker({ h, slots: 1, lineageSlots: 0, config: runnerConfig({ dbtBin: SLOW_START_DBT }) });
+			const a = worker({ database, slots: 1, lineageSlots: 0, config: runnerConfig({ dbtBin: SLOW_START_DBT }) });
 			const id = await w.run('ok', { command: 'run' });
-			await expect.poll(async () => (await row(h, id)).logs, { timeout: 30_000 }).toMatch(/sandbox: bubblewrap/);
+			await expect.poll(async () => (await row(database, id)).logs, { timeout: 30_000 }).toMatch(/sandbox: bubblewrap/);
 			await a.stop({ handBack: true, withinMs: 2000, why: 'SIGTERM' });
-			const back = await row(h, id);
+			const back = await row(database, id);
 			expect(back.status, back.logs).toBe('queued');
 			expect(back.worker_id).toBeNull();
 			expect(back.started_at).toBeNull();
@@ -68,7 +68,7 @@ describeFixtures('a worker handing its jobs back when it stops', () => {
 			expect(back.logs).toContain(
 				'the worker running this job stopped (SIGTERM) before dbt started; the job is back in the queue and runs again from the start on the next worker'
 			);
-			const b = worker({ h, slots: 1, lineageSlots: 0, config: runnerConfig() });
+			const b = worker({ database, slots: 1, lineageSlots: 0, config: runnerConfig() });
 			const job = await w.waitJob(id, 60_000);
 			expect(job.status, job.logs).toBe('success');
 			expect(job.logs).toContain(`claimed by worker ${b.id}`);
@@ -78,12 +78,12 @@ describeFixtures('a worker handing its jobs back when it stops', () => {
 
 		it('a job whose cancel was asked for is not re-queued: it ends', async () => {
 			// No heartbeat before the stop: the cancel is asked for but not yet noticed when the stop comes.
-			const a = worker({ h, slots: 1, lineageSlots: 0, heartbeatMs: 600_000, config: runnerConfig({ dbtBin: SLOW_START_DBT }) });
+			const a = worker({ database, slots: 1, lineageSlots: 0, heartbeatMs: 600_000, config: runnerConfig({ dbtBin: SLOW_START_DBT }) });
 			const id = await w.run('ok', { command: 'run' });
-			await expect.poll(async () => (await row(h, id)).logs, { timeout: 30_000 }).toMatch(/sandbox: bubblewrap/);
-			expect(await requestCancel(h, WS, id, 'wendy')).toBe('running');
+			await expect.poll(async () => (await row(database, id)).logs, { timeout: 30_000 }).toMatch(/sandbox: bubblewrap/);
+			expect(await requestCancel(database, WS, id, 'wendy')).toBe('running');
 			await a.stop({ handBack: true, withinMs: 2000, why: 'SIGTERM' });
-			const r = await row(h, id);
+			const r = await row(database, id);
 			expect(r.status, r.logs).toBe('failure');
 			expect(r.logs).toContain('not re-queued after all: a cancel was asked for');
 		}, 120_000);
@@ -103,19 +103,19 @@ describeFixtures('a worker handing its jobs back when it stops', () => {
 			const id = d.body.lineage_job_id as string;
 			expect(id).toBeTruthy();
 
-			const a = worker({ h, slots: 0, lineageSlots: 1 });
-			await expect.poll(async () => (await row(h, id)).status, { timeout: 30_000, interval: 20 }).toBe('running');
+			const a = worker({ database, slots: 0, lineageSlots: 1 });
+			await expect.poll(async () => (await row(database, id)).status, { timeout: 30_000, interval: 20 }).toBe('running');
 			await a.stop({ handBack: true, withinMs: 2000, why: 'SIGTERM' });
-			const back = await row(h, id);
+			const back = await row(database, id);
 			expect(back.status, back.logs).toBe('queued');
 			expect(back.logs).toContain('the worker running this lineage job stopped (SIGTERM); the job is back in the queue');
-			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(1);
+			expect(await database.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(1);
 
-			worker({ h, slots: 0, lineageSlots: 1 });
+			worker({ database, slots: 0, lineageSlots: 1 });
 			const job = await w.waitJob(id, 150_000);
 			expect(job.status, job.logs).toBe('success');
 			expect(job.result.column_edges).toBeGreaterThan(0);
-			expect(await h.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
+			expect(await database.rows(sql`select 1 from lineage_plan where job_id = ${id}::uuid`)).toHaveLength(0);
 		}, 240_000);
 	});
 });

@@ -15,13 +15,13 @@ const BUILD = path.join(PG_LOGS, 'build');
 
 describeFixtures('progress latency', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
 			process.env.TRIBUTARY_KEEP_JOB_DIRS = '1';
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { config: { logPollMs: 200, logFlushMs: 500 } });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { config: { logPollMs: 200, logFlushMs: 500 } });
 		}, 120_000);
 		afterAll(async () => {
 			delete process.env.TRIBUTARY_KEEP_JOB_DIRS;
@@ -34,11 +34,11 @@ describeFixtures('progress latency', () => {
 			const seen = new Map<string, number>();
 			for (;;) {
 				const now = Date.now();
-				for (const r of await progressOf(h, WS, id)) {
+				for (const r of await progressOf(database, WS, id)) {
 					const k = `${r.assetPath}|${r.status}`;
 					if (!seen.has(k)) seen.set(k, now);
 				}
-				const job = await h.rows<{ status: string }>((await import('drizzle-orm')).sql`select status from job where id = ${id}::uuid`);
+				const job = await database.rows<{ status: string }>((await import('drizzle-orm')).sql`select status from job where id = ${id}::uuid`);
 				if (job[0].status !== 'running' && job[0].status !== 'queued') break;
 				await new Promise((r) => setTimeout(r, 2));
 			}

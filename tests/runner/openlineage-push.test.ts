@@ -73,15 +73,15 @@ class Receiver {
 
 describeFixtures('a settled run is pushed to an OpenLineage endpoint', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 		const receiver = new Receiver();
 		const validator = openLineageValidator();
 
 		beforeAll(async () => {
 			await receiver.start();
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { config: { openLineage: { url: `${receiver.url}/api/v1/lineage`, timeoutMs: 5000, apiKey: 'ol-key' } } });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { config: { openLineage: { url: `${receiver.url}/api/v1/lineage`, timeoutMs: 5000, apiKey: 'ol-key' } } });
 			await w.deploy('ok', replay(OK_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST });
 			await w.deploy('bad', replay(FAILED_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST });
 		}, 120_000);

@@ -31,13 +31,13 @@ const alive = (pid: number) => {
 
 describeFixtures('the job queue', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
+			database = await backend.open();
 			// The world's own worker stays stopped: each test starts the workers it needs.
-			w = await buildRunnerWorld(h, { start: false });
+			w = await buildRunnerWorld(database, { start: false });
 			await w.deploy('ok', replay(OK_RUN, { speed: 400 }, RUN_MANIFEST), { manifest: RUN_MANIFEST });
 			await w.deploy('hang', replay(BUILD_LOG, { mode: 'grandchild', hangAfter: 90 }));
 		}, 120_000);
@@ -49,7 +49,7 @@ describeFixtures('the job queue', () => {
 			const ids: string[] = [];
 			for (let i = 0; i < n; i++) {
 				ids.push(
-					await h.db.transaction((tx) =>
+					await database.db.transaction((tx) =>
 						insertJob(tx, { workspace: WS, kind: 'run', scriptPath: path, scriptHash: 1n, createdBy: 'wendy', permissionedAs: 'u/wendy', status: 'queued', args: { command: 'run' } })
 					)
 				);
@@ -64,7 +64,7 @@ describeFixtures('the job queue', () => {
 			await Promise.all(
 				claimers.map(async (c) => {
 					for (;;) {
-						const job = await claimNextJob(h, c);
+						const job = await claimNextJob(database, c);
 						if (!job) return;
 						taken.set(job.id, [...(taken.get(job.id) ?? []), c]);
 					}
@@ -72,24 +72,24 @@ describeFixtures('the job queue', () => {
 			);
 			expect([...taken.keys()].sort()).toEqual([...ids].sort());
 			expect([...taken.values()].every((by) => by.length === 1)).toBe(true);
-			const rows = await h.rows<{ id: string; status: string; worker_id: string }>(sql`select id::text as id, status, worker_id from job where id = any(${sql.param(ids)}::uuid[])`);
+			const rows = await database.rows<{ id: string; status: string; worker_id: string }>(sql`select id::text as id, status, worker_id from job where id = any(${sql.param(ids)}::uuid[])`);
 			for (const r of rows) expect([r.status, r.worker_id]).toEqual(['running', taken.get(r.id)![0]]);
 			if (backend.name === 'postgres') expect(new Set([...taken.values()].map((v) => v[0])).size).toBeGreaterThan(1);
 			// Cleared so the workers below do not pick them up as theirs to reap.
-			await h.rows(sql`update job set status = 'canceled', completed_at = now() where id = any(${sql.param(ids)}::uuid[])`);
+			await database.rows(sql`update job set status = 'canceled', completed_at = now() where id = any(${sql.param(ids)}::uuid[])`);
 		});
 
 		it('a canceled queued job is never claimed', async () => {
 			const [id] = await queued(1);
-			expect(await requestCancel(h, WS, id, 'wendy')).toBe('canceled');
-			expect(await claimNextJob(h, 'anyone')).toBeNull();
+			expect(await requestCancel(database, WS, id, 'wendy')).toBe('canceled');
+			expect(await claimNextJob(database, 'anyone')).toBeNull();
 		});
 
 		it('two workers polling one queue run each job once', async () => {
 			const ids = [];
 			for (let i = 0; i < 8; i++) ids.push(await w.run('ok', { command: 'run' }));
-			const a = new Worker({ h, id: 'worker-a', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
-			const b = new Worker({ h, id: 'worker-b', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+			const a = new Worker({ database, id: 'worker-a', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+			const b = new Worker({ database, id: 'worker-b', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
 			try {
 				const by = new Map<string, number>();
 				for (const id of ids) {
@@ -109,9 +109,9 @@ describeFixtures('the job queue', () => {
 
 		it('a dead worker\'s job is reclaimed: failed with the reason, progress settled, its stray dbt killed', async () => {
 			const [id] = await queued(1, 'f/data/hang');
-			const claimed = await claimNextJob(h, 'dead-worker');
+			const claimed = await claimNextJob(database, 'dead-worker');
 			expect(claimed?.id).toBe(id);
-			await upsertProgress(h, WS, id, [
+			await upsertProgress(database, WS, id, [
 				{ assetKind: 'dbt', assetPath: 'main/public/raw_customers', status: 'materialized', rowCount: 100 },
 				{ assetKind: 'dbt', assetPath: 'main/public/raw_orders', status: 'running' }
 			]);
@@ -120,15 +120,15 @@ describeFixtures('the job queue', () => {
 			mkdirSync(dirs.project, { recursive: true });
 			const stray = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { cwd: dirs.project, detached: true, stdio: 'ignore' });
 			writeFileSync(dirs.pidFile, `${stray.pid}\n${dirs.project}\n`);
-			await h.rows(sql`update job set heartbeat_at = now() - interval '1 hour' where id = ${id}::uuid`);
+			await database.rows(sql`update job set heartbeat_at = now() - interval '1 hour' where id = ${id}::uuid`);
 
-			const reaper = new Worker({ h, id: 'reaper', pollMs: 20, heartbeatMs: 100, staleS: 1, config: runnerConfig() }).start();
+			const reaper = new Worker({ database, id: 'reaper', pollMs: 20, heartbeatMs: 100, staleS: 1, config: runnerConfig() }).start();
 			try {
 				const job = await w.waitJob(id, 20_000);
 				expect(job.status).toBe('failure');
 				expect(job.result.error).toBe(WORKER_STOPPED_MESSAGE);
 				expect(job.logs).toContain(WORKER_STOPPED_MESSAGE);
-				expect(await progressOf(h, WS, id)).toEqual([
+				expect(await progressOf(database, WS, id)).toEqual([
 					{ assetKind: 'dbt', assetPath: 'main/public/raw_customers', status: 'materialized', rowCount: 100, error: null },
 					{ assetKind: 'dbt', assetPath: 'main/public/raw_orders', status: 'failed', rowCount: null, error: 'the run ended before this model finished' }
 				]);
@@ -141,7 +141,7 @@ describeFixtures('the job queue', () => {
 		}, 60_000);
 
 		it('a worker whose job was taken from it stops the child at once', async () => {
-			const worker = new Worker({ h, id: 'loser', pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+			const worker = new Worker({ database, id: 'loser', pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
 			try {
 				const id = await w.run('hang', { command: 'build' });
 				let pid = 0;
@@ -157,14 +157,14 @@ describeFixtures('the job queue', () => {
 					)
 					.toBeGreaterThan(0);
 				// Another worker reclaimed it (its heartbeats were late, say).
-				await h.rows(sql`update job set worker_id = 'someone-else' where id = ${id}::uuid`);
-				expect((await heartbeat(h, id, 'loser')).owned).toBe(false);
+				await database.rows(sql`update job set worker_id = 'someone-else' where id = ${id}::uuid`);
+				expect((await heartbeat(database, id, 'loser')).owned).toBe(false);
 				await expect.poll(() => alive(pid), { timeout: 10_000 }).toBe(false);
 				await expect.poll(() => worker.active.length, { timeout: 10_000 }).toBe(0);
 				// The job is the new owner's to end: the loser wrote nothing over it.
-				const row = await h.rows<{ status: string }>(sql`select status from job where id = ${id}::uuid`);
+				const row = await database.rows<{ status: string }>(sql`select status from job where id = ${id}::uuid`);
 				expect(row[0].status).toBe('running');
-				await h.rows(sql`update job set status = 'failure', completed_at = now() where id = ${id}::uuid`);
+				await database.rows(sql`update job set status = 'failure', completed_at = now() where id = ${id}::uuid`);
 			} finally {
 				await worker.stop();
 			}

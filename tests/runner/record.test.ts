@@ -48,13 +48,13 @@ const file = (p: string) => new Uint8Array(readFileSync(p));
 
 describeFixtures('recorded runs', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 		const record = (client: ApiClient, fields: Record<string, string | Uint8Array | undefined>) => client.call('POST', `/api/w/${WS}/jobs/record`, { form: recordForm(fields) });
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { start: false });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { start: false });
 			await w.deploy('jaffle', {}, { manifest: BUILD_MANIFEST });
 		}, 120_000);
 		afterAll(async () => {

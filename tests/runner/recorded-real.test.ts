@@ -16,12 +16,12 @@ const DIR = path.join(REAL_DBT_RECORDINGS, version, 'demo-build');
 
 describeFixtures('the stand-in replays a real dbt-core build', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h, { slots: 1 });
+			database = await backend.open();
+			w = await buildRunnerWorld(database, { slots: 1 });
 			await w.admin.post(`/api/w/${WS}/warehouses`, { name: 'shop', default_database: 'demo', settings: { type: 'duckdb', schema: 'analytics' } });
 		}, 120_000);
 		afterAll(async () => {

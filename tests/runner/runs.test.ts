@@ -43,12 +43,12 @@ const alive = (pid: number) => {
 
 describeFixtures('dbt runs through the worker', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h);
+			database = await backend.open();
+			w = await buildRunnerWorld(database);
 			await w.deploy('build', replay(BUILD_LOG, { speed: 4 }));
 			await w.deploy('ok', replay(OK_RUN, {}, RUN_MANIFEST), { manifest: RUN_MANIFEST });
 		}, 120_000);
@@ -352,7 +352,7 @@ describeFixtures('dbt runs through the worker', () => {
 			const ok = (await w.wendy.get(`/api/w/${WS}/jobs/list?script_path=f/data/ok&status=success&kind=run&limit=1`)).body[0];
 			expect((await w.wendy.post(`/api/w/${WS}/jobs/run/p/f/data/broken`, { command: 'retry', retry_job: ok.id })).status).toBe(400);
 			// The run page offers exactly what the API accepts: a resume of the failed run, nothing for the succeeded one.
-			const offerFor = async (id: string) => runOffer(h, (await getJobView(h, WS, id))!);
+			const offerFor = async (id: string) => runOffer(database, (await getJobView(database, WS, id))!);
 			expect(await offerFor(failed.id)).toMatchObject({ label: 'Resume this run', body: { command: 'retry', retry_job: failed.id } });
 			expect((await offerFor(failed.id))!.explains).toMatch(/^dbt retry: runs again what failed or was skipped in this run, on the same version/);
 			expect(await offerFor(ok.id)).toBeNull();

@@ -44,7 +44,7 @@ const ADMIN_PASSWORD = 'server-admin-password-material';
 
 // The runner world deploys a real recorded manifest.
 describe.skipIf(!needFixtures('the sandbox')).each(testBackends())('the sandbox on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	let w: RunnerWorld;
 	let appPort: net.Server;
 	let port = 0;
@@ -59,8 +59,8 @@ describe.skipIf(!needFixtures('the sandbox')).each(testBackends())('the sandbox 
 		copyFileSync(path.resolve('tests/support/fake-dbt/attacker.mjs'), attacker);
 		copyFileSync(path.resolve('tests/support/sandbox-syscalls.py'), path.join(attackerDir, 'sandbox-syscalls.py'));
 		writeFileSync(hostSecret, 'only the server may read this');
-		h = await backend.open();
-		w = await buildRunnerWorld(h);
+		database = await backend.open();
+		w = await buildRunnerWorld(database);
 		// What the server holds in its environment while it runs jobs.
 		process.env.TRIBUTARY_SECRET = SHARE_SECRET;
 		process.env.DATABASE_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/tributary';

@@ -37,14 +37,14 @@ async function runPage(client: ApiClient, id: string, token: string | null): Pro
 
 describeFixtures('a share-link viewer of a failed run', () => {
 	describe.each(testBackends())('on $name', (backend) => {
-		let h: Database;
+		let database: Database;
 		let w: RunnerWorld;
 		let id = '';
 		const links = { member: '', public: '' };
 
 		beforeAll(async () => {
-			h = await backend.open();
-			w = await buildRunnerWorld(h);
+			database = await backend.open();
+			w = await buildRunnerWorld(database);
 			await w.deploy('broken', { speed: 100, commands: { run: { log: FAILED_RUN, manifest: RUN_MANIFEST } } }, { manifest: RUN_MANIFEST, descriptor: 'vars:\n  start: "{{ start }}"\n' });
 			const job = await w.waitJob(await w.run('broken', { command: 'run', select: ['orders'], start: 'v-secret-start' }));
 			expect(job.status, job.logs).toBe('failure');

@@ -9,19 +9,19 @@ import { wakeWorker } from '../../src/lib/server/wake-worker';
 import { testBackends } from '../support/db';
 
 describe('waking the process worker', () => {
-	let h: Database;
+	let database: Database;
 	beforeAll(async () => {
-		h = await testBackends()[0].open();
+		database = await testBackends()[0].open();
 	});
 	afterAll(async () => {
 		await stopProcessWorker();
-		await h?.close();
+		await database?.close();
 	});
 
 	it('reaches the worker while it runs, and nothing once it stopped', async () => {
 		expect(() => wakeWorker()).not.toThrow();
 		// A poll of a minute: only a wake makes it look now.
-		const worker = startProcessWorker({ h, pollMs: 60_000, heartbeatMs: 60_000, config: runnerConfigFromEnv({ DBT_BIN: '/bin/false' }) });
+		const worker = startProcessWorker({ database, pollMs: 60_000, heartbeatMs: 60_000, config: runnerConfigFromEnv({ DBT_BIN: '/bin/false' }) });
 		const kick = vi.spyOn(worker, 'kick');
 		wakeWorker();
 		expect(kick).toHaveBeenCalledTimes(1);

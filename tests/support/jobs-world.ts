@@ -16,7 +16,7 @@ export const SECRET_PATH = 'f/secret/proj';
 export const AUTHORED_MARKERS = ['v-secret-api-key', 'select secret_column', 'models/secret_orders.sql'];
 
 export interface JobWorld {
-	h: Database;
+	database: Database;
 	/** Signed-in clients by username, plus `anon`. */
 	c: Record<'root' | 'wsadmin' | 'carl' | 'rita' | 'gina' | 'wendy' | 'olga' | 'sam' | 'anon', ApiClient>;
 	/**
@@ -56,17 +56,17 @@ export function jobClock(start = Date.now() - 24 * 3600_000): () => Date {
 	return () => new Date((t += 1000));
 }
 
-export async function buildJobWorld(h: Database): Promise<JobWorld> {
+export async function buildJobWorld(database: Database): Promise<JobWorld> {
 	const saved = {
 		user: process.env.TRIBUTARY_ADMIN_USER,
 		password: process.env.TRIBUTARY_ADMIN_PASSWORD,
 		secret: process.env.TRIBUTARY_SECRET
 	};
-	setDatabase(h);
+	setDatabase(database);
 	process.env.TRIBUTARY_ADMIN_USER = ROOT.username;
 	process.env.TRIBUTARY_ADMIN_PASSWORD = ROOT.password;
 	delete process.env.TRIBUTARY_SECRET;
-	await bootstrap(h);
+	await bootstrap(database);
 	const root = await login(ROOT.username, ROOT.password);
 	await ok(root.post('/api/workspaces', { id: WS, name: 'Acme' }));
 	await ok(root.post('/api/workspaces', { id: OTHER_WS, name: 'Other' }));
@@ -103,10 +103,10 @@ export async function buildJobWorld(h: Database): Promise<JobWorld> {
 		createdAt: at(),
 		...over
 	});
-	const P = await h.db.transaction((tx) => insertJob(tx, base({})));
+	const P = await database.db.transaction((tx) => insertJob(tx, base({})));
 	// R: created by carl, who has no grant on the folder (a creator is entitled to the run, not
 	// to the project), and carrying authored material in every payload field.
-	const R = await h.db.transaction((tx) =>
+	const R = await database.db.transaction((tx) =>
 		insertJob(
 			tx,
 			base({
@@ -132,14 +132,14 @@ export async function buildJobWorld(h: Database): Promise<JobWorld> {
 			})
 		)
 	);
-	const C = await h.db.transaction((tx) => insertJob(tx, base({ parentJob: R })));
-	const G = await h.db.transaction((tx) => insertJob(tx, base({ parentJob: C })));
-	const S = await h.db.transaction((tx) => insertJob(tx, base({ parentJob: P })));
-	const U = await h.db.transaction((tx) =>
+	const C = await database.db.transaction((tx) => insertJob(tx, base({ parentJob: R })));
+	const G = await database.db.transaction((tx) => insertJob(tx, base({ parentJob: C })));
+	const S = await database.db.transaction((tx) => insertJob(tx, base({ parentJob: P })));
+	const U = await database.db.transaction((tx) =>
 		insertJob(tx, base({ scriptPath: 'u/olga/mine', scriptHash: 7n, createdBy: 'olga', permissionedAs: 'u/olga', kind: 'deploy' }))
 	);
-	const X = await h.db.transaction((tx) => insertJob(tx, base({ workspace: OTHER_WS, createdBy: 'sam', permissionedAs: 'u/sam' })));
-	await upsertProgress(h, WS, R, [
+	const X = await database.db.transaction((tx) => insertJob(tx, base({ workspace: OTHER_WS, createdBy: 'sam', permissionedAs: 'u/sam' })));
+	await upsertProgress(database, WS, R, [
 		{ assetKind: 'dbt', assetPath: 'main/analytics/orders', status: 'failed', error: 'Database Error in model orders' },
 		{ assetKind: 'dbt', assetPath: 'main/analytics/customers', status: 'materialized', rowCount: 12 },
 		{ assetKind: 'dbt', assetPath: 'main/analytics/payments', status: 'running' }
@@ -147,7 +147,7 @@ export async function buildJobWorld(h: Database): Promise<JobWorld> {
 
 	const clients = c as JobWorld['c'];
 	return {
-		h,
+		database,
 		c: clients,
 		jobs: { P, R, C, G, S, U, X },
 		async token(user, scopes, ws = WS) {

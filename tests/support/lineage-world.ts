@@ -28,7 +28,7 @@ export const SECRET = 'authored-secret';
 export type Caller = 'root' | 'wsadmin' | 'alice' | 'carol' | 'bob' | 'anon';
 
 export interface LineageWorld {
-	h: Database;
+	database: Database;
 	c: Record<Caller, ApiClient>;
 	hashes: { shopV1: bigint; shopV2: bigint; ledger: bigint; report: bigint; jaffle: bigint };
 	/**
@@ -178,12 +178,12 @@ function usesOf(g: GraphContent): AssetUse[] {
 		.map((n) => ({ assetKind: 'dbt' as const, assetPath: n.assetPath!, access: n.resourceType === 'source' ? ('r' as const) : ('w' as const) }));
 }
 
-export async function deployGraph(h: Database, path: string, g: GraphContent, by: string): Promise<bigint> {
+export async function deployGraph(database: Database, path: string, g: GraphContent, by: string): Promise<bigint> {
 	const hash = newScriptHash();
-	await h.db.transaction(async (tx) => {
+	await database.db.transaction(async (tx) => {
 		await insertScriptVersion(tx, { workspace: WS, hash, path, language: 'dbt', content: '', createdBy: by });
-		await replaceGraph(h, tx, versionKey(WS, path, hash), g, { digest: graphDigest(g), permissionedAs: `u/${by}` });
-		await publishAssetUsage(h, tx, WS, path, hash, usesOf(g));
+		await replaceGraph(database, tx, versionKey(WS, path, hash), g, { digest: graphDigest(g), permissionedAs: `u/${by}` });
+		await publishAssetUsage(database, tx, WS, path, hash, usesOf(g));
 	});
 	return hash;
 }
@@ -197,10 +197,10 @@ function form(fields: Record<string, string | Uint8Array>, names: Record<string,
 	return f;
 }
 
-export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
-	setDatabase(h);
+export async function buildLineageWorld(database: Database): Promise<LineageWorld> {
+	setDatabase(database);
 	const restoreAdmin = useInstanceAdmin(ROOT);
-	await bootstrap(h, { log: () => {} });
+	await bootstrap(database, { log: () => {} });
 	const root = await login(ROOT.username, ROOT.password);
 	await ok(root.post('/api/workspaces', { id: WS, name: 'Acme' }));
 	await ok(root.post(`/api/w/${WS}/users`, { username: 'wsadmin', password: 'wsadmin-password-1', is_admin: true }));
@@ -221,16 +221,16 @@ export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
 		anon: new ApiClient()
 	};
 
-	const shopV1Hash = await deployGraph(h, SHOP, shopV1(), 'alice');
-	const shopV2Hash = await deployGraph(h, SHOP, shopV2(), 'alice');
-	const ledgerHash = await deployGraph(h, LEDGER, ledger(), 'root');
-	const gone = await deployGraph(h, 'f/analytics/gone', shopV1(), 'alice');
+	const shopV1Hash = await deployGraph(database, SHOP, shopV1(), 'alice');
+	const shopV2Hash = await deployGraph(database, SHOP, shopV2(), 'alice');
+	const ledgerHash = await deployGraph(database, LEDGER, ledger(), 'root');
+	const gone = await deployGraph(database, 'f/analytics/gone', shopV1(), 'alice');
 
 	// A producer: reads shop's orders, writes a lake table, with column lineage of its own.
 	const reportHash = newScriptHash();
-	await h.db.transaction(async (tx) => {
+	await database.db.transaction(async (tx) => {
 		await insertScriptVersion(tx, { workspace: WS, hash: reportHash, path: REPORT, language: 'sql', content: `select order_id /* ${SECRET} */`, createdBy: 'alice' });
-		await publishAssetUsage(h, tx, WS, REPORT, reportHash, [
+		await publishAssetUsage(database, tx, WS, REPORT, reportHash, [
 			{ assetKind: 'dbt', assetPath: A('orders'), access: 'r' },
 			{ assetKind: 'ducklake', assetPath: 'main/report', access: 'w' }
 		]);
@@ -250,7 +250,7 @@ export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
 	});
 
 	const job = (over: Partial<NewJob>): Promise<string> =>
-		h.db.transaction((tx) =>
+		database.db.transaction((tx) =>
 			insertJob(tx, {
 				workspace: WS,
 				kind: 'run',
@@ -265,18 +265,18 @@ export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
 	const RUN1 = await job({});
 	const RUN2 = await job({});
 	const snap = run2Snapshot();
-	await h.db.transaction((tx) =>
-		replaceGraph(h, tx, { workspace: WS, scriptPath: SHOP, scriptHash: shopV1Hash, jobId: RUN2 }, snap, { digest: graphDigest(snap), permissionedAs: 'u/alice' })
+	await database.db.transaction((tx) =>
+		replaceGraph(database, tx, { workspace: WS, scriptPath: SHOP, scriptHash: shopV1Hash, jobId: RUN2 }, snap, { digest: graphDigest(snap), permissionedAs: 'u/alice' })
 	);
 	const PREVIEW = await job({ kind: 'preview', scriptHash: null });
 	const pv = previewGraph();
-	await h.db.transaction((tx) =>
-		replaceGraph(h, tx, { workspace: WS, scriptPath: SHOP, scriptHash: null, jobId: PREVIEW }, pv, { digest: graphDigest(pv), permissionedAs: 'u/alice' })
+	await database.db.transaction((tx) =>
+		replaceGraph(database, tx, { workspace: WS, scriptPath: SHOP, scriptHash: null, jobId: PREVIEW }, pv, { digest: graphDigest(pv), permissionedAs: 'u/alice' })
 	);
 	const BOBRUN = await job({ createdBy: 'bob', permissionedAs: 'u/bob' });
 	const GONE = await job({ scriptPath: 'f/analytics/gone', scriptHash: gone });
 	// Deleting the version's row takes its graph with it (ON DELETE CASCADE); the job remains.
-	await h.rows(sql`delete from script where workspace = ${WS} and hash = ${gone.toString()}::bigint`);
+	await database.rows(sql`delete from script where workspace = ${WS} and hash = ${gone.toString()}::bigint`);
 
 	const JAFFLE_DIR = fixture('jaffle-shop-1.12-duckdb-docs-generate');
 	const INDEX = fixture('constructed-index', 'jaffle-shop-1.12', 'index');
@@ -296,7 +296,7 @@ export async function buildLineageWorld(h: Database): Promise<LineageWorld> {
 	);
 
 	return {
-		h,
+		database,
 		c,
 		hashes: { shopV1: shopV1Hash, shopV2: shopV2Hash, ledger: ledgerHash, report: reportHash, jaffle: hexToHash(deployed.hash)! },
 		jobs: { RUN1, RUN2, PREVIEW, BOBRUN, GONE, DEPLOY: deployed.job_id },

@@ -31,7 +31,7 @@ export const FACET = {
 export type Who = 'root' | 'alice' | 'bob' | 'carol' | 'dave' | 'eve' | 'anon';
 
 export interface OlWorld {
-	h: Database;
+	database: Database;
 	c: Record<Who, ApiClient>;
 	token(user: Who, scopes: string[], ws?: string): Promise<ApiClient>;
 	manifest: any;
@@ -53,12 +53,12 @@ function form(fields: Record<string, string | Uint8Array>, names: Record<string,
 	return f;
 }
 
-export async function buildOlWorld(h: Database): Promise<OlWorld> {
-	setDatabase(h);
+export async function buildOlWorld(database: Database): Promise<OlWorld> {
+	setDatabase(database);
 	const savedSchemas = process.env.TRIBUTARY_OPENLINEAGE_SCHEMAS;
 	process.env.TRIBUTARY_OPENLINEAGE_SCHEMAS = OPENLINEAGE_REFERENCE;
 	const restoreAdmin = useInstanceAdmin({ username: 'root', password: 'root-password-1' });
-	await bootstrap(h, { log: () => {} });
+	await bootstrap(database, { log: () => {} });
 	const root = await login('root', 'root-password-1');
 	await ok(root.post('/api/workspaces', { id: WS, name: 'Acme' }));
 	await ok(root.post('/api/workspaces', { id: OTHER_WS, name: 'Other' }));
@@ -94,7 +94,7 @@ export async function buildOlWorld(h: Database): Promise<OlWorld> {
 		})
 	);
 	return {
-		h,
+		database,
 		c,
 		async token(user, scopes, ws = WS) {
 			const r = await c[user].post(`/api/w/${ws}/tokens`, { label: `t-${scopes.join('-') || 'all'}`, scopes });
@@ -189,8 +189,8 @@ export function send(c: ApiClient, event: unknown, opts: { gzip?: boolean; conte
 }
 
 /** Rows the receiver wrote, counted table by table (a refused event must change none). */
-export async function storedCounts(h: Database): Promise<Record<string, number>> {
-	const [r] = await h.rows<Record<string, unknown>>(
+export async function storedCounts(database: Database): Promise<Record<string, number>> {
+	const [r] = await database.rows<Record<string, unknown>>(
 		sql`select (select count(*) from openlineage_event)::int as events, (select count(*) from openlineage_job)::int as jobs,
 		           (select count(*) from job where kind = 'openlineage')::int as runs, (select count(*) from script where language = 'openlineage')::int as versions,
 		           (select count(*) from producer_column_lineage)::int as column_rows, (select count(*) from asset_usage)::int as usage,

@@ -55,7 +55,7 @@ export interface Scenario {
 }
 
 export interface RunnerWorld {
-	h: Database;
+	database: Database;
 	admin: ApiClient;
 	/** Writer of folder `data`. */
 	wendy: ApiClient;
@@ -120,14 +120,14 @@ const ok = async (p: Promise<{ status: number; body: unknown }>) => {
 	return r;
 };
 
-export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number; config?: Partial<RunnerConfig>; start?: boolean } = {}): Promise<RunnerWorld> {
-	setDatabase(h);
+export async function buildRunnerWorld(database: Database, workerOpts: { slots?: number; config?: Partial<RunnerConfig>; start?: boolean } = {}): Promise<RunnerWorld> {
+	setDatabase(database);
 	process.env.TRIBUTARY_ADMIN_USER = 'root';
 	process.env.TRIBUTARY_ADMIN_PASSWORD = 'root-password-1';
 	// As an operator running workers sets it: warehouse secrets sealed under a key of their own,
 	// independent of the share-link secret (which a test may change).
 	process.env.TRIBUTARY_ENCRYPTION_KEY = 'runner-world-encryption-key';
-	await bootstrap(h);
+	await bootstrap(database);
 	const admin = await login('root', 'root-password-1');
 	await ok(admin.post('/api/workspaces', { id: WS, name: 'Runs' }));
 	for (const u of ['wendy', 'rita', 'carl']) await ok(admin.post(`/api/w/${WS}/users`, { username: u, password: `${u}-password-1` }));
@@ -145,11 +145,11 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 	// These worlds test runs: no lineage job may take a slot or a claim (tests/api/column-lineage-inference.test.ts tests those).
 	process.env.TRIBUTARY_LINEAGE_INFERENCE = '0';
 	const config = runnerConfig(workerOpts.config);
-	const worker = new Worker({ h, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
+	const worker = new Worker({ database, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
 	if (workerOpts.start !== false) worker.start();
 
 	const world: RunnerWorld = {
-		h,
+		database,
 		admin,
 		wendy,
 		rita,
@@ -196,7 +196,7 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 				if (!['queued', 'running'].includes(r.body.status)) return r.body;
 				if (Date.now() - t0 > timeoutMs) {
 					const { sql } = await import('drizzle-orm');
-					const ping = await Promise.race([h.rows(sql`select 1 as x`).then(() => 'db ok'), new Promise((res) => setTimeout(() => res('db STUCK'), 3000))]);
+					const ping = await Promise.race([database.rows(sql`select 1 as x`).then(() => 'db ok'), new Promise((res) => setTimeout(() => res('db STUCK'), 3000))]);
 					const procs = (await import('node:child_process')).execSync('ps -eo pid,ppid,stat,etime,args | grep -E "dbt.mjs|fake" | grep -v grep || true').toString();
 					throw new Error(`job ${id} still ${r.body.status} after ${timeoutMs} ms (${ping}; active ${JSON.stringify(worker.active)}):\n${procs}\n${r.body.logs}`);
 				}
@@ -215,7 +215,7 @@ export async function buildRunnerWorld(h: Database, workerOpts: { slots?: number
 		},
 		async close() {
 			await worker.stop();
-			await h.close();
+			await database.close();
 			rmSync(jobsDir, { recursive: true, force: true });
 		}
 	};

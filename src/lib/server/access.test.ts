@@ -317,7 +317,7 @@ describe('jobReadDecision', () => {
 });
 
 describe.each(testBackends())('principals from the database on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	const ids = { root: randomUUID(), alice: randomUUID(), bob: randomUUID(), eve: randomUUID() };
 	const auth = (name: keyof typeof ids, over: Partial<AuthContext> = {}): AuthContext => ({
 		accountId: ids[name],
@@ -336,23 +336,23 @@ describe.each(testBackends())('principals from the database on $name', (backend)
 	};
 
 	beforeAll(async () => {
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		for (const name of Object.keys(ids) as (keyof typeof ids)[]) {
-			await insertAccount(h, { id: ids[name], username: name, passwordHash: null });
+			await insertAccount(database, { id: ids[name], username: name, passwordHash: null });
 		}
-		await createWorkspace(h, { id: 'acme', name: 'Acme', creator: { accountId: ids.root, username: 'root' } });
-		await createWorkspace(h, { id: 'other', name: 'Other', creator: { accountId: ids.eve, username: 'eve' } });
-		await upsertMember(h, { workspace: 'acme', accountId: ids.alice, username: 'alice' });
-		await upsertMember(h, { workspace: 'acme', accountId: ids.bob, username: 'bob' });
-		await replaceGroup(h, 'acme', 'analysts', ['alice', 'bob']);
-		await replaceGroup(h, 'acme', 'engineers', ['bob']);
-		await replaceFolder(h, 'acme', { name: 'finance', readers: ['g/analysts'], writers: [] });
-		await replaceFolder(h, 'acme', { name: 'eng', readers: [], writers: ['g/engineers'] });
-		await replaceFolder(h, 'acme', { name: 'private', readers: ['u/alice'], writers: [] });
+		await createWorkspace(database, { id: 'acme', name: 'Acme', creator: { accountId: ids.root, username: 'root' } });
+		await createWorkspace(database, { id: 'other', name: 'Other', creator: { accountId: ids.eve, username: 'eve' } });
+		await upsertMember(database, { workspace: 'acme', accountId: ids.alice, username: 'alice' });
+		await upsertMember(database, { workspace: 'acme', accountId: ids.bob, username: 'bob' });
+		await replaceGroup(database, 'acme', 'analysts', ['alice', 'bob']);
+		await replaceGroup(database, 'acme', 'engineers', ['bob']);
+		await replaceFolder(database, 'acme', { name: 'finance', readers: ['g/analysts'], writers: [] });
+		await replaceFolder(database, 'acme', { name: 'eng', readers: [], writers: ['g/engineers'] });
+		await replaceFolder(database, 'acme', { name: 'private', readers: ['u/alice'], writers: [] });
 	});
 	afterAll(async () => {
-		await h?.close();
+		await database?.close();
 	});
 
 	it('collects groups and folder grants, direct and through groups', async () => {
@@ -377,7 +377,7 @@ describe.each(testBackends())('principals from the database on $name', (backend)
 
 	it('a member removed from a group loses its access once the principal is rebuilt', async () => {
 		expect(canReadPath(await buildPrincipal(auth('bob'), 'acme'), 'f/finance/report')).toBe(true);
-		await removeGroupMember(h, 'acme', 'analysts', 'bob');
+		await removeGroupMember(database, 'acme', 'analysts', 'bob');
 		const rebuilt = await buildPrincipal(auth('bob'), 'acme');
 		expect(rebuilt.groups).toEqual(['engineers']);
 		expect(canReadPath(rebuilt, 'f/finance/report')).toBe(false);
@@ -386,9 +386,9 @@ describe.each(testBackends())('principals from the database on $name', (backend)
 	});
 
 	it('a member removed from the workspace is refused', async () => {
-		await upsertMember(h, { workspace: 'acme', accountId: ids.eve, username: 'eve' });
+		await upsertMember(database, { workspace: 'acme', accountId: ids.eve, username: 'eve' });
 		expect(await status(buildPrincipal(auth('eve'), 'acme'))).toBe(200);
-		await removeMember(h, 'acme', 'eve');
+		await removeMember(database, 'acme', 'eve');
 		expect(await status(buildPrincipal(auth('eve'), 'acme'))).toBe(404);
 	});
 
@@ -401,7 +401,7 @@ describe.each(testBackends())('principals from the database on $name', (backend)
 		const token = auth('eve', { via: 'token', token: { id: 't', workspace: 'other', scopes: [] } });
 		expect(await status(workspacePrincipal(ev(token), 'other'))).toBe(200);
 		// Eve's token for `other` does not open `acme`, even if eve becomes a member there.
-		await upsertMember(h, { workspace: 'acme', accountId: ids.eve, username: 'eve' });
+		await upsertMember(database, { workspace: 'acme', accountId: ids.eve, username: 'eve' });
 		expect(await status(workspacePrincipal(ev(token), 'acme'))).toBe(404);
 		const scoped = auth('alice', { via: 'token', token: { id: 't2', workspace: 'acme', scopes: ['assets:read'] } });
 		const p = await workspacePrincipal(ev(scoped), 'acme');

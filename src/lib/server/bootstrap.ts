@@ -18,7 +18,7 @@ export interface BootstrapResult {
 	generatedPassword?: string;
 }
 
-export async function bootstrap(h: Database, opts: { log?: (line: string) => void } = {}): Promise<BootstrapResult> {
+export async function bootstrap(database: Database, opts: { log?: (line: string) => void } = {}): Promise<BootstrapResult> {
 	const log = opts.log ?? (() => {});
 	const username = process.env.TRIBUTARY_ADMIN_USER || 'admin';
 	if (!isSegment(username)) {
@@ -26,12 +26,12 @@ export async function bootstrap(h: Database, opts: { log?: (line: string) => voi
 	}
 	const given = process.env.TRIBUTARY_ADMIN_PASSWORD || undefined;
 	const result: BootstrapResult = { adminCreated: false };
-	await h.db.transaction(async (tx) => {
-		await lockBootstrap(h, tx);
-		if ((await countAccounts(h, tx)) === 0) {
+	await database.db.transaction(async (tx) => {
+		await lockBootstrap(database, tx);
+		if ((await countAccounts(database, tx)) === 0) {
 			const password = given ?? randomPassword();
 			const created = await insertAccount(
-				h,
+				database,
 				{ id: randomUUID(), username, passwordHash: await hashPassword(password), instanceAdmin: true },
 				tx
 			);
@@ -39,12 +39,12 @@ export async function bootstrap(h: Database, opts: { log?: (line: string) => voi
 				result.adminCreated = true;
 				if (!given) {
 					result.generatedPassword = password;
-					await ensureInstanceSetting(h, generatedPasswordKey(created.id), 'true', tx);
+					await ensureInstanceSetting(database, generatedPasswordKey(created.id), 'true', tx);
 				}
 			}
 		}
 		if (!process.env.TRIBUTARY_SECRET) {
-			await ensureInstanceSetting(h, SHARE_SECRET_KEY, randomBytes(32).toString('hex'), tx);
+			await ensureInstanceSetting(database, SHARE_SECRET_KEY, randomBytes(32).toString('hex'), tx);
 		}
 	});
 	// Logged after commit, so a printed password is one that was actually stored.
@@ -61,25 +61,25 @@ export async function bootstrap(h: Database, opts: { log?: (line: string) => voi
 const storedSecrets = new WeakMap<Database, Promise<Uint8Array>>();
 
 /** TRIBUTARY_SECRET, else the generated one stored in the database. */
-export async function instanceSecret(h: Database): Promise<Uint8Array> {
+export async function instanceSecret(database: Database): Promise<Uint8Array> {
 	const fromEnv = process.env.TRIBUTARY_SECRET;
 	if (fromEnv) return new TextEncoder().encode(fromEnv);
-	let p = storedSecrets.get(h);
+	let p = storedSecrets.get(database);
 	if (!p) {
 		p = (async () =>
 			decodeHex(
-				(await getInstanceSetting(h, SHARE_SECRET_KEY)) ??
-					(await ensureInstanceSetting(h, SHARE_SECRET_KEY, randomBytes(32).toString('hex')))
+				(await getInstanceSetting(database, SHARE_SECRET_KEY)) ??
+					(await ensureInstanceSetting(database, SHARE_SECRET_KEY, randomBytes(32).toString('hex')))
 			))();
-		storedSecrets.set(h, p);
-		p.catch(() => storedSecrets.delete(h));
+		storedSecrets.set(database, p);
+		p.catch(() => storedSecrets.delete(database));
 	}
 	return p;
 }
 
 /** The key share links of one workspace are signed with: HMAC-SHA256(secret, 'workspace:' + ws). */
-export async function workspaceSecret(h: Database, ws: string): Promise<Uint8Array> {
-	return hmac(SHA256, await instanceSecret(h), new TextEncoder().encode(`workspace:${ws}`));
+export async function workspaceSecret(database: Database, ws: string): Promise<Uint8Array> {
+	return hmac(SHA256, await instanceSecret(database), new TextEncoder().encode(`workspace:${ws}`));
 }
 
 /**

@@ -138,10 +138,10 @@ export interface CopyOptions {
 	statementBytes?: number;
 }
 
-export async function copyRows(h: Database, tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>, opts: CopyOptions = {}): Promise<void> {
+export async function copyRows(database: Database, tx: Tx, table: string, columns: readonly string[], chunks: Iterable<string>, opts: CopyOptions = {}): Promise<void> {
 	const target = `${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')})`;
 	const client = driverClient(tx);
-	if (h.kind === 'pglite') {
+	if (database.kind === 'pglite') {
 		const c = client as PgliteClientLike;
 		let parts: string[] = [];
 		let size = 0;
@@ -289,13 +289,13 @@ export function getDatabase(): Promise<Database> {
 }
 
 /** For tests and the worker: use an already opened database as the process-wide one. */
-export function setDatabase(h: Database): void {
-	current = Promise.resolve(h);
+export function setDatabase(database: Database): void {
+	current = Promise.resolve(database);
 }
 
 export async function closeDatabase(): Promise<void> {
 	if (!current) return;
-	const h = await current.catch(() => null);
+	const database = await current.catch(() => null);
 	current = null;
-	await h?.close();
+	await database?.close();
 }

@@ -25,9 +25,9 @@ const sameKey = (a: GraphKey, b: GraphKey) =>
  * columns (read level by level, never their whole components), plus every producer the caller
  * may read.
  */
-async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: string; column: string }[], member: Grant | null): Promise<ImpactGraph> {
-	const edges = await downstreamColumnEdges(h, key, starts);
-	const assetPathOf = await assetPathsOf(h, key, [...new Set(edges.flatMap((e) => [e.parentUniqueId, e.childUniqueId]))]);
+async function impactGraphOf(database: Database, key: GraphKey, starts: { uniqueId: string; column: string }[], member: Grant | null): Promise<ImpactGraph> {
+	const edges = await downstreamColumnEdges(database, key, starts);
+	const assetPathOf = await assetPathsOf(database, key, [...new Set(edges.flatMap((e) => [e.parentUniqueId, e.childUniqueId]))]);
 	const dbtEdges: ColumnLineageEdge[] = [];
 	// The impact walk reads kinds, not provenance; the graph's one provenance is not looked up for it.
 	for (const e of edges) {
@@ -35,14 +35,14 @@ async function impactGraphOf(h: Database, key: GraphKey, starts: { uniqueId: str
 		const to = assetPathOf.get(e.childUniqueId);
 		if (from && to) dbtEdges.push({ from_asset_path: from, from_column: e.parentColumn, to_asset_path: to, to_column: e.childColumn, kind: e.lineageKind, provenance: 'engine' });
 	}
-	const producers = member === null ? [] : (await liveProducerVersions(h, key.workspace)).filter((v) => member.mayRead(v.path));
-	const lineage = groupProducerLineage(await producerLineage(h, key.workspace, producers));
+	const producers = member === null ? [] : (await liveProducerVersions(database, key.workspace)).filter((v) => member.mayRead(v.path));
+	const lineage = groupProducerLineage(await producerLineage(database, key.workspace, producers));
 	return buildImpactGraph(dbtEdges, [...lineage].map(([path, column_lineage]) => ({ path, column_lineage })));
 }
 
 /** The `from` graph's consumers as the diff asks for them: by the relation columns a change reaches. */
-async function consumerReader(h: Database, key: GraphKey, visible: (path: string) => boolean): Promise<DiffInput['consumersOf']> {
-	const list = await consumersOf(h, key);
+async function consumerReader(database: Database, key: GraphKey, visible: (path: string) => boolean): Promise<DiffInput['consumersOf']> {
+	const list = await consumersOf(database, key);
 	if (list.length === 0) return undefined;
 	const ids = new Set<string>();
 	for (const c of list) {
@@ -50,29 +50,29 @@ async function consumerReader(h: Database, key: GraphKey, visible: (path: string
 		if (c.model) ids.add(c.model);
 		for (const col of c.columns ?? []) ids.add(col.node);
 	}
-	const nodes = [...(await assetPathsOf(h, key, [...ids]))].map(([uniqueId, assetPath]) => ({ uniqueId, assetPath }));
+	const nodes = [...(await assetPathsOf(database, key, [...ids]))].map(([uniqueId, assetPath]) => ({ uniqueId, assetPath }));
 	const index = consumerIndex(graphConsumers([{ scriptPath: key.scriptPath, authored: true, nodes, consumers: list }], visible));
 	return (cols) =>
 		consumersReached(index, cols).map(({ consumer: c, via }) => ({ type: c.type, name: c.name, label: c.label, unique_id: c.unique_id, script_path: c.script_path, via }));
 }
 
-export async function lineageDiff(from: DiffRefGrant, to: DiffRefGrant, h: Database): Promise<GraphDiff> {
+export async function lineageDiff(from: DiffRefGrant, to: DiffRefGrant, database: Database): Promise<GraphDiff> {
 	const sides = { from: { hash: from.hash, job_id: from.jobId }, to: { hash: to.hash, job_id: to.jobId } };
 	const authored = from.authored && to.authored;
 	if (sameKey(from.key, to.key)) return authored ? emptyDiff(sides) : redactDiff(emptyDiff(sides));
 
-	const rows = await changedNodes(h, from.key, to.key);
+	const rows = await changedNodes(database, from.key, to.key);
 	const tests = rows.filter((r) => TEST_TYPES.has(r.resourceType) && r.attachedNode !== null);
 	const nodes = rows.filter((r) => !tests.includes(r));
-	const fromNodes = await diffNodesOf(h, from.key, nodes.filter((r) => r.inFrom).map((r) => r.uniqueId));
-	const toNodes = await diffNodesOf(h, to.key, nodes.filter((r) => r.inTo).map((r) => r.uniqueId));
+	const fromNodes = await diffNodesOf(database, from.key, nodes.filter((r) => r.inFrom).map((r) => r.uniqueId));
+	const toNodes = await diffNodesOf(database, to.key, nodes.filter((r) => r.inTo).map((r) => r.uniqueId));
 	const changed: ChangedNode[] = nodes.map((r) => ({ uniqueId: r.uniqueId, from: fromNodes.get(r.uniqueId) ?? null, to: toNodes.get(r.uniqueId) ?? null }));
 
-	const edges = await refEdgeChanges(h, from.key, to.key);
+	const edges = await refEdgeChanges(database, from.key, to.key);
 	const ends = (added: boolean) => [...new Set(edges.filter((e) => e.added === added).flatMap((e) => [e.parent, e.child]))];
 	const testModels = [...new Set(tests.map((t) => t.attachedNode!))];
-	const toPaths = await assetPathsOf(h, to.key, [...ends(true), ...testModels]);
-	const fromPaths = await assetPathsOf(h, from.key, [...ends(false), ...testModels]);
+	const toPaths = await assetPathsOf(database, to.key, [...ends(true), ...testModels]);
+	const fromPaths = await assetPathsOf(database, from.key, [...ends(false), ...testModels]);
 	const refEdge = (e: { parent: string; child: string }, paths: Map<string, string | null>): RefEdgeChange => ({
 		from_unique_id: e.parent,
 		to_unique_id: e.child,
@@ -80,12 +80,12 @@ export async function lineageDiff(from: DiffRefGrant, to: DiffRefGrant, h: Datab
 		to_asset_path: paths.get(e.child) ?? null
 	});
 
-	const fromState = await graphState(h, from.key);
-	const toState = await graphState(h, to.key);
+	const fromState = await graphState(database, from.key);
+	const toState = await graphState(database, to.key);
 	const ids = nodes.map((r) => r.uniqueId);
 	const lineage = fromState.columnLineage && toState.columnLineage;
 	const columnEdges = lineage
-		? { from: await columnEdgesTouching(h, from.key, ids), to: await columnEdgesTouching(h, to.key, ids) }
+		? { from: await columnEdgesTouching(database, from.key, ids), to: await columnEdgesTouching(database, to.key, ids) }
 		: { from: [], to: [] };
 	const member = to.member ?? from.member;
 	const input = {
@@ -109,7 +109,7 @@ export async function lineageDiff(from: DiffRefGrant, to: DiffRefGrant, h: Datab
 		},
 		sides
 	);
-	const ig = fromState.columnLineage && asked.size > 0 ? await impactGraphOf(h, from.key, [...asked.values()], member) : null;
+	const ig = fromState.columnLineage && asked.size > 0 ? await impactGraphOf(database, from.key, [...asked.values()], member) : null;
 	// A share link without a session is narrowed by no token.
 	const visible = member ? member.assetGate() : () => true;
 	const impactOf = (path: string, column: string): ImpactEntry[] =>
@@ -123,6 +123,6 @@ export async function lineageDiff(from: DiffRefGrant, to: DiffRefGrant, h: Datab
 					kinds: c.kinds,
 					via: c.via
 				}));
-	const diff = diffGraphs({ ...input, impactOf, consumersOf: await consumerReader(h, from.key, visible) }, sides);
+	const diff = diffGraphs({ ...input, impactOf, consumersOf: await consumerReader(database, from.key, visible) }, sides);
 	return authored ? diff : redactDiff(diff);
 }

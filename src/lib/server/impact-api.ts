@@ -161,7 +161,7 @@ class DbtLineageReader {
 	 * column lineage reads them (cachedComponentRead); the others by column component, uncached.
 	 */
 	constructor(
-		private h: Database,
+		private database: Database,
 		private owners: (assetPaths: string[]) => Promise<(RelationInGraph & { version?: string | null })[]>
 	) {}
 
@@ -199,15 +199,15 @@ class DbtLineageReader {
 		let grew = false;
 		for (const [id, w] of wanted) {
 			if (w.version) {
-				const read = await cachedComponentRead(this.h, w.key, w.version, [...new Set(w.pairs.map((p) => p.uniqueId))].sort());
+				const read = await cachedComponentRead(this.database, w.key, w.version, [...new Set(w.pairs.map((p) => p.uniqueId))].sort());
 				grew = this.#hold(w.key, read, w.pairs) || grew;
 				continue;
 			}
 			let g = this.graphs.get(id);
-			const fresh = (await columnComponents(this.h, w.key, w.pairs)).filter((c) => !g?.components.has(c));
+			const fresh = (await columnComponents(this.database, w.key, w.pairs)).filter((c) => !g?.components.has(c));
 			if (fresh.length === 0) continue;
 			if (!g) this.graphs.set(id, (g = { key: w.key, components: new Set(), edges: [], pathOf: new Map(), ends: new Set() }));
-			const got = await edgesOfComponents(this.h, w.key, fresh);
+			const got = await edgesOfComponents(this.database, w.key, fresh);
 			for (const c of fresh) g.components.add(c);
 			for (const e of got.edges) {
 				g.edges.push(e);
@@ -320,43 +320,43 @@ function testsByRelation(rows: readonly RelationTestRow[]): Record<string, Colum
  * one that does not exist, so relations cannot be probed; a readable one without the column is
  * a 400.
  */
-export async function unpinnedColumnImpact(grant: Grant, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
-	const walk = await unpinnedWalk(grant, h, q, opts.stamp ?? null);
+export async function unpinnedColumnImpact(grant: Grant, database: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+	const walk = await unpinnedWalk(grant, database, q, opts.stamp ?? null);
 	if (!walk) return noImpact();
-	return answer(h, q, walk.reader, walk.producers, grant.assetGate(), walk.testsOf, opts);
+	return answer(database, q, walk.reader, walk.producers, grant.assetGate(), walk.testsOf, opts);
 }
 
 /**
  * The walk of one column both ways (an MCP trace): both directions walked round by round over
  * ONE reader, each round's lookup shared. No tests are read (a trace does not list them).
  */
-export async function unpinnedColumnTrace(grant: Grant, h: Database, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
-	const walk = await unpinnedWalk(grant, h, q, opts.stamp ?? null);
+export async function unpinnedColumnTrace(grant: Grant, database: Database, q: ImpactQuery, directions: readonly ImpactDirection[], opts: ImpactOptions = {}): Promise<ColumnImpactAnswer[]> {
+	const walk = await unpinnedWalk(grant, database, q, opts.stamp ?? null);
 	if (!walk) return directions.map(noImpact);
-	return answers(h, q, directions, walk.reader, walk.producers, grant.assetGate(), async () => [], opts);
+	return answers(database, q, directions, walk.reader, walk.producers, grant.assetGate(), async () => [], opts);
 }
 
 /** The cache entry of a read keyed by the lineage stamp, stored only when the stamp did not move during it. */
-function cachedByStamp<V>(h: Database, ws: string, stamp: string, key: string, build: () => Promise<V>, sizeOf: (v: V) => number): Promise<V> {
-	return (graphCacheOf(h) as ByteLru<V>).getOrBuild(key, build, sizeOf, async () => (await lineageInputsStamp(h, ws)) === stamp);
+function cachedByStamp<V>(database: Database, ws: string, stamp: string, key: string, build: () => Promise<V>, sizeOf: (v: V) => number): Promise<V> {
+	return (graphCacheOf(database) as ByteLru<V>).getOrBuild(key, build, sizeOf, async () => (await lineageInputsStamp(database, ws)) === stamp);
 }
 
 /** relationOwnersEvery under the stamp: which live graphs describe these relations, ungated. */
-function cachedRelationOwners(h: Database, ws: string, stamp: string, paths: string[]) {
+function cachedRelationOwners(database: Database, ws: string, stamp: string, paths: string[]) {
 	const sorted = [...new Set(paths)].sort();
-	return cachedByStamp(h, ws, stamp, `ro:${digestKey([ws, stamp, sorted])}`, () => relationOwnersEvery(h, ws, sorted), (r) => JSON.stringify(r, jsonBig).length * 2);
+	return cachedByStamp(database, ws, stamp, `ro:${digestKey([ws, stamp, sorted])}`, () => relationOwnersEvery(database, ws, sorted), (r) => JSON.stringify(r, jsonBig).length * 2);
 }
 
 /** Every live producer's column lineage under the stamp, ungated. */
-function cachedProducerLineage(h: Database, ws: string, stamp: string): Promise<ProducerLineageRow[]> {
-	return cachedByStamp(h, ws, stamp, `pl:${digestKey([ws, stamp])}`, () => readableProducerLineage(h, ws, EVERY_PATH), (r) => JSON.stringify(r).length * 2);
+function cachedProducerLineage(database: Database, ws: string, stamp: string): Promise<ProducerLineageRow[]> {
+	return cachedByStamp(database, ws, stamp, `pl:${digestKey([ws, stamp])}`, () => readableProducerLineage(database, ws, EVERY_PATH), (r) => JSON.stringify(r).length * 2);
 }
 
 const jsonBig = (_k: string, v: unknown) => (typeof v === 'bigint' ? v.toString() : v);
 
 /** The gate and the first reads of an unpinned walk; null when the caller may read nothing of it. */
-async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery, knownStamp: string | null): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
-	const named = await grant.readableVersion(h, q.scriptHash);
+async function unpinnedWalk(grant: Grant, database: Database, q: ImpactQuery, knownStamp: string | null): Promise<{ reader: DbtLineageReader; producers: ProducerLineageOf[]; testsOf: TestsOf } | null> {
+	const named = await grant.readableVersion(database, q.scriptHash);
 	if (named && grant.redact(named.path) === 'shape') return null;
 	const filter = grant.authoredFilter();
 	let reader: DbtLineageReader;
@@ -364,17 +364,17 @@ async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery, knownStam
 	if (named === null) {
 		// The live versions: every lookup through the graph cache under one stamp read here, and
 		// gated in process by the predicate the SQL filter applies (as column lineage's candidates).
-		const stamp = knownStamp ?? (await lineageInputsStamp(h, grant.workspace));
+		const stamp = knownStamp ?? (await lineageInputsStamp(database, grant.workspace));
 		const readable = (path: string) => grant.mayRead(path);
-		reader = new DbtLineageReader(h, async (paths) => (await cachedRelationOwners(h, grant.workspace, stamp, paths)).filter((r) => readable(r.key.scriptPath)));
+		reader = new DbtLineageReader(database, async (paths) => (await cachedRelationOwners(database, grant.workspace, stamp, paths)).filter((r) => readable(r.key.scriptPath)));
 		[rows] = await Promise.all([
-			cachedProducerLineage(h, grant.workspace, stamp).then((all) => all.filter((r) => readable(r.scriptPath))),
+			cachedProducerLineage(database, grant.workspace, stamp).then((all) => all.filter((r) => readable(r.scriptPath))),
 			q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false
 		]);
 	} else {
-		reader = new DbtLineageReader(h, (paths) => relationsInOwners(h, grant.workspace, paths, filter, named));
+		reader = new DbtLineageReader(database, (paths) => relationsInOwners(database, grant.workspace, paths, filter, named));
 		// The producers' rows and the start column's dbt lineage do not depend on each other.
-		[rows] = await Promise.all([readableProducerLineage(h, grant.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
+		[rows] = await Promise.all([readableProducerLineage(database, grant.workspace, filter), q.kind === 'dbt' ? reader.add([{ path: q.assetPath, column: q.column }]) : false]);
 	}
 	const producers = [...groupProducerLineage(rows)].map(([path, column_lineage]) => ({ path, column_lineage }));
 	if (q.kind !== 'dbt') {
@@ -382,11 +382,11 @@ async function unpinnedWalk(grant: Grant, h: Database, q: ImpactQuery, knownStam
 		if (assetColumns(pg, q.kind, q.assetPath).length === 0) return null;
 		if (!pg.nodes.has(columnId(q.kind, q.assetPath, q.column))) throw unknownColumn(q);
 	}
-	return { reader, producers, testsOf: (paths) => relationTestsInOwners(h, grant.workspace, paths, filter, named) };
+	return { reader, producers, testsOf: (paths) => relationTestsInOwners(database, grant.workspace, paths, filter, named) };
 }
 
 async function answer(
-	h: Database,
+	database: Database,
 	q: ImpactQuery,
 	reader: DbtLineageReader,
 	producers: readonly ProducerLineageOf[],
@@ -394,12 +394,12 @@ async function answer(
 	testsOf: TestsOf,
 	opts: ImpactOptions
 ): Promise<ColumnImpactAnswer> {
-	return (await answers(h, q, [q.direction], reader, producers, visible, testsOf, opts))[0];
+	return (await answers(database, q, [q.direction], reader, producers, visible, testsOf, opts))[0];
 }
 
 /** answer() for several directions, walked round by round together (one lookup per round for all). */
 async function answers(
-	h: Database,
+	database: Database,
 	q: ImpactQuery,
 	directions: readonly ImpactDirection[],
 	reader: DbtLineageReader,
@@ -412,12 +412,12 @@ async function answers(
 	if (q.kind === 'dbt') {
 		const owners = reader.ownersOf.get(q.assetPath) ?? [];
 		if (owners.length === 0) return directions.map(noImpact);
-		if (!walked.startKnown && !(await relationHasColumn(h, owners, q.assetPath, q.column))) throw unknownColumn(q);
+		if (!walked.startKnown && !(await relationHasColumn(database, owners, q.assetPath, q.column))) throw unknownColumn(q);
 	}
 	return Promise.all(
 		walked.answers.map(async (a, i) => {
 			if (directions[i] !== 'downstream') return a;
-			const consumers = await consumersReachedBy(h, reader, q, a, visible);
+			const consumers = await consumersReachedBy(database, reader, q, a, visible);
 			return consumers.length ? { ...a, consumers } : a;
 		})
 	);
@@ -428,7 +428,7 @@ async function answers(
  * asked column or a listed one reaches; one reading a relation the caller may not see is not named.
  */
 async function consumersReachedBy(
-	h: Database,
+	database: Database,
 	reader: DbtLineageReader,
 	q: ImpactQuery,
 	a: ColumnImpactAnswer,
@@ -440,7 +440,7 @@ async function consumersReachedBy(
 	const out: ColumnImpactConsumer[] = [];
 	for (const key of keys.values()) {
 		const version = reader.versionOf.get(keyId(key));
-		const { list, pathOf } = version ? await cachedConsumers(h, key, version) : await graphConsumersRead(h, key);
+		const { list, pathOf } = version ? await cachedConsumers(database, key, version) : await graphConsumersRead(database, key);
 		if (list.length === 0) continue;
 		const nodes = [...pathOf].map(([uniqueId, assetPath]) => ({ uniqueId, assetPath }));
 		const served = graphConsumers([{ scriptPath: key.scriptPath, authored: true, nodes, consumers: list }], visible);
@@ -453,8 +453,8 @@ async function consumersReachedBy(
 }
 
 /** One graph's consumers and the asset path of every node they name. */
-async function graphConsumersRead(h: Database, key: GraphKey): Promise<{ list: Consumer[]; pathOf: Map<string, string | null> }> {
-	const list = await consumersOf(h, key);
+async function graphConsumersRead(database: Database, key: GraphKey): Promise<{ list: Consumer[]; pathOf: Map<string, string | null> }> {
+	const list = await consumersOf(database, key);
 	if (list.length === 0) return { list, pathOf: new Map() };
 	const ids = new Set<string>();
 	for (const c of list) {
@@ -462,34 +462,34 @@ async function graphConsumersRead(h: Database, key: GraphKey): Promise<{ list: C
 		if (c.model) ids.add(c.model);
 		for (const col of c.columns ?? []) ids.add(col.node);
 	}
-	return { list, pathOf: await assetPathsOf(h, key, [...ids]) };
+	return { list, pathOf: await assetPathsOf(database, key, [...ids]) };
 }
 
 /** graphConsumersRead through the graph cache: the consumers live on the marker, so its version keys them. */
-function cachedConsumers(h: Database, key: GraphKey, version: string) {
-	return (graphCacheOf(h) as ByteLru<Awaited<ReturnType<typeof graphConsumersRead>>>).getOrBuild(
+function cachedConsumers(database: Database, key: GraphKey, version: string) {
+	return (graphCacheOf(database) as ByteLru<Awaited<ReturnType<typeof graphConsumersRead>>>).getOrBuild(
 		`co:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version])}`,
-		() => graphConsumersRead(h, key),
+		() => graphConsumersRead(database, key),
 		(r) => JSON.stringify(r.list).length * 2 + JSON.stringify([...r.pathOf]).length * 2,
-		async () => (await graphMarkerVersion(h, key)) === version
+		async () => (await graphMarkerVersion(database, key)) === version
 	);
 }
 
 /** Impact in a job's pinned graph: dbt's lineage only (a pinned graph holds no producers); nothing for a caller who may not read the project. */
-export async function pinnedColumnImpact(run: RunGrant, h: Database, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+export async function pinnedColumnImpact(run: RunGrant, database: Database, pinned: PinnedGraph, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	if (run.redact(pinned) === 'shape' || q.kind !== 'dbt') return noImpact();
-	const reader = new DbtLineageReader(h, (paths) => relationsInGraph(h, pinned.key, paths));
-	return answer(h, q, reader, [], run.assetGate(), (paths) => relationTests(h, [pinned.key], paths), opts);
+	const reader = new DbtLineageReader(database, (paths) => relationsInGraph(database, pinned.key, paths));
+	return answer(database, q, reader, [], run.assetGate(), (paths) => relationTests(database, [pinned.key], paths), opts);
 }
 
 /** `jobs/dbt_column_impact/{id}`: pinned like jobColumnLineage, with the same fallbacks; the query never names the version. */
-export async function jobColumnImpact(gate: PinnedAccess, h: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
+export async function jobColumnImpact(gate: PinnedAccess, database: Database, q: ImpactQuery, opts: ImpactOptions = {}): Promise<ColumnImpactAnswer> {
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedColumnImpact(gate.grant, h, unpinned, opts);
-	const pinned = await pinnedGraphOf(h, gate.run.job);
-	if (pinned) return pinnedColumnImpact(gate.run, h, pinned, q, opts);
+	if (gate.kind === 'no_job') return unpinnedColumnImpact(gate.grant, database, unpinned, opts);
+	const pinned = await pinnedGraphOf(database, gate.run.job);
+	if (pinned) return pinnedColumnImpact(gate.run, database, pinned, q, opts);
 	const member = gate.run.member;
-	return member ? unpinnedColumnImpact(member, h, unpinned, opts) : noImpact();
+	return member ? unpinnedColumnImpact(member, database, unpinned, opts) : noImpact();
 }
 
 // ─── The answer ────────────────────────────────────────────────────────────────────────────

@@ -11,8 +11,8 @@ const staleSeconds = () => {
 	return Number.isFinite(n) && n > 0 ? n : 30;
 };
 
-export async function instanceStats(h: Database): Promise<InstanceStats> {
-	const cache = graphCacheOf(h).stats;
+export async function instanceStats(database: Database): Promise<InstanceStats> {
+	const cache = graphCacheOf(database).stats;
 	const memory = process.memoryUsage();
 	return {
 		process: { pid: process.pid, rss_bytes: memory.rss, heap_used_bytes: memory.heapUsed, uptime_s: Math.round(process.uptime()) },
@@ -26,12 +26,12 @@ export async function instanceStats(h: Database): Promise<InstanceStats> {
 			unstable: cache.unstable
 		},
 		layout_cache: layoutCacheStats(),
-		queue: await queueDepth(h),
-		workers: await liveWorkers(h, staleSeconds()),
+		queue: await queueDepth(database),
+		workers: await liveWorkers(database, staleSeconds()),
 		database: {
-			kind: h.kind,
-			pool_max: h.kind === 'postgres' ? Number(process.env.TRIBUTARY_DB_POOL ?? 10) : null,
-			connections: await databaseConnections(h)
+			kind: database.kind,
+			pool_max: database.kind === 'postgres' ? Number(process.env.TRIBUTARY_DB_POOL ?? 10) : null,
+			connections: await databaseConnections(database)
 		}
 	};
 }

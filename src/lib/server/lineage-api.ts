@@ -196,7 +196,7 @@ function dropHeavyFields(g: AssetGraph): AssetGraph {
 /** The unpinned read once its gates passed: the folder (or null), the named version (or null). */
 async function buildUnpinned(
 	grant: Grant,
-	h: Database,
+	database: Database,
 	q: GraphQuery,
 	folderPrefix: string | null,
 	named: VersionRef | null,
@@ -204,8 +204,8 @@ async function buildUnpinned(
 ): Promise<AssetGraph> {
 	const ws = grant.workspace;
 	const filter = grant.shapeFilter();
-	const usageRows = await visibleUsage(h, ws, folderPrefix, filter);
-	const hidden = await hiddenUsageCount(h, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
+	const usageRows = await visibleUsage(database, ws, folderPrefix, filter);
+	const hidden = await hiddenUsageCount(database, ws, folderPrefix, filter, q.assetKinds === null ? null : [...q.assetKinds]);
 	const usage: UsageInput[] = usageRows
 		.filter((u) => isAssetKind(u.assetKind))
 		.map((u) => ({ scriptPath: u.scriptPath, assetKind: u.assetKind as AssetKind, assetPath: u.assetPath, access: u.access as UsageAccess }));
@@ -213,16 +213,16 @@ async function buildUnpinned(
 	const dbtPaths = [...new Set(usage.filter((u) => u.assetKind === 'dbt').map((u) => u.assetPath))];
 	// Authored columns are read only for projects the caller may read them from (the grant's authoredFilter
 	// is its mayRead as SQL); the redaction below still decides per project.
-	let loaded = await describeAssets(h, ws, dbtPaths, filter, named, { fields, authored: grant.authoredFilter() });
+	let loaded = await describeAssets(database, ws, dbtPaths, filter, named, { fields, authored: grant.authoredFilter() });
 	const drawnDbt = q.assetKinds === null || q.assetKinds.has('dbt') ? dbtPaths : [];
-	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(h, ws, folderPrefix, drawnDbt, filter);
+	const hiddenDescribers = folderPrefix === null ? 0 : await hiddenDescriberCount(database, ws, folderPrefix, drawnDbt, filter);
 	const authoredOf = (path: string) => grant.showsAuthored(path);
 	const graphs: DescribedGraph[] = [];
 	if (named) {
 		// A named version draws its whole project, not only what today's usage rows name.
 		loaded = loaded.filter((g) => g.key.scriptPath !== named.path);
 		const authored = authoredOf(named.path);
-		const whole = await loadGraph(h, { workspace: ws, scriptPath: named.path, scriptHash: named.hash, jobId: ZERO_UUID }, { fields, authored });
+		const whole = await loadGraph(database, { workspace: ws, scriptPath: named.path, scriptHash: named.hash, jobId: ZERO_UUID }, { fields, authored });
 		graphs.push(toDescribed(whole, authored, true));
 	}
 	for (const g of loaded) graphs.push(toDescribed(g, authoredOf(g.key.scriptPath)));
@@ -235,7 +235,7 @@ async function buildUnpinned(
 	if (named) runnables.set(named.path, { path: named.path, language: 'dbt', script_hash: hashToHex(named.hash) });
 	const producers = [...runnables.values()].filter((r) => isProducerLanguage(r.language) && grant.mayRead(r.path));
 	const lineage = groupProducerLineage(
-		await producerLineage(h, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
+		await producerLineage(database, ws, producers.map((r) => ({ path: r.path, hash: hexToHash(r.script_hash!)! })))
 	);
 	const namedUsage = named ? usageOfGraph(graphs[0]) : [];
 	for (const r of runnables.values()) {
@@ -264,29 +264,29 @@ interface GraphPlan {
 const kindsKey = (k: Set<AssetKind> | null) => (k === null ? null : [...k].sort());
 
 /** The unpinned read's gates (one 404 for a folder that is missing or not yours), then its plan. */
-async function unpinnedPlan(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
+async function unpinnedPlan(grant: Grant, database: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
 	const ws = grant.workspace;
 	const fields = opts.fields ?? 'full';
 	let folderPrefix: string | null = null;
 	if (q.folder !== null) {
-		folderPrefix = await grant.readableFolderPrefix(h, q.folder);
+		folderPrefix = await grant.readableFolderPrefix(database, q.folder);
 	}
-	const named = await grant.readableVersion(h, q.scriptHash);
+	const named = await grant.readableVersion(database, q.scriptHash);
 	const userPrefix = `u/${grant.username}/`;
-	const { stamp, userHasScripts } = await graphInputsStamp(h, ws, folderPrefix, userPrefix);
+	const { stamp, userHasScripts } = await graphInputsStamp(database, ws, folderPrefix, userPrefix);
 	const who = principalKey(grant.principal, { ownPaths: userHasScripts });
 	return {
 		key: digestKey(['unpinned', ws, q.folder, kindsKey(q.assetKinds), named ? [named.path, named.hash.toString()] : null, fields, who, stamp]),
-		build: () => buildUnpinned(grant, h, q, folderPrefix, named, fields),
-		stillValid: async () => (await graphInputsStamp(h, ws, folderPrefix, userPrefix)).stamp === stamp
+		build: () => buildUnpinned(grant, database, q, folderPrefix, named, fields),
+		stillValid: async () => (await graphInputsStamp(database, ws, folderPrefix, userPrefix)).stamp === stamp
 	};
 }
 
 /** The asset graph as a job saw it: that one project's graph, from the job row's path and hash. */
-export async function pinnedAssetGraph(run: RunGrant, h: Database, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+export async function pinnedAssetGraph(run: RunGrant, database: Database, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
 	const fields = opts.fields ?? 'full';
 	const authored = run.redact(pinned) === 'authored';
-	const g = toDescribed(await loadGraph(h, pinned.key, { fields, authored }), authored, true);
+	const g = toDescribed(await loadGraph(database, pinned.key, { fields, authored }), authored, true);
 	const usage = usageOfGraph(g);
 	const graph = assembleAssetGraph({
 		usage,
@@ -306,7 +306,7 @@ export async function pinnedAssetGraph(run: RunGrant, h: Database, pinned: Pinne
  * does): the key is the marker plus the two things the redaction looks at — whether the
  * caller may read the project, and its `assets:read` scope. Callers alike share one entry.
  */
-function pinnedPlan(run: RunGrant, h: Database, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
+function pinnedPlan(run: RunGrant, database: Database, pinned: PinnedGraph, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
 	const fields = opts.fields ?? 'full';
 	const k = pinned.key;
 	return {
@@ -323,9 +323,9 @@ function pinnedPlan(run: RunGrant, h: Database, pinned: PinnedGraph, q: GraphQue
 			kindsKey(q.assetKinds),
 			fields
 		]),
-		build: () => pinnedAssetGraph(run, h, pinned, q, opts),
+		build: () => pinnedAssetGraph(run, database, pinned, q, opts),
 		stillValid: async () => {
-			const now = await pinnedGraphOf(h, run.job);
+			const now = await pinnedGraphOf(database, run.job);
 			return now !== null && now.version === pinned.version && now.own === pinned.own;
 		}
 	};
@@ -334,16 +334,16 @@ function pinnedPlan(run: RunGrant, h: Database, pinned: PinnedGraph, q: GraphQue
 const EMPTY_PLAN: GraphPlan = { key: 'empty', build: async () => emptyGraph(), stillValid: async () => true };
 
 /** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. */
-async function jobPlan(gate: PinnedAccess, h: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
+async function jobPlan(gate: PinnedAccess, database: Database, q: GraphQuery, opts: GraphReadOptions): Promise<GraphPlan> {
 	// Which version is read comes from the job row alone: a hash in the query is never used here.
 	const unpinned = { ...q, scriptHash: null };
-	if (gate.kind === 'no_job') return unpinnedPlan(gate.grant, h, unpinned, opts);
+	if (gate.kind === 'no_job') return unpinnedPlan(gate.grant, database, unpinned, opts);
 	const { run } = gate;
-	const pinned = await pinnedGraphOf(h, run.job);
-	if (pinned) return pinnedPlan(run, h, pinned, q, opts);
-	if (run.job.kind === 'openlineage' && run.job.scriptHash !== null) return openLineageRunPlan(run, h, q, opts);
+	const pinned = await pinnedGraphOf(database, run.job);
+	if (pinned) return pinnedPlan(run, database, pinned, q, opts);
+	if (run.job.kind === 'openlineage' && run.job.scriptHash !== null) return openLineageRunPlan(run, database, q, opts);
 	const member = run.member;
-	return member ? unpinnedPlan(member, h, unpinned, opts) : EMPTY_PLAN;
+	return member ? unpinnedPlan(member, database, unpinned, opts) : EMPTY_PLAN;
 }
 
 /**
@@ -351,7 +351,7 @@ async function jobPlan(gate: PinnedAccess, h: Database, q: GraphQuery, opts: Gra
  * then, and for a reader of the job its column lineage), nothing else of the workspace, so a
  * share link shows that one job. A version never changes: the key is the version and redaction.
  */
-function openLineageRunPlan(run: RunGrant, h: Database, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
+function openLineageRunPlan(run: RunGrant, database: Database, q: GraphQuery, opts: GraphReadOptions): GraphPlan {
 	const job = run.job;
 	const hash = job.scriptHash!;
 	const path = job.scriptPath!;
@@ -359,10 +359,10 @@ function openLineageRunPlan(run: RunGrant, h: Database, q: GraphQuery, opts: Gra
 	return {
 		key: digestKey(['openlineage-run', job.workspace, path, hash.toString(), run.mayReadProject, run.assetScope(), kindsKey(q.assetKinds), fields]),
 		build: async () => {
-			const version = await getVersion(h.db, job.workspace, hash);
+			const version = await getVersion(database.db, job.workspace, hash);
 			const content = version ? parseJobContent(version.content) : null;
 			const runnable: GraphRunnable = { path, language: OPENLINEAGE_LANGUAGE, script_hash: hashToHex(hash) };
-			if (run.mayReadProject) runnable.column_lineage = groupProducerLineage(await producerLineage(h, job.workspace, [{ path, hash }])).get(path) ?? [];
+			if (run.mayReadProject) runnable.column_lineage = groupProducerLineage(await producerLineage(database, job.workspace, [{ path, hash }])).get(path) ?? [];
 			return assembleAssetGraph({
 				usage: (content?.uses ?? []).map((u) => ({ scriptPath: path, assetKind: u.kind, assetPath: u.path, access: u.access })),
 				runnables: [runnable],
@@ -384,14 +384,14 @@ function openLineageRunPlan(run: RunGrant, h: Database, q: GraphQuery, opts: Gra
 /** Heap bytes of an object answer, roughly: its JSON length twice (UTF-16 strings, object overhead). */
 const objectBytes = (g: AssetGraph) => JSON.stringify(g).length * 2;
 
-function cachedObject(h: Database, plan: GraphPlan): Promise<AssetGraph> {
-	const cache = graphCacheOf(h) as ByteLru<AssetGraph>;
+function cachedObject(database: Database, plan: GraphPlan): Promise<AssetGraph> {
+	const cache = graphCacheOf(database) as ByteLru<AssetGraph>;
 	return cache.getOrBuild(`o:${plan.key}`, plan.build, objectBytes, plan.stillValid);
 }
 
 /** An answer kept as the bytes the API sends, with their ETag, under `key` of the graph cache. */
-function cachedBytes(h: Database, key: string, build: () => Promise<unknown>, stillValid: GraphPlan['stillValid']): Promise<GraphBody> {
-	const cache = graphCacheOf(h) as ByteLru<GraphBody>;
+function cachedBytes(database: Database, key: string, build: () => Promise<unknown>, stillValid: GraphPlan['stillValid']): Promise<GraphBody> {
+	const cache = graphCacheOf(database) as ByteLru<GraphBody>;
 	return cache.getOrBuild(
 		key,
 		async () => {
@@ -405,8 +405,8 @@ function cachedBytes(h: Database, key: string, build: () => Promise<unknown>, st
 	);
 }
 
-function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
-	return cachedBytes(h, `b:${plan.key}`, plan.build, plan.stillValid);
+function cachedBody(database: Database, plan: GraphPlan): Promise<GraphBody> {
+	return cachedBytes(database, `b:${plan.key}`, plan.build, plan.stillValid);
 }
 
 /**
@@ -414,23 +414,23 @@ function cachedBody(h: Database, plan: GraphPlan): Promise<GraphBody> {
  * scripts there, each dbt relation described by the version graphs the caller can see (whatever
  * folder the project lives in), authored fields per project by the one predicate. Cached.
  */
-export async function unpinnedAssetGraph(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
-	return cachedObject(h, await unpinnedPlan(grant, h, q, opts));
+export async function unpinnedAssetGraph(grant: Grant, database: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(database, await unpinnedPlan(grant, database, q, opts));
 }
 
 /** The same answer as the bytes `GET assets/graph` sends, with its ETag. */
-export async function unpinnedAssetGraphBody(grant: Grant, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
-	return cachedBody(h, await unpinnedPlan(grant, h, q, opts));
+export async function unpinnedAssetGraphBody(grant: Grant, database: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(database, await unpinnedPlan(grant, database, q, opts));
 }
 
 /** `jobs/dbt_graph/{id}`: the job's own graph, else its version's, else the unpinned graph. Cached. */
-export async function jobAssetGraph(gate: PinnedAccess, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
-	return cachedObject(h, await jobPlan(gate, h, q, opts));
+export async function jobAssetGraph(gate: PinnedAccess, database: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<AssetGraph> {
+	return cachedObject(database, await jobPlan(gate, database, q, opts));
 }
 
 /** The same answer as the bytes `GET jobs/dbt_graph/{id}` sends, with its ETag. */
-export async function jobAssetGraphBody(gate: PinnedAccess, h: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
-	return cachedBody(h, await jobPlan(gate, h, q, opts));
+export async function jobAssetGraphBody(gate: PinnedAccess, database: Database, q: GraphQuery, opts: GraphReadOptions = {}): Promise<GraphBody> {
+	return cachedBody(database, await jobPlan(gate, database, q, opts));
 }
 
 /** The run page's graph: the pinned shape (for the page's own derivations) and its canvas bytes. */
@@ -445,10 +445,10 @@ export interface RunCanvas {
  * cache entry beside the graph's own), so 200 viewers opening one run are sent the same bytes
  * and a viewer who already holds them gets a 304, instead of each open serializing the canvas.
  */
-export async function jobRunCanvas(gate: PinnedAccess, h: Database, direction: Direction): Promise<RunCanvas> {
-	const plan = await jobPlan(gate, h, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
-	const graph = await cachedObject(h, plan);
-	const canvas = await cachedBytes(h, `c:${direction}:${plan.key}`, async () => buildCanvasPayload(graph, { direction }), plan.stillValid);
+export async function jobRunCanvas(gate: PinnedAccess, database: Database, direction: Direction): Promise<RunCanvas> {
+	const plan = await jobPlan(gate, database, { folder: null, assetKinds: null, scriptHash: null }, { fields: 'shape' });
+	const graph = await cachedObject(database, plan);
+	const canvas = await cachedBytes(database, `c:${direction}:${plan.key}`, async () => buildCanvasPayload(graph, { direction }), plan.stillValid);
 	return { graph, canvas };
 }
 
@@ -482,15 +482,15 @@ type GraphRef = LoadedGraph['key'];
  * keyed by the version the request read from the database, and a build during which the marker
  * moved is not stored. Per graph and relations, not per caller: the gate chose the owner first.
  */
-function cachedRankedEdges(h: Database, owner: LineageOwner): Promise<Ranked<ColumnLineageEdge>[]> {
+function cachedRankedEdges(database: Database, owner: LineageOwner): Promise<Ranked<ColumnLineageEdge>[]> {
 	const { key, uniqueIds, version } = owner;
-	if (!version) return rankedEdges(h, key, uniqueIds);
-	const cache = graphCacheOf(h) as ByteLru<Ranked<ColumnLineageEdge>[]>;
+	if (!version) return rankedEdges(database, key, uniqueIds);
+	const cache = graphCacheOf(database) as ByteLru<Ranked<ColumnLineageEdge>[]>;
 	return cache.getOrBuild(
 		`cl:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
-		async () => rankComponent(await cachedComponentRead(h, key, version, uniqueIds), uniqueIds),
+		async () => rankComponent(await cachedComponentRead(database, key, version, uniqueIds), uniqueIds),
 		(r) => JSON.stringify(r).length * 2,
-		async () => (await graphMarkerVersion(h, key)) === version
+		async () => (await graphMarkerVersion(database, key)) === version
 	);
 }
 
@@ -501,19 +501,19 @@ type ComponentRead = Awaited<ReturnType<typeof componentEdges>>;
  * graph cache: the stored read column lineage ranks and a column walk (impact-api.ts) follows,
  * so either warms it for the other. Keyed by the relations' unique_ids as given (sorted by callers).
  */
-export function cachedComponentRead(h: Database, key: GraphRef, version: string, uniqueIds: readonly string[]): Promise<ComponentRead> {
-	const cache = graphCacheOf(h) as ByteLru<ComponentRead>;
+export function cachedComponentRead(database: Database, key: GraphRef, version: string, uniqueIds: readonly string[]): Promise<ComponentRead> {
+	const cache = graphCacheOf(database) as ByteLru<ComponentRead>;
 	return cache.getOrBuild(
 		`ce:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
-		() => componentEdges(h, key, uniqueIds),
+		() => componentEdges(database, key, uniqueIds),
 		(r) => JSON.stringify(r.edges).length * 2 + JSON.stringify([...r.assetPathOf]).length * 2,
-		async () => (await graphMarkerVersion(h, key)) === version
+		async () => (await graphMarkerVersion(database, key)) === version
 	);
 }
 
 /** One graph's served edges, ranked by distance from the selection, in asset terms. */
-async function rankedEdges(h: Database, key: GraphRef, uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
-	return rankComponent(await componentEdges(h, key, uniqueIds), uniqueIds);
+async function rankedEdges(database: Database, key: GraphRef, uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
+	return rankComponent(await componentEdges(database, key, uniqueIds), uniqueIds);
 }
 
 function rankComponent({ edges, assetPathOf }: ComponentRead, uniqueIds: string[]): Ranked<ColumnLineageEdge>[] {
@@ -536,11 +536,11 @@ function toWireEdge(edge: StoredColumnEdge, assetPathOf: Map<string, string | nu
 }
 
 /** The scan edges of these graphs' asked relations, merged, de-duplicated, sorted and capped. */
-async function scanAnswer(h: Database, graphs: readonly { key: GraphRef; uniqueIds: string[] }[], limit: number): Promise<Pick<ColumnLineageAnswer, 'scan_edges' | 'scan_truncated'>> {
+async function scanAnswer(database: Database, graphs: readonly { key: GraphRef; uniqueIds: string[] }[], limit: number): Promise<Pick<ColumnLineageAnswer, 'scan_edges' | 'scan_truncated'>> {
 	const byKey = new Map<string, ColumnLineageEdge>();
 	for (const g of graphs) {
 		// One more than the cap per graph: enough to know whether the merged list was cut.
-		const { edges, assetPathOf } = await scanEdgesOf(h, g.key, g.uniqueIds, limit + 1);
+		const { edges, assetPathOf } = await scanEdgesOf(database, g.key, g.uniqueIds, limit + 1);
 		for (const e of edges) {
 			const w = toWireEdge(e, assetPathOf);
 			if (w) byKey.set(wireKey(w), w);
@@ -561,46 +561,46 @@ const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
  */
 export async function unpinnedColumnLineage(
 	grant: Grant,
-	h: Database,
+	database: Database,
 	assetPaths: string[],
 	scriptHash: bigint | null,
 	opts: LineageOptions = {},
 	candidates: readonly LineageOwner[] | null = null
 ): Promise<ColumnLineageAnswer> {
-	const named = await grant.readableVersion(h, scriptHash);
+	const named = await grant.readableVersion(database, scriptHash);
 	// Column lineage is authored: a named version it may not read authored parts of answers none.
 	if (named && grant.redact(named.path) === 'shape') return noLineage(opts);
 	// The candidates (columnLineageAccess) are every project's owners of these relations: the
 	// same gate as the filter lineageOwners applies in SQL, applied here.
 	const owners =
-		named === null && candidates !== null ? grant.readableOwners(candidates) : await lineageOwners(h, grant.workspace, assetPaths, grant.authoredFilter(), named);
+		named === null && candidates !== null ? grant.readableOwners(candidates) : await lineageOwners(database, grant.workspace, assetPaths, grant.authoredFilter(), named);
 	const items: Ranked<ColumnLineageEdge>[] = [];
-	for (const o of owners) items.push(...(await cachedRankedEdges(h, o)));
+	for (const o of owners) items.push(...(await cachedRankedEdges(database, o)));
 	const { values, truncated } = keepNearest(items, opts.limit);
 	const answer: ColumnLineageAnswer = { edges: values, truncated };
-	return opts.scan ? { ...answer, ...(await scanAnswer(h, owners, opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
+	return opts.scan ? { ...answer, ...(await scanAnswer(database, owners, opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
 }
 
 /** Column lineage of the job's pinned graph; empty for a caller who may not read the project. */
 export async function pinnedColumnLineage(
 	run: RunGrant,
-	h: Database,
+	database: Database,
 	pinned: PinnedGraph,
 	assetPaths: string[],
 	opts: LineageOptions = {}
 ): Promise<ColumnLineageAnswer> {
 	if (run.redact(pinned) === 'shape') return noLineage(opts);
-	const uids = await relationsIn(h, pinned.key, assetPaths);
-	const { values, truncated } = keepNearest(await rankedEdges(h, pinned.key, uids), opts.limit);
+	const uids = await relationsIn(database, pinned.key, assetPaths);
+	const { values, truncated } = keepNearest(await rankedEdges(database, pinned.key, uids), opts.limit);
 	const answer: ColumnLineageAnswer = { edges: values, truncated };
-	return opts.scan ? { ...answer, ...(await scanAnswer(h, [{ key: pinned.key, uniqueIds: uids }], opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
+	return opts.scan ? { ...answer, ...(await scanAnswer(database, [{ key: pinned.key, uniqueIds: uids }], opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
 }
 
 /** `jobs/dbt_column_lineage/{id}`: pinned like jobAssetGraph, with the same fallbacks. */
-export async function jobColumnLineage(gate: PinnedAccess, h: Database, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
-	if (gate.kind === 'no_job') return unpinnedColumnLineage(gate.grant, h, assetPaths, null, opts);
-	const pinned = await pinnedGraphOf(h, gate.run.job);
-	if (pinned) return pinnedColumnLineage(gate.run, h, pinned, assetPaths, opts);
+export async function jobColumnLineage(gate: PinnedAccess, database: Database, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
+	if (gate.kind === 'no_job') return unpinnedColumnLineage(gate.grant, database, assetPaths, null, opts);
+	const pinned = await pinnedGraphOf(database, gate.run.job);
+	if (pinned) return pinnedColumnLineage(gate.run, database, pinned, assetPaths, opts);
 	const member = gate.run.member;
-	return member ? unpinnedColumnLineage(member, h, assetPaths, null, opts) : noLineage(opts);
+	return member ? unpinnedColumnLineage(member, database, assetPaths, null, opts) : noLineage(opts);
 }

@@ -81,8 +81,8 @@ interface LoadedExportGraph {
 	naming: DatasetNaming;
 }
 
-async function loadExportGraph(h: Database, key: GraphKey, authored: boolean): Promise<LoadedExportGraph> {
-	const g = await exportGraphRows(h, key, authored);
+async function loadExportGraph(database: Database, key: GraphKey, authored: boolean): Promise<LoadedExportGraph> {
+	const g = await exportGraphRows(database, key, authored);
 	const nodes = new Map<string, OlNode>(g.nodes.map((n) => [n.uniqueId, n]));
 	const parents = new Map<string, string[]>();
 	for (const e of g.edges) {
@@ -91,7 +91,7 @@ async function loadExportGraph(h: Database, key: GraphKey, authored: boolean): P
 		else parents.set(e.child, [e.parent]);
 	}
 	const jobNodes = g.nodes.filter((n) => JOB_RESOURCE_TYPES.has(n.resourceType)).sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : 1));
-	return { key, nodes, parents, jobNodes, naming: { workspace: key.workspace, defaultDatabase: await warehouseDatabases(h, key.workspace) } };
+	return { key, nodes, parents, jobNodes, naming: { workspace: key.workspace, defaultDatabase: await warehouseDatabases(database, key.workspace) } };
 }
 
 const edgeOrder = (a: IncomingColumnEdge, b: IncomingColumnEdge) =>
@@ -100,7 +100,7 @@ const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Model events of a loaded graph, a batch of column-edge reads at a time; `frames` gives each node's events. */
 async function* modelEvents(
-	h: Database,
+	database: Database,
 	g: LoadedExportGraph,
 	view: ExportView,
 	all: readonly OlNode[],
@@ -112,7 +112,7 @@ async function* modelEvents(
 	const nodes = all.filter((n) => n.assetPath === null || view.assetAllowed(n.assetPath));
 	for (let i = 0; i < nodes.length; i += EDGE_BATCH) {
 		const batch = nodes.slice(i, i + EDGE_BATCH);
-		const edges = view.authored ? await incomingColumnEdges(h, g.key, batch.map((n) => n.uniqueId)) : [];
+		const edges = view.authored ? await incomingColumnEdges(database, g.key, batch.map((n) => n.uniqueId)) : [];
 		const byChild = new Map<string, typeof edges>();
 		for (const e of edges) {
 			const list = byChild.get(e.childUniqueId);
@@ -148,8 +148,8 @@ async function* modelEvents(
  * relations, then (to a fixed point) those that read what an included producer writes, so a
  * trace through lake tables stays whole.
  */
-async function* producerEvents(h: Database, g: LoadedExportGraph, view: ExportView, frame: (scriptPath: string) => EventFrame): AsyncGenerator<RunEvent> {
-	const usage = (await producerUsage(h, g.key.workspace)).filter((u) => view.producerShown(u.scriptPath));
+async function* producerEvents(database: Database, g: LoadedExportGraph, view: ExportView, frame: (scriptPath: string) => EventFrame): AsyncGenerator<RunEvent> {
+	const usage = (await producerUsage(database, g.key.workspace)).filter((u) => view.producerShown(u.scriptPath));
 	const byScript = new Map<string, typeof usage>();
 	for (const u of usage) {
 		const list = byScript.get(u.scriptPath);
@@ -171,7 +171,7 @@ async function* producerEvents(h: Database, g: LoadedExportGraph, view: ExportVi
 	taken.sort();
 	const authored = taken.filter(view.producerAuthored);
 	const lineage = await producerLineage(
-		h,
+		database,
 		g.key.workspace,
 		authored.map((path) => ({ path, hash: byScript.get(path)![0].scriptHash }))
 	);
@@ -196,9 +196,9 @@ async function* producerEvents(h: Database, g: LoadedExportGraph, view: ExportVi
 // ─── A version ─────────────────────────────────────────────────────────────────────────────
 
 /** The stored graph of a version, or null when it has none (never ingested, or pruned). */
-export async function versionGraphAt(h: Database, ws: string, path: string, hash: bigint): Promise<{ key: GraphKey; storedAt: Date } | null> {
+export async function versionGraphAt(database: Database, ws: string, path: string, hash: bigint): Promise<{ key: GraphKey; storedAt: Date } | null> {
 	const key: GraphKey = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: ZERO_UUID };
-	const storedAt = await graphStoredAt(h, key);
+	const storedAt = await graphStoredAt(database, key);
 	return storedAt ? { key, storedAt } : null;
 }
 
@@ -207,16 +207,16 @@ export async function versionGraphAt(h: Database, ws: string, path: string, hash
  * run id derived from the version and node (exporting twice sends the same runs), then one per
  * producer around the project, at the same time.
  */
-export async function* versionEvents(h: Database, version: { key: GraphKey; storedAt: Date }, view: ExportView): AsyncGenerator<RunEvent> {
-	const g = await loadExportGraph(h, version.key, view.authored);
+export async function* versionEvents(database: Database, version: { key: GraphKey; storedAt: Date }, view: ExportView): AsyncGenerator<RunEvent> {
+	const g = await loadExportGraph(database, version.key, view.authored);
 	const eventTime = version.storedAt.toISOString();
 	const hash = String(version.key.scriptHash);
 	const ws = version.key.workspace;
-	yield* modelEvents(h, g, view, g.jobNodes, (n) => [
+	yield* modelEvents(database, g, view, g.jobNodes, (n) => [
 		{ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, version.key.scriptPath, hash, n.uniqueId) }
 	]);
-	yield* consumerEvents(h, g, view, (c) => ({ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, version.key.scriptPath, hash, c.unique_id) }));
-	yield* producerEvents(h, g, view, (path) => ({ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, path, hash, 'producer') }));
+	yield* consumerEvents(database, g, view, (c) => ({ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, version.key.scriptPath, hash, c.unique_id) }));
+	yield* producerEvents(database, g, view, (path) => ({ eventType: 'COMPLETE', eventTime, runId: stableRunId(ws, path, hash, 'producer') }));
 }
 
 /**
@@ -224,9 +224,9 @@ export async function* versionEvents(h: Database, version: { key: GraphKey; stor
  * its SQL, so none for a caller shown the shape only; one naming a relation the token does not
  * reach is left out, and so is what builds on it (graphConsumers, the canvas's gate).
  */
-async function* consumerEvents(h: Database, g: LoadedExportGraph, view: ExportView, frame: (c: GraphConsumer) => EventFrame): AsyncGenerator<RunEvent> {
+async function* consumerEvents(database: Database, g: LoadedExportGraph, view: ExportView, frame: (c: GraphConsumer) => EventFrame): AsyncGenerator<RunEvent> {
 	if (!view.authored) return;
-	const list = await consumersOf(h, g.key);
+	const list = await consumersOf(database, g.key);
 	if (list.length === 0) return;
 	const nodes = [...g.nodes.values()].map((n) => ({ uniqueId: n.uniqueId, assetPath: n.assetPath }));
 	const shown = graphConsumers([{ scriptPath: g.key.scriptPath, authored: true, nodes, consumers: list }], view.assetAllowed);
@@ -267,7 +267,7 @@ function resultNodes(result: unknown): RunNodeResult[] | null {
  * ABORT for skipped; a node's START names its datasets, its end adds their facets. Tests are left out. While the run is going, the live progress says which
  * relations started and settled. A FAIL carries dbt's message only for a caller who may read it.
  */
-export async function* runEvents(h: Database, job: JobView, state: RunState, view: ExportView & { messages: boolean }): AsyncGenerator<RunEvent> {
+export async function* runEvents(database: Database, job: JobView, state: RunState, view: ExportView & { messages: boolean }): AsyncGenerator<RunEvent> {
 	const ws = job.workspace;
 	const started = (job.startedAt ?? job.createdAt).toISOString();
 	const ended = state.completedAt ? state.completedAt.toISOString() : null;
@@ -283,8 +283,8 @@ export async function* runEvents(h: Database, job: JobView, state: RunState, vie
 		outputs: []
 	});
 	yield own('START', started);
-	const pinned = await pinnedGraphOf(h, job);
-	const g = pinned ? await loadExportGraph(h, pinned.key, view.authored) : null;
+	const pinned = await pinnedGraphOf(database, job);
+	const g = pinned ? await loadExportGraph(database, pinned.key, view.authored) : null;
 	const parent = { runId: job.id, jobName };
 	const frame = (n: OlNode, eventType: RunEventType, eventTime: string, message?: string | null): EventFrame => ({
 		eventType,
@@ -300,7 +300,7 @@ export async function* runEvents(h: Database, job: JobView, state: RunState, vie
 		for (const n of settledNodes) ends.set(n.unique_id, { type: END_OF_OUTCOME[n.outcome] ?? 'FAIL', message: n.message });
 	} else if (g) {
 		const byPath = new Map([...g.jobNodes].filter((n) => n.assetPath).map((n) => [n.assetPath!, n.uniqueId]));
-		for (const p of await progressOf(h, ws, job.id)) {
+		for (const p of await progressOf(database, ws, job.id)) {
 			const id = p.assetKind === 'dbt' ? byPath.get(p.assetPath) : undefined;
 			if (!id) continue;
 			ends.set(id, { type: p.status === 'running' ? 'RUNNING' : p.status === 'failed' ? 'FAIL' : 'COMPLETE', message: p.error });
@@ -323,7 +323,7 @@ export async function* runEvents(h: Database, job: JobView, state: RunState, vie
 		jobNodes: [],
 		naming: { workspace: ws, defaultDatabase: new Map() }
 	};
-	yield* modelEvents(h, graph, g ? view : { ...view, authored: false }, nodesOf(ran), framesOf);
+	yield* modelEvents(database, graph, g ? view : { ...view, authored: false }, nodesOf(ran), framesOf);
 	const end = END_OF_JOB[state.status];
 	if (end && ended) yield own(end, ended);
 }
@@ -334,9 +334,9 @@ export async function* runEvents(h: Database, job: JobView, state: RunState, vie
 export const PRUNED_VERSION = `the graph of this version was pruned: Tributary keeps the graphs of the newest ${RETENTION.versionsPerPath} deploys of a path`;
 
 /** `dbt/openlineage`: the gates (access/), then the version's events, built as they are sent. */
-export async function exportVersion(grant: Grant, h: Database, path: string, ref: bigint | 'latest'): Promise<{ hash: bigint; events: AsyncIterable<RunEvent> }> {
-	const { hash, authored } = await exportableVersion(grant, path, () => dbtVersionAt(h, grant.workspace, path, ref));
-	const version = await versionGraphAt(h, grant.workspace, path, hash);
+export async function exportVersion(grant: Grant, database: Database, path: string, ref: bigint | 'latest'): Promise<{ hash: bigint; events: AsyncIterable<RunEvent> }> {
+	const { hash, authored } = await exportableVersion(grant, path, () => dbtVersionAt(database, grant.workspace, path, ref));
+	const version = await versionGraphAt(database, grant.workspace, path, hash);
 	if (!version) throw new ApiError(410, PRUNED_VERSION);
 	const view: ExportView = {
 		authored,
@@ -345,15 +345,15 @@ export async function exportVersion(grant: Grant, h: Database, path: string, ref
 		producerShown: (s) => grant.maySee(s),
 		producerAuthored: (s) => grant.mayRead(s)
 	};
-	return { hash, events: versionEvents(h, version, view) };
+	return { hash, events: versionEvents(database, version, view) };
 }
 
 /** `jobs/openlineage/{id}`: a run's events for a caller jobAccess admitted; what its author wrote only for one who may read the project. */
-export async function exportRun(run: RunGrant, h: Database): Promise<AsyncIterable<RunEvent> | Iterable<RunEvent>> {
+export async function exportRun(run: RunGrant, database: Database): Promise<AsyncIterable<RunEvent> | Iterable<RunEvent>> {
 	const a = run.access;
 	// A run another tool reported: its events as received (what the caller may see of them).
-	if (a.job.kind === 'openlineage') return (await receivedRunEvents(h, a)) as RunEvent[];
-	const payload = await getJobPayloadWithoutLog(h, a.job.workspace, a.job.id);
+	if (a.job.kind === 'openlineage') return (await receivedRunEvents(database, a)) as RunEvent[];
+	const payload = await getJobPayloadWithoutLog(database, a.job.workspace, a.job.id);
 	const view = {
 		authored: run.mayReadProject,
 		messages: run.mayReadProject,
@@ -361,7 +361,7 @@ export async function exportRun(run: RunGrant, h: Database): Promise<AsyncIterab
 		producerShown: () => false,
 		producerAuthored: () => false
 	};
-	return runEvents(h, a.job, { status: a.job.status, result: payload?.result ?? null, completedAt: a.job.completedAt }, view);
+	return runEvents(database, a.job, { status: a.job.status, result: payload?.result ?? null, completedAt: a.job.completedAt }, view);
 }
 
 const NDJSON_CHUNK = 64 * 1024;

@@ -59,12 +59,12 @@ function shownLocation(location: string | null, base: string): string {
  * Posts the run's events (the endpoint was configured by the operator: events carry SQL, column
  * lineage and dbt's messages in full) and says in `say` how it went. Never throws.
  */
-export async function pushRunEvents(h: Database, job: JobView, state: RunState, push: OpenLineagePush, say: (line: string) => void): Promise<void> {
+export async function pushRunEvents(database: Database, job: JobView, state: RunState, push: OpenLineagePush, say: (line: string) => void): Promise<void> {
 	const where = shown(push.url);
 	try {
 		const events: RunEvent[] = [];
 		const view = { authored: true, messages: true, assetAllowed: () => true, producerShown: () => false, producerAuthored: () => false };
-		for await (const e of runEvents(h, job, state, view)) events.push(e);
+		for await (const e of runEvents(database, job, state, view)) events.push(e);
 		const signal = AbortSignal.timeout(push.timeoutMs);
 		const headers: Record<string, string> = { 'content-type': 'application/json' };
 		if (push.apiKey) headers.authorization = `Bearer ${push.apiKey}`;

@@ -26,11 +26,11 @@ export function deriveSecretKey(material: string | Uint8Array): Buffer {
  * derivation. `withInstanceSecret` (the web app at start) also tries the share-link secret's key,
  * so values sealed before TRIBUTARY_ENCRYPTION_KEY was set still open and are resealed.
  */
-export async function secretKeys(h: Database, opts: { withInstanceSecret?: boolean } = {}): Promise<SecretKeys> {
+export async function secretKeys(database: Database, opts: { withInstanceSecret?: boolean } = {}): Promise<SecretKeys> {
 	const given = process.env.TRIBUTARY_ENCRYPTION_KEY;
 	const previous = process.env.TRIBUTARY_ENCRYPTION_KEY_PREVIOUS ? [deriveSecretKey(process.env.TRIBUTARY_ENCRYPTION_KEY_PREVIOUS)] : [];
-	if (!given) return { current: deriveSecretKey(await instanceSecret(h)), previous };
-	if (opts.withInstanceSecret) previous.push(deriveSecretKey(await instanceSecret(h)));
+	if (!given) return { current: deriveSecretKey(await instanceSecret(database)), previous };
+	if (opts.withInstanceSecret) previous.push(deriveSecretKey(await instanceSecret(database)));
 	return { current: deriveSecretKey(given), previous };
 }
 

@@ -146,7 +146,7 @@ describe('share tokens (pure)', () => {
 const DAY = 86_400;
 
 describe.each(testBackends())('share links with the workspace key on $name', (backend) => {
-	let h: Database;
+	let database: Database;
 	const saved = process.env.TRIBUTARY_SECRET;
 	let run = '';
 	let other = '';
@@ -158,19 +158,19 @@ describe.each(testBackends())('share links with the workspace key on $name', (ba
 	beforeAll(async () => {
 		// The stored instance secret (generated on first use), not one from the environment.
 		delete process.env.TRIBUTARY_SECRET;
-		h = await backend.open();
-		setDatabase(h);
+		database = await backend.open();
+		setDatabase(database);
 		const creator = { accountId: randomUUID(), username: 'ann' };
-		await insertAccount(h, { id: creator.accountId, username: 'ann', passwordHash: 'x', instanceAdmin: false });
-		for (const ws of ['acme', 'other']) expect(await createWorkspace(h, { id: ws, name: ws, creator })).not.toBeNull();
+		await insertAccount(database, { id: creator.accountId, username: 'ann', passwordHash: 'x', instanceAdmin: false });
+		for (const ws of ['acme', 'other']) expect(await createWorkspace(database, { id: ws, name: ws, creator })).not.toBeNull();
 		const base = { kind: 'run', scriptPath: 'u/ann/p', scriptHash: 1n, createdBy: 'ann', permissionedAs: 'u/ann', status: 'success' } as const;
-		run = await h.db.transaction((tx) => insertJob(tx, { workspace: 'acme', ...base }));
-		other = await h.db.transaction((tx) => insertJob(tx, { workspace: 'acme', ...base }));
+		run = await database.db.transaction((tx) => insertJob(tx, { workspace: 'acme', ...base }));
+		other = await database.db.transaction((tx) => insertJob(tx, { workspace: 'acme', ...base }));
 	});
 	afterAll(async () => {
 		if (saved !== undefined) process.env.TRIBUTARY_SECRET = saved;
 		else delete process.env.TRIBUTARY_SECRET;
-		await h?.close();
+		await database?.close();
 	});
 	afterEach(() => {
 		delete process.env.TRIBUTARY_SECRET;
@@ -182,57 +182,57 @@ describe.each(testBackends())('share links with the workspace key on $name', (ba
 		['7 days', 7 * DAY],
 		['30 days', 30 * DAY]
 	])('makes a link that expires %s: valid until then, and answered as invalid from that instant', async (_n, expiresIn) => {
-		const made = await createShareLink(h, 'acme', run, { kind: 'public', expiresIn, createdBy: 'ann' }, t0);
+		const made = await createShareLink(database, 'acme', run, { kind: 'public', expiresIn, createdBy: 'ann' }, t0);
 		expect(made.token.startsWith(`${run}.${made.link.id}.`)).toBe(true);
 		expect(made.url).toBe(shareUrl('acme', run, made.token));
 		expect(made.link).toMatchObject({ workspace: 'acme', jobId: run, kind: 'public', createdBy: 'ann', createdAt: t0, revokedAt: null, lastUsedAt: null });
 		expect(made.link.expiresAt).toEqual(expiresIn === null ? null : at(expiresIn));
 		const grant = { jobId: run, domain: 'public', linkId: made.link.id };
-		expect(await verifyShareToken(h, 'acme', made.token, t0)).toEqual(grant);
+		expect(await verifyShareToken(database, 'acme', made.token, t0)).toEqual(grant);
 		if (expiresIn === null) {
-			expect(await verifyShareToken(h, 'acme', made.token, at(10 * 365 * DAY))).toEqual(grant);
+			expect(await verifyShareToken(database, 'acme', made.token, at(10 * 365 * DAY))).toEqual(grant);
 		} else {
-			expect(await verifyShareToken(h, 'acme', made.token, new Date(at(expiresIn).getTime() - 1))).toEqual(grant);
-			expect(await verifyShareToken(h, 'acme', made.token, at(expiresIn))).toBeNull();
-			expect(await verifyShareToken(h, 'acme', made.token, at(expiresIn + DAY))).toBeNull();
+			expect(await verifyShareToken(database, 'acme', made.token, new Date(at(expiresIn).getTime() - 1))).toEqual(grant);
+			expect(await verifyShareToken(database, 'acme', made.token, at(expiresIn))).toBeNull();
+			expect(await verifyShareToken(database, 'acme', made.token, at(expiresIn + DAY))).toBeNull();
 		}
 		// Only in its own workspace.
-		expect(await verifyShareToken(h, 'other', made.token, t0)).toBeNull();
+		expect(await verifyShareToken(database, 'other', made.token, t0)).toBeNull();
 	});
 
 	it('gives every link its own token and row, for the same job and kind', async () => {
-		const a = await createShareLink(h, 'acme', run, { kind: 'member', expiresIn: null, createdBy: 'ann' }, t0);
-		const b = await createShareLink(h, 'acme', run, { kind: 'member', expiresIn: null, createdBy: 'ann' }, t0);
+		const a = await createShareLink(database, 'acme', run, { kind: 'member', expiresIn: null, createdBy: 'ann' }, t0);
+		const b = await createShareLink(database, 'acme', run, { kind: 'member', expiresIn: null, createdBy: 'ann' }, t0);
 		expect(a.token).not.toBe(b.token);
 		expect(a.link.id).not.toBe(b.link.id);
 	});
 
 	it('a revoked link verifies to nothing from then on; revoking again keeps the first revocation', async () => {
-		const made = await createShareLink(h, 'acme', run, { kind: 'member', expiresIn: 30 * DAY, createdBy: 'ann' }, t0);
-		expect(await verifyShareToken(h, 'acme', made.token, at(60))).not.toBeNull();
-		const revoked = await revokeShareLink(h, 'acme', run, made.link.id, 'bob', at(120));
+		const made = await createShareLink(database, 'acme', run, { kind: 'member', expiresIn: 30 * DAY, createdBy: 'ann' }, t0);
+		expect(await verifyShareToken(database, 'acme', made.token, at(60))).not.toBeNull();
+		const revoked = await revokeShareLink(database, 'acme', run, made.link.id, 'bob', at(120));
 		expect(revoked).toMatchObject({ id: made.link.id, revokedAt: at(120), revokedBy: 'bob' });
-		expect(await verifyShareToken(h, 'acme', made.token, at(121))).toBeNull();
-		expect(await revokeShareLink(h, 'acme', run, made.link.id, 'carol', at(500))).toMatchObject({ revokedAt: at(120), revokedBy: 'bob' });
+		expect(await verifyShareToken(database, 'acme', made.token, at(121))).toBeNull();
+		expect(await revokeShareLink(database, 'acme', run, made.link.id, 'carol', at(500))).toMatchObject({ revokedAt: at(120), revokedBy: 'bob' });
 		// Another run's link, an unknown id and something that is not an id: no such link.
-		const elsewhere = await createShareLink(h, 'acme', other, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0);
-		expect(await revokeShareLink(h, 'acme', run, elsewhere.link.id, 'bob', at(130))).toBeNull();
-		expect(await verifyShareToken(h, 'acme', elsewhere.token, at(131))).not.toBeNull();
-		expect(await revokeShareLink(h, 'acme', run, randomUUID(), 'bob', at(130))).toBeNull();
-		expect(await revokeShareLink(h, 'acme', run, 'not-a-uuid', 'bob', at(130))).toBeNull();
+		const elsewhere = await createShareLink(database, 'acme', other, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0);
+		expect(await revokeShareLink(database, 'acme', run, elsewhere.link.id, 'bob', at(130))).toBeNull();
+		expect(await verifyShareToken(database, 'acme', elsewhere.token, at(131))).not.toBeNull();
+		expect(await revokeShareLink(database, 'acme', run, randomUUID(), 'bob', at(130))).toBeNull();
+		expect(await revokeShareLink(database, 'acme', run, 'not-a-uuid', 'bob', at(130))).toBeNull();
 	});
 
 	it('a token whose MAC is right but whose row disagrees or is missing opens nothing', async () => {
-		const k = await workspaceSecret(h, 'acme');
-		const made = await createShareLink(h, 'acme', run, { kind: 'member', expiresIn: null, createdBy: 'ann' }, t0);
+		const k = await workspaceSecret(database, 'acme');
+		const made = await createShareLink(database, 'acme', run, { kind: 'member', expiresIn: null, createdBy: 'ann' }, t0);
 		// Signed for the other audience, or for another job, than the row says; or for no row at all.
-		expect(await verifyShareToken(h, 'acme', signStoredShareToken(k, run, made.link.id, 'public'), t0)).toBeNull();
-		expect(await verifyShareToken(h, 'acme', signStoredShareToken(k, other, made.link.id, 'member'), t0)).toBeNull();
-		expect(await verifyShareToken(h, 'acme', signStoredShareToken(k, run, randomUUID(), 'member'), t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', signStoredShareToken(k, run, made.link.id, 'public'), t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', signStoredShareToken(k, other, made.link.id, 'member'), t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', signStoredShareToken(k, run, randomUUID(), 'member'), t0)).toBeNull();
 	});
 
 	it('lists a run\'s links, the valid ones first, then newest first, each with its state', async () => {
-		const listed = await shareLinksOf(h, 'acme', run, at(3 * DAY));
+		const listed = await shareLinksOf(database, 'acme', run, at(3 * DAY));
 		expect(listed.length).toBeGreaterThan(5);
 		const states = listed.map((l) => (l.revokedAt ? 'revoked' : l.expiresAt && l.expiresAt <= at(3 * DAY) ? 'expired' : 'active'));
 		const firstInactive = states.findIndex((s) => s !== 'active');
@@ -241,68 +241,68 @@ describe.each(testBackends())('share links with the workspace key on $name', (ba
 		expect(states).toContain('revoked');
 		expect(states).toContain('expired');
 		expect(listed.every((l) => l.jobId === run)).toBe(true);
-		expect((await shareLinksOf(h, 'other', run, t0)).length).toBe(0);
+		expect((await shareLinksOf(database, 'other', run, t0)).length).toBe(0);
 	});
 
 	it('records a use at most once a minute: a second use within it writes nothing', async () => {
-		const made = await createShareLink(h, 'acme', other, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0);
+		const made = await createShareLink(database, 'acme', other, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0);
 		// xmin is the row version's transaction: it moves when, and only when, the row is written.
 		const row = async () =>
-			(await h.rows<{ x: string; last: Date | string | null }>(sql`select xmin::text as x, last_used_at as last from share_link where id = ${made.link.id}::uuid`))[0];
+			(await database.rows<{ x: string; last: Date | string | null }>(sql`select xmin::text as x, last_used_at as last from share_link where id = ${made.link.id}::uuid`))[0];
 		const created = await row();
 		expect(created.last).toBeNull();
-		await verifyShareToken(h, 'acme', made.token, at(10));
+		await verifyShareToken(database, 'acme', made.token, at(10));
 		const first = await row();
 		expect(new Date(first.last!)).toEqual(at(10));
 		expect(first.x).not.toBe(created.x);
 		for (const s of [11, 30, 69]) {
-			await verifyShareToken(h, 'acme', made.token, at(s));
+			await verifyShareToken(database, 'acme', made.token, at(s));
 			expect(await row(), `at +${s}s`).toEqual(first);
 		}
-		await verifyShareToken(h, 'acme', made.token, at(71));
+		await verifyShareToken(database, 'acme', made.token, at(71));
 		const later = await row();
 		expect(new Date(later.last!)).toEqual(at(71));
 		expect(later.x).not.toBe(first.x);
 	});
 
 	it('refuses a link past the limit of valid links per run, naming it; revoking makes room', async () => {
-		const own = await h.db.transaction((tx) =>
+		const own = await database.db.transaction((tx) =>
 			insertJob(tx, { workspace: 'acme', kind: 'run', scriptPath: 'u/ann/p', scriptHash: 1n, createdBy: 'ann', permissionedAs: 'u/ann', status: 'success' })
 		);
 		const made = [];
-		for (let i = 0; i < MAX_ACTIVE_SHARE_LINKS; i++) made.push(await createShareLink(h, 'acme', own, { kind: 'public', expiresIn: i === 0 ? 60 : null, createdBy: 'ann' }, t0));
-		await expect(createShareLink(h, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0)).rejects.toMatchObject({
+		for (let i = 0; i < MAX_ACTIVE_SHARE_LINKS; i++) made.push(await createShareLink(database, 'acme', own, { kind: 'public', expiresIn: i === 0 ? 60 : null, createdBy: 'ann' }, t0));
+		await expect(createShareLink(database, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0)).rejects.toMatchObject({
 			status: 409,
 			message: expect.stringContaining(`${MAX_ACTIVE_SHARE_LINKS} valid share links`)
 		});
 		// An expired link no longer counts, nor does a revoked one.
-		await createShareLink(h, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, at(60));
-		await expect(createShareLink(h, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, at(60))).rejects.toMatchObject({ status: 409 });
-		await revokeShareLink(h, 'acme', own, made[1].link.id, 'ann', at(61));
-		await createShareLink(h, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, at(62));
+		await createShareLink(database, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, at(60));
+		await expect(createShareLink(database, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, at(60))).rejects.toMatchObject({ status: 409 });
+		await revokeShareLink(database, 'acme', own, made[1].link.id, 'ann', at(61));
+		await createShareLink(database, 'acme', own, { kind: 'public', expiresIn: null, createdBy: 'ann' }, at(62));
 		// Every valid one is listed, ahead of the inactive ones.
-		const listed = await shareLinksOf(h, 'acme', own, at(63));
+		const listed = await shareLinksOf(database, 'acme', own, at(63));
 		expect(listed.slice(0, MAX_ACTIVE_SHARE_LINKS).every((l) => l.revokedAt === null && l.expiresAt === null)).toBe(true);
 	});
 
 	it('a link of the signed format (minted before links were stored) still opens its run, with no row and no expiry', async () => {
-		const k = await workspaceSecret(h, 'acme');
+		const k = await workspaceSecret(database, 'acme');
 		const old = signedToken(k, run, 'member');
-		expect(await verifyShareToken(h, 'acme', old, t0)).toEqual({ jobId: run, domain: 'member', linkId: null });
-		expect(await verifyShareToken(h, 'acme', old, at(50 * 365 * DAY))).toEqual({ jobId: run, domain: 'member', linkId: null });
-		expect(await verifyShareToken(h, 'other', old, t0)).toBeNull();
-		expect(await verifyShareToken(h, 'acme', flipMacDigit(old, 10), t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', old, t0)).toEqual({ jobId: run, domain: 'member', linkId: null });
+		expect(await verifyShareToken(database, 'acme', old, at(50 * 365 * DAY))).toEqual({ jobId: run, domain: 'member', linkId: null });
+		expect(await verifyShareToken(database, 'other', old, t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', flipMacDigit(old, 10), t0)).toBeNull();
 		// It is no row: the run's listing does not show it.
-		expect((await shareLinksOf(h, 'acme', run, t0)).some((l) => old.includes(l.id))).toBe(false);
+		expect((await shareLinksOf(database, 'acme', run, t0)).some((l) => old.includes(l.id))).toBe(false);
 	});
 
 	it('a new instance secret ends every link, of both formats', async () => {
-		const old = signedToken(await workspaceSecret(h, 'acme'), run, 'public');
-		const made = await createShareLink(h, 'acme', run, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0);
-		expect(await verifyShareToken(h, 'acme', old, t0)).not.toBeNull();
-		expect(await verifyShareToken(h, 'acme', made.token, t0)).not.toBeNull();
+		const old = signedToken(await workspaceSecret(database, 'acme'), run, 'public');
+		const made = await createShareLink(database, 'acme', run, { kind: 'public', expiresIn: null, createdBy: 'ann' }, t0);
+		expect(await verifyShareToken(database, 'acme', old, t0)).not.toBeNull();
+		expect(await verifyShareToken(database, 'acme', made.token, t0)).not.toBeNull();
 		process.env.TRIBUTARY_SECRET = 'a-rotated-instance-secret-of-enough-length';
-		expect(await verifyShareToken(h, 'acme', old, t0)).toBeNull();
-		expect(await verifyShareToken(h, 'acme', made.token, t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', old, t0)).toBeNull();
+		expect(await verifyShareToken(database, 'acme', made.token, t0)).toBeNull();
 	});
 });

@@ -119,15 +119,15 @@ export function shareLinkState(l: Pick<ShareLinkRow, 'revokedAt' | 'expiresAt'>,
  * nothing: malformed, forged, of another workspace, or a stored link that is revoked, expired or
  * gone. A valid stored link's use is recorded, at most once per SHARE_TOUCH_INTERVAL_MS.
  */
-export async function verifyShareToken(h: Database, ws: string, token: unknown, now: Date = new Date()): Promise<ShareGrant | null> {
+export async function verifyShareToken(database: Database, ws: string, token: unknown, now: Date = new Date()): Promise<ShareGrant | null> {
 	// A malformed token costs no key derivation, a forged one no row read.
 	if (!parseShareToken(token)) return null;
-	const grant = verifyShareTokenWithKey(await workspaceSecret(h, ws), token);
+	const grant = verifyShareTokenWithKey(await workspaceSecret(database, ws), token);
 	if (!grant || grant.linkId === null) return grant;
-	const row = await getShareLink(h, ws, grant.linkId);
+	const row = await getShareLink(database, ws, grant.linkId);
 	if (!row || row.jobId !== grant.jobId || row.kind !== grant.domain || shareLinkState(row, now) !== 'active') return null;
 	const since = new Date(now.getTime() - SHARE_TOUCH_INTERVAL_MS);
-	if (row.lastUsedAt === null || row.lastUsedAt < since) await touchShareLink(h, row.id, now, since);
+	if (row.lastUsedAt === null || row.lastUsedAt < since) await touchShareLink(database, row.id, now, since);
 	return grant;
 }
 
@@ -143,31 +143,31 @@ export interface NewShareLink {
  * the caller's), valid for `expiresIn` seconds from `now`, or until revoked when null.
  */
 export async function createShareLink(
-	h: Database,
+	database: Database,
 	ws: string,
 	jobId: string,
 	o: { kind: ShareDomain; expiresIn: number | null; createdBy: string },
 	now: Date = new Date()
 ): Promise<NewShareLink> {
-	if ((await countActiveShareLinks(h, ws, jobId, now)) >= MAX_ACTIVE_SHARE_LINKS) {
+	if ((await countActiveShareLinks(database, ws, jobId, now)) >= MAX_ACTIVE_SHARE_LINKS) {
 		throw new ApiError(409, `this run already has ${MAX_ACTIVE_SHARE_LINKS} valid share links (the limit); revoke some before making another`);
 	}
 	const id = randomUUID();
 	const expiresAt = o.expiresIn === null ? null : new Date(now.getTime() + o.expiresIn * 1000);
-	const link = await insertShareLink(h, { id, workspace: ws, jobId, kind: o.kind, createdBy: o.createdBy, createdAt: now, expiresAt });
-	const token = signStoredShareToken(await workspaceSecret(h, ws), jobId, id, o.kind);
+	const link = await insertShareLink(database, { id, workspace: ws, jobId, kind: o.kind, createdBy: o.createdBy, createdAt: now, expiresAt });
+	const token = signStoredShareToken(await workspaceSecret(database, ws), jobId, id, o.kind);
 	return { link, token, url: shareUrl(ws, jobId, token) };
 }
 
 /** The links of a run (see listShareLinks for the order). */
-export async function shareLinksOf(h: Database, ws: string, jobId: string, now: Date = new Date()): Promise<ShareLinkRow[]> {
-	return listShareLinks(h, ws, jobId, now, SHARE_LIST_LIMIT);
+export async function shareLinksOf(database: Database, ws: string, jobId: string, now: Date = new Date()): Promise<ShareLinkRow[]> {
+	return listShareLinks(database, ws, jobId, now, SHARE_LIST_LIMIT);
 }
 
 /** Revokes one link of a run, by `by`; null when the run has no such link. Revoking twice changes nothing. */
-export async function revokeShareLink(h: Database, ws: string, jobId: string, linkId: string, by: string, now: Date = new Date()): Promise<ShareLinkRow | null> {
+export async function revokeShareLink(database: Database, ws: string, jobId: string, linkId: string, by: string, now: Date = new Date()): Promise<ShareLinkRow | null> {
 	if (!isJobId(linkId)) return null;
-	return revokeShareLinkRow(h, ws, jobId, linkId, by, now);
+	return revokeShareLinkRow(database, ws, jobId, linkId, by, now);
 }
 
 /** The run page a link opens, relative to the site. */

@@ -48,7 +48,7 @@ const prunedPreview = () =>
  */
 export async function diffRefAccess(
 	event: Pick<RequestEvent, 'locals' | 'url' | 'request'>,
-	h: Database,
+	database: Database,
 	ws: string,
 	path: string,
 	ref: string
@@ -59,7 +59,7 @@ export async function diffRefAccess(
 		// valid link of this workspace is refused as jobAccess refuses it, whatever the ref.
 		const raw = viewTokenOf(event);
 		if (raw === null) throw unauthorized();
-		if ((await verifyShareToken(h, ws, raw)) === null) throw unauthorized(INVALID_SHARE_LINK);
+		if ((await verifyShareToken(database, ws, raw)) === null) throw unauthorized(INVALID_SHARE_LINK);
 	}
 	const refused = () => notFound(NO_SUCH_DIFF_REF);
 	// A member's token scopes are checked before any ref is looked up, so a refusal for scope
@@ -88,10 +88,10 @@ export async function diffRefAccess(
 		}
 		const job = access.job;
 		if (job.scriptPath !== path) throw refused();
-		const pinned = await pinnedGraphOf(h, job);
+		const pinned = await pinnedGraphOf(database, job);
 		if (!pinned) {
 			if (job.scriptHash === null && job.status === 'success') throw prunedPreview();
-			if (job.scriptHash !== null && (await versionByHash(h, ws, job.scriptHash))) throw prunedVersion();
+			if (job.scriptHash !== null && (await versionByHash(database, ws, job.scriptHash))) throw prunedVersion();
 			throw refused();
 		}
 		return {
@@ -106,14 +106,14 @@ export async function diffRefAccess(
 	if (!canReadPath(p, path)) throw refused();
 	let hash: bigint | null;
 	if (ref === 'latest') {
-		hash = await latestDbtVersion(h, ws, path);
+		hash = await latestDbtVersion(database, ws, path);
 	} else {
 		hash = hexToHash(ref);
-		const v = hash === null ? null : await versionByHash(h, ws, hash);
+		const v = hash === null ? null : await versionByHash(database, ws, hash);
 		if (!v || v.deleted || v.language !== 'dbt' || v.path !== path) hash = null;
 	}
 	if (hash === null) throw refused();
 	const key: GraphKey = { workspace: ws, scriptPath: path, scriptHash: hash, jobId: ZERO_UUID };
-	if (!(await graphExists(h, key))) throw prunedVersion();
+	if (!(await graphExists(database, key))) throw prunedVersion();
 	return { key, hash: hashToHex(hash), jobId: null, authored: authoredShownOf(p, path), member: grantOf(p) };
 }

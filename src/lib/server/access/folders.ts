@@ -65,7 +65,7 @@ export function readablePathFilter(p: Principal): { all: boolean; folders: strin
 }
 
 /** A folder's script-path prefix (`f/<folder>/`), or 404 for one that is missing or not yours (one answer, so names cannot be probed). */
-export async function readableFolderPrefix(h: Database, p: Principal, folder: string): Promise<string> {
-	if (!canReadFolder(p, folder) || !(await getFolder(h, p.workspace, folder))) throw notFound('no such folder');
+export async function readableFolderPrefix(database: Database, p: Principal, folder: string): Promise<string> {
+	if (!canReadFolder(p, folder) || !(await getFolder(database, p.workspace, folder))) throw notFound('no such folder');
 	return `f/${folder}/`;
 }

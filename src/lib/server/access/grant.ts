@@ -126,13 +126,13 @@ export class Grant {
 	}
 
 	/** A named dbt version the caller may read, or 404 (one answer for missing and hidden). */
-	readableVersion(h: Database, hash: bigint | null, param = 'dbt_script_hash'): Promise<VersionRef | null> {
-		return readableVersion(h, this.principal, hash, param);
+	readableVersion(database: Database, hash: bigint | null, param = 'dbt_script_hash'): Promise<VersionRef | null> {
+		return readableVersion(database, this.principal, hash, param);
 	}
 
 	/** A folder's script-path prefix, or 404 for one that is missing or not the caller's. */
-	readableFolderPrefix(h: Database, folder: string): Promise<string> {
-		return readableFolderPrefix(h, this.principal, folder);
+	readableFolderPrefix(database: Database, folder: string): Promise<string> {
+		return readableFolderPrefix(database, this.principal, folder);
 	}
 }
 

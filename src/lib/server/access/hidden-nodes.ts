@@ -49,9 +49,9 @@ export function readableLineageOwners(p: Principal, candidates: readonly Lineage
  * 404: a version of a path it cannot read is as absent as a missing one, so hashes cannot be
  * probed (share viewers see them as `script_hash`).
  */
-export async function readableVersion(h: Database, p: Principal, hash: bigint | null, param = 'dbt_script_hash'): Promise<VersionRef | null> {
+export async function readableVersion(database: Database, p: Principal, hash: bigint | null, param = 'dbt_script_hash'): Promise<VersionRef | null> {
 	if (hash === null) return null;
-	const v = await findVersion(h, p.workspace, hash);
+	const v = await findVersion(database, p.workspace, hash);
 	if (!v || v.language !== 'dbt' || !canReadPath(p, v.path)) throw notFound(`no dbt project version with this ${param}`);
 	return v;
 }

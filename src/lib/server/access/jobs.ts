@@ -98,9 +98,9 @@ export async function jobAccess(
 	// Postgres prints uuids in lowercase; accept any case, compare in one.
 	const id = jobId.toLowerCase();
 	if (!isJobId(id)) throw badRequest('id must be a job id (a uuid)');
-	const h = await getDatabase();
+	const database = await getDatabase();
 	const raw = viewTokenOf(event);
-	const share: ShareGrant | null = raw === null ? null : await verifyShareToken(h, ws, raw);
+	const share: ShareGrant | null = raw === null ? null : await verifyShareToken(database, ws, raw);
 
 	let principal: Principal | null = null;
 	if (event.locals.auth) {
@@ -118,13 +118,13 @@ export async function jobAccess(
 	}
 	if (principal) requireScope(principal, 'jobs', 'read');
 
-	const job = await getJobView(h, ws, id);
+	const job = await getJobView(database, ws, id);
 	if (!job) throw new JobNotFoundError();
-	let linkValid = share !== null && (await isJobWithin(h, ws, job.id, share.jobId));
+	let linkValid = share !== null && (await isJobWithin(database, ws, job.id, share.jobId));
 	// An OpenLineage run nests under whatever parent its events name, in any folder: a link to the
 	// parent reaches only the child runs in the parent's own folder.
 	if (linkValid && share !== null && share.jobId !== job.id && job.kind === 'openlineage') {
-		const shared = await getJobView(h, ws, share.jobId);
+		const shared = await getJobView(database, ws, share.jobId);
 		linkValid = shared !== null && sameFolder(shared.scriptPath, job.scriptPath);
 	}
 	const decision = jobReadDecision(principal, job, linkValid);

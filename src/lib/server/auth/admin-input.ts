@@ -59,12 +59,12 @@ export function parseUserInput(body: Body): { username: string; password?: strin
 	return { username, password, isAdmin: optionalBoolean(body, 'is_admin') };
 }
 
-export async function parseGroupInput(h: Database, ws: string, body: Body): Promise<{ name: string; members: string[] }> {
+export async function parseGroupInput(database: Database, ws: string, body: Body): Promise<{ name: string; members: string[] }> {
 	const name = segmentField(body, 'name');
 	const members = stringList(body, 'members');
 	const bad = members.filter((m) => !isSegment(m));
 	if (bad.length > 0) throw badRequest(`members must be usernames; not valid: ${bad.join(', ')}`);
-	const known = await existingMembers(h, ws, members);
+	const known = await existingMembers(database, ws, members);
 	const unknown = members.filter((m) => !known.has(m));
 	if (unknown.length > 0) throw badRequest(`members must be members of the workspace; unknown: ${unknown.join(', ')}`);
 	return { name, members: members.sort() };
@@ -74,7 +74,7 @@ export async function parseGroupInput(h: Database, ws: string, body: Body): Prom
  * Grants are `u/<username>` or `g/<group>` naming a current member or group: a typo would
  * otherwise grant nothing, silently.
  */
-async function grantList(h: Database, ws: string, body: Body, field: 'readers' | 'writers'): Promise<string[]> {
+async function grantList(database: Database, ws: string, body: Body, field: 'readers' | 'writers'): Promise<string[]> {
 	const list = stringList(body, field);
 	const users: string[] = [];
 	const groups: string[] = [];
@@ -83,7 +83,7 @@ async function grantList(h: Database, ws: string, body: Body, field: 'readers' |
 		if (!m || !isSegment(m[2])) throw badRequest(`${field} entries must be "u/<username>" or "g/<group>", got "${g}"`);
 		(m[1] === 'u' ? users : groups).push(m[2]);
 	}
-	const [knownUsers, knownGroups] = await Promise.all([existingMembers(h, ws, users), existingGroups(h, ws, groups)]);
+	const [knownUsers, knownGroups] = await Promise.all([existingMembers(database, ws, users), existingGroups(database, ws, groups)]);
 	const unknown = [
 		...users.filter((u) => !knownUsers.has(u)).map((u) => `u/${u}`),
 		...groups.filter((g) => !knownGroups.has(g)).map((g) => `g/${g}`)
@@ -93,13 +93,13 @@ async function grantList(h: Database, ws: string, body: Body, field: 'readers' |
 }
 
 export async function parseFolderInput(
-	h: Database,
+	database: Database,
 	ws: string,
 	body: Body
 ): Promise<{ name: string; readers: string[]; writers: string[] }> {
 	const name = segmentField(body, 'name');
-	const readers = await grantList(h, ws, body, 'readers');
-	const writers = await grantList(h, ws, body, 'writers');
+	const readers = await grantList(database, ws, body, 'readers');
+	const writers = await grantList(database, ws, body, 'writers');
 	return { name, readers, writers };
 }
 

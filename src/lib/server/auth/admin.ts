@@ -30,43 +30,43 @@ export interface AddUserResult {
  *   any sign-up would refuse it, whatever the password.
  */
 export async function addUser(
-	h: Database,
+	database: Database,
 	p: Principal,
 	input: { username: string; password?: string; isAdmin?: boolean }
 ): Promise<AddUserResult> {
 	let account: AccountRow | null;
 	let accountCreated = false;
-	if (!mayManageAccounts(p) && !(await findMember(h, p.workspace, input.username))) {
+	if (!mayManageAccounts(p) && !(await findMember(database, p.workspace, input.username))) {
 		if (input.password === undefined) {
 			throw badRequest('password: required to create an account; only an instance admin can add an account that already exists');
 		}
-		account = await insertAccount(h, { id: randomUUID(), username: input.username, passwordHash: await hashPassword(input.password) });
+		account = await insertAccount(database, { id: randomUUID(), username: input.username, passwordHash: await hashPassword(input.password) });
 		if (!account) {
 			throw new ApiError(409, `username: ${input.username} is taken; choose another, or ask an instance admin to add the existing account`);
 		}
 		accountCreated = true;
 	} else {
-		account = await findAccountByUsername(h, input.username);
+		account = await findAccountByUsername(database, input.username);
 		if (account && input.password !== undefined) {
 			if (!mayManageAccounts(p)) {
 				throw new ApiError(409, `password: ${input.username} is already a member; only an instance admin can set the password of an existing account`);
 			}
-			await resetPassword(h, account.id, await hashPassword(input.password));
+			await resetPassword(database, account.id, await hashPassword(input.password));
 		} else if (!account) {
 			const passwordHash = input.password === undefined ? null : await hashPassword(input.password);
-			account = await insertAccount(h, { id: randomUUID(), username: input.username, passwordHash });
+			account = await insertAccount(database, { id: randomUUID(), username: input.username, passwordHash });
 			accountCreated = account !== null;
-			account ??= await findAccountByUsername(h, input.username);
+			account ??= await findAccountByUsername(database, input.username);
 			if (!account) throw new ApiError(409, `account ${input.username} is being created by another request; retry`);
 		}
 	}
 	if (input.isAdmin === false) {
-		const existing = await findMember(h, p.workspace, input.username);
-		if (existing?.isAdmin && (await countAdmins(h, p.workspace)) <= 1) {
+		const existing = await findMember(database, p.workspace, input.username);
+		if (existing?.isAdmin && (await countAdmins(database, p.workspace)) <= 1) {
 			throw new ApiError(409, 'is_admin: a workspace needs at least one admin');
 		}
 	}
-	const m = await upsertMember(h, {
+	const m = await upsertMember(database, {
 		workspace: p.workspace,
 		accountId: account.id,
 		username: account.username,
@@ -80,12 +80,12 @@ export async function addUser(
  * narrower-or-equal tokens: otherwise a `tokens:write` token could mint an unrestricted one.
  */
 export async function mintTokenFor(
-	h: Database,
+	database: Database,
 	p: Principal,
 	input: { label: string; scopes: string[]; expiresAt: Date | null }
 ): Promise<{ token: string; info: TokenInfo }> {
 	requireMintWithin(p, input.scopes);
-	return mintApiToken(h, {
+	return mintApiToken(database, {
 		workspace: p.workspace,
 		owner: p.username,
 		label: input.label,

@@ -15,21 +15,21 @@ export function generateApiToken(): string {
 }
 
 export async function mintApiToken(
-	h: Database,
+	database: Database,
 	t: { workspace: string; owner: string; label: string; scopes: string[]; expiresAt: Date | null }
 ): Promise<{ token: string; info: TokenInfo }> {
 	const token = generateApiToken();
-	const info = await insertToken(h, { ...t, id: randomUUID(), hash: hashToken(token) });
+	const info = await insertToken(database, { ...t, id: randomUUID(), hash: hashToken(token) });
 	return { token, info };
 }
 
 /** The token's owner, or null for an unknown, expired or orphaned token. */
-export async function validateApiToken(h: Database, token: string): Promise<TokenOwner | null> {
+export async function validateApiToken(database: Database, token: string): Promise<TokenOwner | null> {
 	if (!token.startsWith(PREFIX) || token.length > 200) return null;
-	const found = await findTokenByHash(h, hashToken(token));
+	const found = await findTokenByHash(database, hashToken(token));
 	if (!found) return null;
 	const exp = found.token.expiresAt;
 	if (exp && exp.getTime() <= Date.now()) return null;
-	await touchToken(h, found.token.id);
+	await touchToken(database, found.token.id);
 	return found;
 }

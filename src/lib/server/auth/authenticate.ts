@@ -30,8 +30,8 @@ export async function authenticate(event: AuthEvent): Promise<AuthContext | null
 		// cookie must not quietly act as the cookie's user.
 		const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
 		if (!m) return null;
-		const h = await getDatabase();
-		const found = await validateApiToken(h, m[1]);
+		const database = await getDatabase();
+		const found = await validateApiToken(database, m[1]);
 		if (!found) return null;
 		return {
 			accountId: found.accountId,
@@ -43,8 +43,8 @@ export async function authenticate(event: AuthEvent): Promise<AuthContext | null
 	}
 	const token = event.cookies.get(SESSION_COOKIE);
 	if (!token) return null;
-	const h = await getDatabase();
-	const valid = await validateSessionToken(h, token);
+	const database = await getDatabase();
+	const valid = await validateSessionToken(database, token);
 	if (!valid) {
 		deleteSessionCookie(event);
 		return null;
@@ -97,8 +97,8 @@ export async function checkCredentials(
 	username: string,
 	password: string
 ): Promise<{ accountId: string; username: string } | null> {
-	const h = await getDatabase();
-	const account = username.length <= 100 ? await findAccountByUsername(h, username) : null;
+	const database = await getDatabase();
+	const account = username.length <= 100 ? await findAccountByUsername(database, username) : null;
 	if (!account?.passwordHash) {
 		await burnPasswordCheck(password);
 		return null;
@@ -109,16 +109,16 @@ export async function checkCredentials(
 
 /** Starts a browser session for the account and sets its cookie. */
 export async function signIn(event: { cookies: Cookies; url: URL }, accountId: string): Promise<void> {
-	const h = await getDatabase();
-	const { token, session } = await createSession(h, accountId);
+	const database = await getDatabase();
+	const { token, session } = await createSession(database, accountId);
 	setSessionCookie(event, token, session.expiresAt);
 }
 
 /** Ends the caller's browser session (if any) and clears the cookie. */
 export async function signOut(event: { cookies: Cookies; url: URL }, auth: AuthContext | null): Promise<void> {
 	if (auth?.sessionId) {
-		const h = await getDatabase();
-		await invalidateSession(h, auth.sessionId);
+		const database = await getDatabase();
+		await invalidateSession(database, auth.sessionId);
 	}
 	deleteSessionCookie(event);
 }

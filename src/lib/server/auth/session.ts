@@ -31,10 +31,10 @@ export function hashToken(token: string): string {
 	return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
 }
 
-export async function createSession(h: Database, accountId: string): Promise<{ token: string; session: SessionRow }> {
+export async function createSession(database: Database, accountId: string): Promise<{ token: string; session: SessionRow }> {
 	const token = generateSessionToken();
 	const session: SessionRow = { id: hashToken(token), accountId, expiresAt: new Date(Date.now() + SESSION_TTL_MS) };
-	await insertSession(h, session);
+	await insertSession(database, session);
 	return { token, session };
 }
 
@@ -45,27 +45,27 @@ export interface ValidSession {
 	renewed: boolean;
 }
 
-export async function validateSessionToken(h: Database, token: string): Promise<ValidSession | null> {
+export async function validateSessionToken(database: Database, token: string): Promise<ValidSession | null> {
 	const id = hashToken(token);
-	const found = await findSessionWithAccount(h, id);
+	const found = await findSessionWithAccount(database, id);
 	if (!found) return null;
 	const { session, account } = found;
 	const now = Date.now();
 	if (now >= session.expiresAt.getTime()) {
-		await deleteSession(h, id);
+		await deleteSession(database, id);
 		return null;
 	}
 	let renewed = false;
 	if (session.expiresAt.getTime() - now < SESSION_RENEW_MS) {
 		session.expiresAt = new Date(now + SESSION_TTL_MS);
-		await setSessionExpiry(h, id, session.expiresAt);
+		await setSessionExpiry(database, id, session.expiresAt);
 		renewed = true;
 	}
 	return { session, account, renewed };
 }
 
-export async function invalidateSession(h: Database, sessionId: string): Promise<void> {
-	await deleteSession(h, sessionId);
+export async function invalidateSession(database: Database, sessionId: string): Promise<void> {
+	await deleteSession(database, sessionId);
 }
 
 interface CookieTarget {

@@ -35,10 +35,10 @@ profile:
 `;
 
 /** Should this start seed the demo? Only a fresh database, and by default only the embedded one. */
-export function wantDemo(h: Database, freshDatabase: boolean): boolean {
+export function wantDemo(database: Database, freshDatabase: boolean): boolean {
 	const flag = process.env.TRIBUTARY_DEMO;
 	if (!freshDatabase || flag === '0') return false;
-	return h.kind === 'pglite' || flag === '1';
+	return database.kind === 'pglite' || flag === '1';
 }
 
 export interface DemoSeed {
@@ -69,9 +69,9 @@ async function uploadOf(project: GeneratedProject): Promise<Pick<UploadRequest, 
 }
 
 /** What `tributary record` uploads after a CI build: run_results and the JSON log, through POST jobs/record's service. */
-async function recordDemoRun(h: Database, p: Principal, project: GeneratedProject): Promise<string> {
+async function recordDemoRun(database: Database, p: Principal, project: GeneratedProject): Promise<string> {
 	requireRunAccess(p, DEMO_PROJECT_PATH);
-	const answer = await recordRun(h, p, {
+	const answer = await recordRun(database, p, {
 		path: DEMO_PROJECT_PATH,
 		runResults: { name: 'run_results.json', bytes: encode(project.runResults) },
 		log: { name: 'dbt.log', bytes: encode(project.eventLog) }
@@ -79,8 +79,8 @@ async function recordDemoRun(h: Database, p: Principal, project: GeneratedProjec
 	return answer.job_id;
 }
 
-export async function seedDemo(h: Database, adminUsername: string): Promise<DemoSeed> {
-	const admin = await findAccountByUsername(h, adminUsername);
+export async function seedDemo(database: Database, adminUsername: string): Promise<DemoSeed> {
+	const admin = await findAccountByUsername(database, adminUsername);
 	if (!admin) throw new Error(`demo: the admin account '${adminUsername}' does not exist`);
 	// The deployed project and its succeeded build (seed 1); the next day's failed build (seed 2:
 	// the same project, other timings and invocation); the change a preview shows.
@@ -90,15 +90,15 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		generateProject({ seed: 2, failures: true }),
 		generateProject({ change: true })
 	]);
-	await createWorkspace(h, { id: DEMO_WORKSPACE, name: 'Demo shop', creator: { accountId: admin.id, username: admin.username } });
-	await replaceFolder(h, DEMO_WORKSPACE, { name: 'demo', readers: [], writers: [] });
-	await upsertWarehouse(h, DEMO_WORKSPACE, {
+	await createWorkspace(database, { id: DEMO_WORKSPACE, name: 'Demo shop', creator: { accountId: admin.id, username: admin.username } });
+	await replaceFolder(database, DEMO_WORKSPACE, { name: 'demo', readers: [], writers: [] });
+	await upsertWarehouse(database, DEMO_WORKSPACE, {
 		name: 'main',
 		defaultDatabase: project.meta.database,
 		// No path: an embedded DuckDB of the workspace's own, so Run builds the project for real.
 		settings: { type: 'duckdb', schema: project.meta.schema, threads: 4 }
 	});
-	const earlierAnswer = await ingestUpload(h, {
+	const earlierAnswer = await ingestUpload(database, {
 		workspace: DEMO_WORKSPACE,
 		path: DEMO_PROJECT_PATH,
 		kind: 'deploy',
@@ -108,7 +108,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 		...(await uploadOf(earlier))
 	});
 	if (earlierAnswer.warnings.length) throw new Error(`demo: the earlier version deployed with warnings: ${earlierAnswer.warnings.join('; ')}`);
-	const answer = await ingestUpload(h, {
+	const answer = await ingestUpload(database, {
 		workspace: DEMO_WORKSPACE,
 		path: DEMO_PROJECT_PATH,
 		kind: 'deploy',
@@ -120,7 +120,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	});
 	if (answer.warnings.length) throw new Error(`demo: the generated project deployed with warnings: ${answer.warnings.join('; ')}`);
 	const roastery = await generateProject({ roastery: true });
-	const roasteryAnswer = await ingestUpload(h, {
+	const roasteryAnswer = await ingestUpload(database, {
 		workspace: DEMO_WORKSPACE,
 		path: ROASTERY_PROJECT_PATH,
 		kind: 'deploy',
@@ -137,7 +137,7 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	let producerColumns = 0;
 	// In order: the second producer reads the lake table the first one writes.
 	for (const p of [...demoProducers, ...roasteryProducers]) {
-		const a = await deploySqlScript(h, { workspace: DEMO_WORKSPACE, path: p.path, content: p.content, username: admin.username, mayReadScript: () => true });
+		const a = await deploySqlScript(database, { workspace: DEMO_WORKSPACE, path: p.path, content: p.content, username: admin.username, mayReadScript: () => true });
 		if (a.warnings.length) throw new Error(`demo: producer ${p.path} deployed with warnings: ${a.warnings.join('; ')}`);
 		producerColumns += a.columns_annotated + a.columns_inferred;
 	}
@@ -145,10 +145,10 @@ export async function seedDemo(h: Database, adminUsername: string): Promise<Demo
 	// The admin as the API would see them after signing in (buildPrincipal reads the process
 	// database, the one the start seeds).
 	const principal = await buildPrincipal({ accountId: admin.id, username: admin.username, instanceAdmin: admin.instanceAdmin, via: 'session' }, DEMO_WORKSPACE);
-	const succeeded = await recordDemoRun(h, principal, project);
-	const failed = await recordDemoRun(h, principal, failing);
+	const succeeded = await recordDemoRun(database, principal, project);
+	const failed = await recordDemoRun(database, principal, failing);
 	requireScriptWrite(principal, DEMO_PROJECT_PATH);
-	const preview = await ingestUpload(h, {
+	const preview = await ingestUpload(database, {
 		workspace: DEMO_WORKSPACE,
 		path: DEMO_PROJECT_PATH,
 		kind: 'preview',

@@ -165,7 +165,7 @@ function assetUses(nodes: ParsedNode[]): AssetUse[] {
 
 const fmt = (n: number) => n.toLocaleString('en-US');
 
-export async function ingestUpload(h: Database, req: UploadRequest): Promise<DeployAnswer> {
+export async function ingestUpload(database: Database, req: UploadRequest): Promise<DeployAnswer> {
 	const log: string[] = [];
 	const warnings: string[] = [];
 	const warn = (w: string) => {
@@ -177,7 +177,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	p?.reset();
 	const descriptor = parseDescriptor(req.descriptor ?? '');
 	for (const w of descriptor.warnings) warn(`descriptor: ${w}`);
-	const wh = (await getWarehouse(h, req.workspace, descriptor.warehouse)) ?? { defaultDatabase: null };
+	const wh = (await getWarehouse(database, req.workspace, descriptor.warehouse)) ?? { defaultDatabase: null };
 	if (!('name' in wh)) {
 		warn(
 			`warehouse "${descriptor.warehouse}" is not configured in this workspace: its default database is unknown, ` +
@@ -275,13 +275,13 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	const graphKey = (id: string): GraphKey => ({ workspace: req.workspace, scriptPath: req.path, scriptHash: hash, jobId: hash === null ? id : ZERO_UUID });
 	const marker = { digest, permissionedAs: `u/${req.username}`, stats };
 	const unstage = async () => {
-		if (hash !== null) await dropPendingVersion(h.db, req.workspace, hash);
-		else await h.db.transaction((tx) => deleteGraph(tx, graphKey(previewJobId!)));
+		if (hash !== null) await dropPendingVersion(database.db, req.workspace, hash);
+		else await database.db.transaction((tx) => deleteGraph(tx, graphKey(previewJobId!)));
 	};
 	let stagedGraphId: number | null = null;
 	if (staged) {
 		if (hash !== null) {
-			await h.db.transaction(async (tx) => {
+			await database.db.transaction(async (tx) => {
 				await insertScriptVersion(tx, {
 					workspace: req.workspace,
 					hash,
@@ -296,14 +296,14 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 			mark(p, 'store: pending version, archive');
 		}
 		try {
-			stagedGraphId = await stageGraph(h, graphKey(previewJobId ?? ZERO_UUID), content, marker, { profile: p, nodeDigests });
+			stagedGraphId = await stageGraph(database, graphKey(previewJobId ?? ZERO_UUID), content, marker, { profile: p, nodeDigests });
 		} catch (e) {
 			await unstage();
 			throw e;
 		}
 	}
 
-	const { jobId, lineageJobId, pendingPublish } = await h.db.transaction(async (tx) => {
+	const { jobId, lineageJobId, pendingPublish } = await database.db.transaction(async (tx) => {
 		if (staged && hash !== null) {
 			// Live now, unless a deploy job pins it first; gone when a path delete took it meanwhile.
 			if (!(await settlePendingVersion(tx, req.workspace, hash, pin === 'before_live'))) {
@@ -347,14 +347,14 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 		}
 		mark(p, 'store: version, archive, job');
 		if (stagedGraphId !== null) await setMarkerLineageJob(tx, stagedGraphId, lineageJobId);
-		else await replaceGraph(h, tx, key, content, { ...marker, lineageJobId }, { profile: p, nodeDigests });
+		else await replaceGraph(database, tx, key, content, { ...marker, lineageJobId }, { profile: p, nodeDigests });
 		if (pin === 'before_live') log.push(`this version goes live once deploy job ${id} has pinned its engine and packages`);
 		else if (hash !== null && !req.into) {
-			const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, uses);
+			const published = await publishAssetUsage(database, tx, req.workspace, req.path, hash, uses);
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
 		}
 		mark(p, 'publish asset usage');
-		const pruned = await pruneGraphs(h, tx, req.workspace, req.path);
+		const pruned = await pruneGraphs(database, tx, req.workspace, req.path);
 		const prunedTotal = pruned.runs + pruned.versions + pruned.previews;
 		if (prunedTotal) log.push(`retention: removed ${pruned.runs} run snapshots, ${pruned.versions} old version graphs, ${pruned.previews} old previews`);
 		log.push(`stored graph ${digest.slice(0, 12)}`);
@@ -371,7 +371,7 @@ export async function ingestUpload(h: Database, req: UploadRequest): Promise<Dep
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, several times slower on a
 	// large project (bench/column-lineage). Worth its cost only after a big graph.
-	if ((content.columnEdges?.length ?? 0) + content.edges.length >= ANALYZE_AFTER_ROWS) await analyzeGraphTables(h);
+	if ((content.columnEdges?.length ?? 0) + content.edges.length >= ANALYZE_AFTER_ROWS) await analyzeGraphTables(database);
 	mark(p, 'analyze');
 
 	return {
@@ -420,10 +420,10 @@ export interface SourceDeployAnswer {
  * warehouse answers) to make the manifest itself; the graph is stored and the version goes live
  * when that succeeds, so a team can deploy from a checkout with no dbt installed.
  */
-export async function queueSourceDeploy(h: Database, req: SourceDeployRequest): Promise<SourceDeployAnswer> {
+export async function queueSourceDeploy(database: Database, req: SourceDeployRequest): Promise<SourceDeployAnswer> {
 	const descriptor = parseDescriptor(req.descriptor ?? '');
 	const warnings = [...descriptor.warnings];
-	const wh = await getWarehouse(h, req.workspace, descriptor.warehouse);
+	const wh = await getWarehouse(database, req.workspace, descriptor.warehouse);
 	if (!wh) {
 		throw new IngestError(
 			'descriptor',
@@ -438,7 +438,7 @@ export async function queueSourceDeploy(h: Database, req: SourceDeployRequest): 
 		`${req.project.name}: ${fmt(s.files)} project files (${fmt(s.unpackedBytes)} bytes unpacked)`,
 		'no manifest uploaded: this deploy job makes it with `dbt parse`; the version goes live when it succeeds'
 	];
-	const jobId = await h.db.transaction(async (tx) => {
+	const jobId = await database.db.transaction(async (tx) => {
 		await insertScriptVersion(tx, { workspace: req.workspace, hash, path: req.path, language: 'dbt', content: req.descriptor ?? '', createdBy: req.username, pending: true });
 		await storeArchive(tx, req.workspace, hash, req.project.bytes);
 		return insertJob(tx, {

@@ -113,10 +113,10 @@ export const TOOLS: ToolDef[] = [
 		},
 		async run(ctx, a) {
 			const grant = await assetReadGrant(ctx.event, ctx.ws);
-			const h = await getDatabase();
+			const database = await getDatabase();
 			const [path] = parseAssetPaths(new URLSearchParams([['asset_path', String(a.asset_path)]]));
-			const named = await grant.readableVersion(h, a.version ? hexToHash(String(a.version)) : null, 'version');
-			const dbt = await describeRelation(grant, h, path, named);
+			const named = await grant.readableVersion(database, a.version ? hexToHash(String(a.version)) : null, 'version');
+			const dbt = await describeRelation(grant, database, path, named);
 			if (!dbt) return { asset_path: `dbt://${path}`, found: false, note: 'no dbt project you can read describes this relation' };
 			return { asset_path: `dbt://${path}`, found: true, ...dbt };
 		}
@@ -196,11 +196,11 @@ export const TOOLS: ToolDef[] = [
 			additionalProperties: false
 		},
 		async run(ctx, a) {
-			const h = await getDatabase();
+			const database = await getDatabase();
 			const path = requireScriptPath(String(a.path));
-			const from = await diffRefAccess(ctx.event, h, ctx.ws, path, (a.from as string | undefined) ?? 'latest');
-			const to = await diffRefAccess(ctx.event, h, ctx.ws, path, String(a.to));
-			return lineageDiff(from, to, h);
+			const from = await diffRefAccess(ctx.event, database, ctx.ws, path, (a.from as string | undefined) ?? 'latest');
+			const to = await diffRefAccess(ctx.event, database, ctx.ws, path, String(a.to));
+			return lineageDiff(from, to, database);
 		}
 	},
 	{
@@ -214,10 +214,10 @@ export const TOOLS: ToolDef[] = [
 		},
 		async run(ctx, a) {
 			const acc = await jobAccess(ctx.event, ctx.ws, String(a.job_id));
-			const h = await getDatabase();
-			const payload = await getJobPayloadWithoutLog(h, acc.job.workspace, acc.job.id);
+			const database = await getDatabase();
+			const payload = await getJobPayloadWithoutLog(database, acc.job.workspace, acc.job.id);
 			const detail = jobDetailOf(acc.job, payload ?? { args: {}, result: null, logs: '', logsTruncated: false }, acc.canReadScript);
-			const progress = await progressSince(h, acc.job.workspace, acc.job.id, 0n);
+			const progress = await progressSince(database, acc.job.workspace, acc.job.id, 0n);
 			const rows = progress.rows.map((r) => progressItemOf(r, acc.canReadScript));
 			const byStatus: Record<string, number> = {};
 			for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;

@@ -77,7 +77,7 @@ export function openLineageBatchStats(): Readonly<typeof stats> {
 class Batcher {
 	private pending: Item[] = [];
 	private running = 0;
-	constructor(private readonly h: Database) {}
+	constructor(private readonly database: Database) {}
 
 	submit(p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
 		return new Promise<ReceiveAnswer>((resolve, reject) => {
@@ -108,7 +108,7 @@ class Batcher {
 	private async write(ws: string, items: Item[]): Promise<void> {
 		let slow: Item[] = [];
 		try {
-			const done = await this.h.db.transaction((tx) => writeBatch(this.h, tx, ws, items));
+			const done = await this.database.db.transaction((tx) => writeBatch(this.database, tx, ws, items));
 			stats.batches++;
 			stats.events += items.length - done.slow.length;
 			stats.largest = Math.max(stats.largest, items.length - done.slow.length);
@@ -122,12 +122,12 @@ class Batcher {
 		}
 		for (const it of slow) {
 			try {
-				it.resolve(await receiveEvent(this.h, it.p, it.ev));
+				it.resolve(await receiveEvent(this.database, it.p, it.ev));
 			} catch (e) {
 				it.reject(e);
 			}
 		}
-		await maybePrune(this.h, ws).catch(() => {});
+		await maybePrune(this.database, ws).catch(() => {});
 	}
 }
 
@@ -138,9 +138,9 @@ interface BatchOutcome {
 	slow: Item[];
 }
 
-async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[]): Promise<BatchOutcome> {
+async function writeBatch(database: Database, tx: Tx, ws: string, items: readonly Item[]): Promise<BatchOutcome> {
 	const out: BatchOutcome = { answers: [], refused: [], slow: [] };
-	const ctx = await batchContext(h, tx, ws, items.map((it) => it.ev.job!));
+	const ctx = await batchContext(database, tx, ws, items.map((it) => it.ev.job!));
 	const at = datasetResolverCache({ workspace: ws, warehouses: ctx.warehouses });
 	const { edges: maxEdges } = openLineageLimits();
 
@@ -183,12 +183,12 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 	// costs here).
 	const [inserted, summaries] = await Promise.all([
 		insertEvents(
-			h,
+			database,
 			tx,
 			ws,
 			[...firstOfKey.values()].map(({ p, ev }) => ({ key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: ev.job!.namespace, jobName: ev.job!.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body }))
 		),
-		runsEventSummaries(h, tx, ws, [...new Set(kept.map((it) => it.ev.runId!))])
+		runsEventSummaries(database, tx, ws, [...new Set(kept.map((it) => it.ev.runId!))])
 	]);
 	const stored: Item[] = [];
 	for (const it of kept) {
@@ -234,9 +234,9 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 		}
 	}
 	const byKey = <T>(m: Map<string, T>) => [...m.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, v]) => v);
-	const writes: Promise<void>[] = [touchJobLineages(h, tx, ws, byKey(touches))];
-	for (const round of facetRounds) writes.push(mergeJobsFacets(h, tx, ws, round));
-	writes.push(upsertExternalDatasetsAt(h, tx, ws, byKey(datasets)));
+	const writes: Promise<void>[] = [touchJobLineages(database, tx, ws, byKey(touches))];
+	for (const round of facetRounds) writes.push(mergeJobsFacets(database, tx, ws, round));
+	writes.push(upsertExternalDatasetsAt(database, tx, ws, byKey(datasets)));
 
 	// The runs: each state from all of its stored events, this batch's included.
 	const runs = new Map<string, RunRow>();
@@ -263,7 +263,7 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 			completedAt: s.completedAt
 		});
 	}
-	writes.push(upsertRuns(h, tx, byKey(runs)));
+	writes.push(upsertRuns(database, tx, byKey(runs)));
 	const progress = new Map<string, RunProgressRow>();
 	for (const it of stored) {
 		const s = states.get(it.ev.runId!)!;
@@ -273,7 +273,7 @@ async function writeBatch(h: Database, tx: Tx, ws: string, items: readonly Item[
 			progress.set(`${id}\u0000${a.kind}\u0000${a.path}`, { jobId: id, assetKind: a.kind, assetPath: a.path, status: PROGRESS_OF[s.status], error: s.status === 'failure' ? (s.error?.message ?? null) : null });
 		}
 	}
-	writes.push(upsertRunsProgress(h, tx, ws, byKey(progress)));
+	writes.push(upsertRunsProgress(database, tx, ws, byKey(progress)));
 	await Promise.all(writes);
 
 	for (const it of stored) {
@@ -289,9 +289,9 @@ const batchers = new WeakMap<Database, Batcher>();
  * Receives one checked event (receiveEvent's answer and refusals): a run event of a known job in
  * a batch, anything else on its own.
  */
-export function receive(h: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
-	if (!batchable(p.workspace, ev)) return receiveEvent(h, p, ev);
-	let b = batchers.get(h);
-	if (!b) batchers.set(h, (b = new Batcher(h)));
+export function receive(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	if (!batchable(p.workspace, ev)) return receiveEvent(database, p, ev);
+	let b = batchers.get(database);
+	if (!b) batchers.set(database, (b = new Batcher(database)));
 	return b.submit(p, ev);
 }

@@ -184,26 +184,26 @@ const lastPrune = new Map<string, number>();
 const PRUNE_EVERY_MS = 3_600_000;
 
 /** Retention, at most hourly per workspace and process: events older than a run snapshot lives. */
-export async function maybePrune(h: Database, ws: string): Promise<void> {
+export async function maybePrune(database: Database, ws: string): Promise<void> {
 	const now = Date.now();
 	if (now - (lastPrune.get(ws) ?? 0) < PRUNE_EVERY_MS) return;
 	lastPrune.set(ws, now);
 	const cutoff = new Date(now - RETENTION.runDays * 86_400_000);
-	await pruneEvents(h, ws, cutoff);
-	await pruneRunProgress(h, ws, cutoff);
+	await pruneEvents(database, ws, cutoff);
+	await pruneRunProgress(database, ws, cutoff);
 }
 
 /** The path a new job takes: its slug, or the slug with a few digits of its identity when that is taken. */
-async function freePath(h: Database, tx: Tx, ws: string, folder: string, job: { namespace: string; name: string }): Promise<string> {
+async function freePath(database: Database, tx: Tx, ws: string, folder: string, job: { namespace: string; name: string }): Promise<string> {
 	const digest = createHash('sha256').update(`${job.namespace}\u0000${job.name}`).digest('hex');
 	for (const suffix of [undefined, digest.slice(0, 6), digest.slice(0, 12), digest]) {
 		const p = jobScriptPath(folder, job, suffix);
-		if (!(await pathTaken(h, tx, ws, p))) return p;
+		if (!(await pathTaken(database, tx, ws, p))) return p;
 	}
 	throw new Error(`no free script path for the OpenLineage job ${job.namespace} ${job.name}`);
 }
 
-async function storeVersion(h: Database, tx: Tx, ws: string, path: string, job: { namespace: string; name: string }, by: string, l: JobLineage | null): Promise<bigint> {
+async function storeVersion(database: Database, tx: Tx, ws: string, path: string, job: { namespace: string; name: string }, by: string, l: JobLineage | null): Promise<bigint> {
 	const hash = newScriptHash();
 	// The version keeps its own reads and writes: asset_usage holds only the newest version's,
 	// and an older run's page draws what that run reported.
@@ -218,8 +218,8 @@ async function storeVersion(h: Database, tx: Tx, ws: string, path: string, job: 
 			l.rows.map((r) => ({ ...r, source: 'annotation' as const }))
 		);
 	}
-	await publishAssetUsage(h, tx, ws, path, hash, l?.uses ?? []);
-	await pruneJobVersions(h, tx, ws, path, RETENTION.versionsPerPath);
+	await publishAssetUsage(database, tx, ws, path, hash, l?.uses ?? []);
+	await pruneJobVersions(database, tx, ws, path, RETENTION.versionsPerPath);
 	return hash;
 }
 
@@ -236,26 +236,26 @@ export function externalRows(datasets: readonly ReceivedDataset[], at: (d: Recei
 }
 
 /** Receives one checked event for the caller: 403 when its namespace is unmapped or its folder not the caller's to write. */
-export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+export async function receiveEvent(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
 	const ws = p.workspace;
-	if (ev.kind === 'dataset') return receiveDatasetEvent(h, p, ev);
+	if (ev.kind === 'dataset') return receiveDatasetEvent(database, p, ev);
 	const job = ev.job!;
 	if (ev.kind === 'run') {
 		const dbtOl = dbtOlJobOf(job.facets, ev.runFacets);
-		if (dbtOl?.kind === 'invocation') return receiveDbtInvocation(h, p, ev);
+		if (dbtOl?.kind === 'invocation') return receiveDbtInvocation(database, p, ev);
 		if (dbtOl?.kind === 'node') {
-			const attached = await receiveDbtNode(h, p, ev, dbtOl);
+			const attached = await receiveDbtNode(database, p, ev, dbtOl);
 			if (attached) return attached;
 		}
 	}
-	const ctx = await ingestContext(h, ws, job.namespace, job.name);
+	const ctx = await ingestContext(database, ws, job.namespace, job.name);
 	const folder = ctx.job ? folderOf(ctx.job.scriptPath) : ctx.mappedFolder;
 	if (folder === null) throw unmappedNamespace(job.namespace);
 	requireLineageWrite(p, job.namespace, folder, ctx.job?.scriptPath ?? jobScriptPath(folder, job));
 	const at = datasetResolverCache({ workspace: ws, warehouses: ctx.warehouses });
 	const { edges: maxEdges } = openLineageLimits();
-	const answer = await h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
-		const stored = await insertEvent(h, tx, ws, {
+	const answer = await database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
+		const stored = await insertEvent(database, tx, ws, {
 			key: ev.key,
 			eventType: ev.eventType,
 			runId: ev.runId,
@@ -268,12 +268,12 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 		if (!stored) return { status: 'duplicate', warnings: [] };
 		// Tributary's own export sent back: its jobs are the dbt models and producers already drawn.
 		if (job.namespace === ownJobNamespace(ws)) return { status: 'stored', warnings: [OWN_JOB_WARNING] };
-		let state = await lockJob(h, tx, ws, job.namespace, job.name);
+		let state = await lockJob(database, tx, ws, job.namespace, job.name);
 		if (!state) {
-			const path = await freePath(h, tx, ws, folder, job);
+			const path = await freePath(database, tx, ws, folder, job);
 			// Another event may have created the job meanwhile: then its row (and path) stands.
-			await insertJobRow(h, tx, ws, { namespace: job.namespace, name: job.name, scriptPath: path, createdBy: p.username });
-			state = (await lockJob(h, tx, ws, job.namespace, job.name))!;
+			await insertJobRow(database, tx, ws, { namespace: job.namespace, name: job.name, scriptPath: path, createdBy: p.username });
+			state = (await lockJob(database, tx, ws, job.namespace, job.name))!;
 		}
 		const warnings: string[] = [];
 		let hash = state.scriptHash;
@@ -285,19 +285,19 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 				);
 			}
 			const digest = lineageDigest(lineage);
-			if (digest !== state.lineageDigest || hash === null) hash = await storeVersion(h, tx, ws, state.scriptPath, job, p.username, lineage);
-			await setJobLineage(h, tx, ws, job, { eventTime: ev.eventTime, fromComplete: ev.eventType === 'COMPLETE' || ev.kind === 'job', digest, warnings });
+			if (digest !== state.lineageDigest || hash === null) hash = await storeVersion(database, tx, ws, state.scriptPath, job, p.username, lineage);
+			await setJobLineage(database, tx, ws, job, { eventTime: ev.eventTime, fromComplete: ev.eventType === 'COMPLETE' || ev.kind === 'job', digest, warnings });
 		} else if (hash === null) {
-			hash = await storeVersion(h, tx, ws, state.scriptPath, job, p.username, null);
+			hash = await storeVersion(database, tx, ws, state.scriptPath, job, p.username, null);
 		}
-		if (Object.keys(job.facets).length > 0) await mergeJobFacets(h, tx, ws, job, job.facets, ev.eventTime);
-		await upsertExternalDatasets(h, tx, ws, externalRows([...ev.inputs, ...ev.outputs], at), ev.eventTime);
+		if (Object.keys(job.facets).length > 0) await mergeJobFacets(database, tx, ws, job, job.facets, ev.eventTime);
+		await upsertExternalDatasets(database, tx, ws, externalRows([...ev.inputs, ...ev.outputs], at), ev.eventTime);
 		const out: ReceiveAnswer = { status: 'stored', job: state.scriptPath, version: hashToHex(hash), warnings };
 		if (ev.kind === 'run') {
 			const runId = ev.runId!;
 			const id = runJobId(ws, runId);
-			const s = runStateOf(await runEventSummaries(h, tx, ws, runId));
-			await upsertRun(h, tx, {
+			const s = runStateOf(await runEventSummaries(database, tx, ws, runId));
+			await upsertRun(database, tx, {
 				id,
 				workspace: ws,
 				scriptPath: state.scriptPath,
@@ -315,30 +315,30 @@ export async function receiveEvent(h: Database, p: Principal, ev: ReceivedEvent)
 				const a = at(d);
 				return { assetKind: a.kind, assetPath: a.path, status: PROGRESS_OF[s.status], error: s.status === 'failure' ? (s.error?.message ?? null) : null };
 			});
-			if (updates.length) await upsertProgress(h, ws, id, updates, tx);
+			if (updates.length) await upsertProgress(database, ws, id, updates, tx);
 			out.run = `/w/${ws}/run/${id}`;
 		}
 		return out;
 	});
-	await maybePrune(h, ws);
+	await maybePrune(database, ws);
 	return answer;
 }
 
 /** A dataset event: the dataset's identity and schema, in the folder its namespace maps to. */
-async function receiveDatasetEvent(h: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+async function receiveDatasetEvent(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
 	const ws = p.workspace;
 	const d = ev.dataset!;
-	const ctx = await ingestContext(h, ws, d.namespace, null);
+	const ctx = await ingestContext(database, ws, d.namespace, null);
 	if (ctx.mappedFolder === null) throw unmappedNamespace(d.namespace);
 	requireLineageWrite(p, d.namespace, ctx.mappedFolder, jobScriptPath(ctx.mappedFolder, d));
 	const resolver: DatasetResolver = { workspace: ws, warehouses: ctx.warehouses };
-	const answer = await h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
-		const stored = await insertEvent(h, tx, ws, { key: ev.key, eventType: null, runId: null, jobNamespace: null, jobName: null, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+	const answer = await database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
+		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: null, runId: null, jobNamespace: null, jobName: null, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };
-		await upsertExternalDatasets(h, tx, ws, externalRows([d], (x) => resolveDataset(x, resolver)), ev.eventTime);
+		await upsertExternalDatasets(database, tx, ws, externalRows([d], (x) => resolveDataset(x, resolver)), ev.eventTime);
 		return { status: 'stored', warnings: [] };
 	});
-	await maybePrune(h, ws);
+	await maybePrune(database, ws);
 	return answer;
 }
 
@@ -372,44 +372,44 @@ function runRowOf(ws: string, runId: string, at: { scriptPath: string; scriptHas
  * its output names, when it names one), its run the invocation's (its parent). Null when no
  * readable project holds it, or several do: it is then an ordinary job.
  */
-async function receiveDbtNode(h: Database, p: Principal, ev: ReceivedEvent, dbt: Extract<DbtOlJob, { kind: 'node' }>): Promise<ReceiveAnswer | null> {
+async function receiveDbtNode(database: Database, p: Principal, ev: ReceivedEvent, dbt: Extract<DbtOlJob, { kind: 'node' }>): Promise<ReceiveAnswer | null> {
 	const ws = p.workspace;
-	const resolver: DatasetResolver = { workspace: ws, warehouses: await warehouseNamings(h, ws) };
+	const resolver: DatasetResolver = { workspace: ws, warehouses: await warehouseNamings(database, ws) };
 	const output = ev.outputs[0] ? resolveDataset(ev.outputs[0], resolver) : null;
-	const owners = await dbtNodeOwners(h, ws, dbt.uniqueId, output?.kind === 'dbt' ? output.path : null);
+	const owners = await dbtNodeOwners(database, ws, dbt.uniqueId, output?.kind === 'dbt' ? output.path : null);
 	if (owners.length !== 1 || !canReadPath(p, owners[0].scriptPath)) return null;
 	const project = owners[0];
 	requireProjectRunWrite(p, project.scriptPath);
 	const runId = dbt.parentRunId ?? ev.runId!;
 	const id = runJobId(ws, runId);
-	return h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
+	return database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
 		const job = ev.job!;
-		const stored = await insertEvent(h, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };
-		const node = runStateOf(await runEventSummaries(h, tx, ws, ev.runId!));
-		const invocationEvents = runId === ev.runId ? [] : await runEventSummaries(h, tx, ws, runId);
+		const node = runStateOf(await runEventSummaries(database, tx, ws, ev.runId!));
+		const invocationEvents = runId === ev.runId ? [] : await runEventSummaries(database, tx, ws, runId);
 		// Until the invocation's own events come, the run is running since its first node's.
 		const run = invocationEvents.length ? runStateOf(invocationEvents) : { ...node, status: runId === ev.runId ? node.status : ('running' as const), completedAt: runId === ev.runId ? node.completedAt : null, parentRunId: null, parentJob: null };
 		const parentJob = isObject(ev.runFacets.parent) && isObject(ev.runFacets.parent.job) ? (ev.runFacets.parent.job as { namespace: string; name: string }) : job;
-		await upsertRun(h, tx, runRowOf(ws, runId, { scriptPath: project.scriptPath, scriptHash: project.hash }, parentJob, run));
-		await upsertProgress(h, ws, id, [{ assetKind: 'dbt', assetPath: project.assetPath, status: PROGRESS_OF[node.status], error: node.status === 'failure' ? (node.error?.message ?? 'failed') : null }], tx);
+		await upsertRun(database, tx, runRowOf(ws, runId, { scriptPath: project.scriptPath, scriptHash: project.hash }, parentJob, run));
+		await upsertProgress(database, ws, id, [{ assetKind: 'dbt', assetPath: project.assetPath, status: PROGRESS_OF[node.status], error: node.status === 'failure' ? (node.error?.message ?? 'failed') : null }], tx);
 		return { status: 'stored', job: project.scriptPath, run: `/w/${ws}/run/${id}`, warnings: [] };
 	});
 }
 
 /** The dbt-ol invocation's own event: the run's state, once a node event attached it to its project. */
-async function receiveDbtInvocation(h: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+async function receiveDbtInvocation(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
 	const ws = p.workspace;
 	const id = runJobId(ws, ev.runId!);
-	const attached = await h.db.transaction((tx) => openLineageRunRow(h, tx, ws, id));
+	const attached = await database.db.transaction((tx) => openLineageRunRow(database, tx, ws, id));
 	if (attached) requireProjectRunWrite(p, attached.scriptPath);
-	return h.db.transaction(async (tx): Promise<ReceiveAnswer> => {
+	return database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
 		const job = ev.job!;
-		const stored = await insertEvent(h, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };
-		const row = await openLineageRunRow(h, tx, ws, id);
+		const row = await openLineageRunRow(database, tx, ws, id);
 		if (!row) return { status: 'stored', warnings: ["a dbt-ol invocation: its run joins its project when its models' events arrive"] };
-		await upsertRun(h, tx, runRowOf(ws, ev.runId!, row, job, runStateOf(await runEventSummaries(h, tx, ws, ev.runId!))));
+		await upsertRun(database, tx, runRowOf(ws, ev.runId!, row, job, runStateOf(await runEventSummaries(database, tx, ws, ev.runId!))));
 		return { status: 'stored', job: row.scriptPath, run: `/w/${ws}/run/${id}`, warnings: [] };
 	});
 }

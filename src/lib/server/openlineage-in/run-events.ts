@@ -29,15 +29,15 @@ function shapeOf(e: Record<string, any>): Record<string, unknown> {
 	return out;
 }
 
-export async function receivedRunEvents(h: Database, a: JobAccess): Promise<unknown[]> {
-	const id = await runIdOf(h, a);
+export async function receivedRunEvents(database: Database, a: JobAccess): Promise<unknown[]> {
+	const id = await runIdOf(database, a);
 	if (id === null) return [];
-	const events = (await runAndChildEventBodies(h, a.job.workspace, id)) as Record<string, any>[];
+	const events = (await runAndChildEventBodies(database, a.job.workspace, id)) as Record<string, any>[];
 	return a.canReadScript ? events : events.map(shapeOf);
 }
 
-async function runIdOf(h: Database, a: JobAccess): Promise<string | null> {
-	const payload = await getJobPayloadWithoutLog(h, a.job.workspace, a.job.id);
+async function runIdOf(database: Database, a: JobAccess): Promise<string | null> {
+	const payload = await getJobPayloadWithoutLog(database, a.job.workspace, a.job.id);
 	const args = payload?.args as { openlineage?: { run_id?: unknown } } | null;
 	return typeof args?.openlineage?.run_id === 'string' ? args.openlineage.run_id : null;
 }

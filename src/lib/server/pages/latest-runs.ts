@@ -25,7 +25,7 @@ const LOOK_BACK = 10;
  * each test attributed to what it tests as the job's own graph records it.
  */
 export async function testStatusesOfRun(
-	h: Database,
+	database: Database,
 	job: { workspace: string; id: string; scriptPath: string | null; scriptHash: bigint | null },
 	graph: AssetGraph,
 	result: unknown
@@ -34,15 +34,15 @@ export async function testStatusesOfRun(
 	if (!Array.isArray(nodes)) return {};
 	const results = nodes.filter((n): n is { unique_id: string; outcome: string } => typeof n?.unique_id === 'string' && typeof n?.outcome === 'string');
 	const relations = graph.assets.filter((a) => a.dbt).map((a) => ({ id: assetNodeId(a.kind, a.path), uniqueId: a.dbt!.unique_id, kinds: a.dbt!.data_tests.map((t) => t.kind) }));
-	const pinned = await pinnedGraphOf(h, job);
-	const owners = pinned ? await testOwnersOf(h, pinned.key) : new Map<string, string[]>();
+	const pinned = await pinnedGraphOf(database, job);
+	const owners = pinned ? await testOwnersOf(database, pinned.key) : new Map<string, string[]>();
 	return Object.fromEntries(testStatusesByOwner(results, owners, relations));
 }
 
 /** An OpenLineage run's status as a card shows it. */
 const JOB_RUN_STATE: Record<string, RunState> = { running: 'running', success: 'passed', failure: 'failed', canceled: 'skipped' };
 
-export async function latestRuns(grant: Grant, h: Database, graph: AssetGraph): Promise<LatestRuns | null> {
+export async function latestRuns(grant: Grant, database: Database, graph: AssetGraph): Promise<LatestRuns | null> {
 	if (!grant.allows('jobs', 'read')) return null;
 	const projects = graph.runnables
 		.filter((r) => r.language === 'dbt')
@@ -56,7 +56,7 @@ export async function latestRuns(grant: Grant, h: Database, graph: AssetGraph): 
 	const byUniqueId = new Map<string, string>();
 	for (const a of graph.assets) if (a.dbt?.unique_id) byUniqueId.set(a.dbt.unique_id, assetNodeId(a.kind, a.path));
 	const out: LatestRuns = { runs: [], statuses: {}, tests: {}, jobs: {} };
-	for (const run of await latestOpenLineageRuns(h, grant.workspace, jobs)) {
+	for (const run of await latestOpenLineageRuns(database, grant.workspace, jobs)) {
 		const state = JOB_RUN_STATE[run.status] ?? 'running';
 		out.jobs[scriptNodeId(run.scriptPath)] = state;
 		out.statuses[scriptNodeId(run.scriptPath)] = state;
@@ -64,16 +64,16 @@ export async function latestRuns(grant: Grant, h: Database, graph: AssetGraph): 
 	}
 	const access = grant.jobListing();
 	for (const scriptPath of projects) {
-		const jobs = await listJobs(h, grant.workspace, { scriptPath, limit: LOOK_BACK }, access);
+		const jobs = await listJobs(database, grant.workspace, { scriptPath, limit: LOOK_BACK }, access);
 		const run = jobs.find((j) => (j.kind === 'run' || j.kind === 'recorded') && j.status !== 'queued');
 		if (!run) continue;
-		const progress = (await progressOf(h, grant.workspace, run.id)).map((r) => progressItemOf(r, false));
-		const payload = await getJobPayloadWithoutLog(h, grant.workspace, run.id);
+		const progress = (await progressOf(database, grant.workspace, run.id)).map((r) => progressItemOf(r, false));
+		const payload = await getJobPayloadWithoutLog(database, grant.workspace, run.id);
 		const result = payload?.result && typeof payload.result === 'object' ? (payload.result as Record<string, unknown>) : null;
 		for (const [id, s] of runStatuses(progress, result, (u) => byUniqueId.get(u))) {
 			if (onCanvas.has(id)) out.statuses[id] = s.status;
 		}
-		Object.assign(out.tests, await testStatusesOfRun(h, { workspace: grant.workspace, id: run.id, scriptPath: run.scriptPath, scriptHash: run.scriptHash }, graph, result));
+		Object.assign(out.tests, await testStatusesOfRun(database, { workspace: grant.workspace, id: run.id, scriptPath: run.scriptPath, scriptHash: run.scriptHash }, graph, result));
 		out.runs.push({ id: run.id, scriptPath, status: run.status, createdAt: run.createdAt.toISOString() });
 	}
 	return out;

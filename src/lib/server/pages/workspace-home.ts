@@ -43,11 +43,11 @@ export interface WorkspaceHome {
 	recentRuns: RecentRun[];
 }
 
-export async function workspaceHome(grant: Grant, h: Database): Promise<WorkspaceHome> {
+export async function workspaceHome(grant: Grant, database: Database): Promise<WorkspaceHome> {
 	// Projects are listed to whoever may see their shape (the pipeline page's rule); a run is
 	// shown only where the caller's token reaches the path's jobs.
 	const mayListJobs = grant.allows('jobs', 'read');
-	const rows = await listProjects(h, grant.workspace, grant.shapeFilter());
+	const rows = await listProjects(database, grant.workspace, grant.shapeFilter());
 	// Whether this server can start each engine kind at all, asked once per kind.
 	const problems = new Map<string, Promise<string | null>>();
 	const engineProblem = (kind: 'dbt-core' | 'fusion') => {
@@ -72,7 +72,7 @@ export async function workspaceHome(grant: Grant, h: Database): Promise<Workspac
 		});
 	}
 	// The same read rule and limit as GET jobs/list, applied in SQL.
-	const jobs = mayListJobs ? await listJobs(h, grant.workspace, { limit: 25 }, grant.jobListing()) : [];
+	const jobs = mayListJobs ? await listJobs(database, grant.workspace, { limit: 25 }, grant.jobListing()) : [];
 	const recentRuns: RecentRun[] = jobs.map((r) => ({
 		id: r.id,
 		kind: r.kind,

@@ -49,10 +49,10 @@ export interface SqlDeployAnswer {
 }
 
 /** The column lists a deploy may use, loaded once for every asset the script names. */
-async function loadCatalog(h: Database, req: SqlDeployRequest, assets: AssetRef[]): Promise<Map<string, KnownColumns>> {
+async function loadCatalog(database: Database, req: SqlDeployRequest, assets: AssetRef[]): Promise<Map<string, KnownColumns>> {
 	const out = new Map<string, KnownColumns>();
 	const dbt = assets.filter((a) => a.kind === 'dbt').map((a) => a.path);
-	for (const c of await relationColumnCandidates(h, req.workspace, dbt)) {
+	for (const c of await relationColumnCandidates(database, req.workspace, dbt)) {
 		const key = assetUri({ kind: 'dbt', path: c.assetPath });
 		if (out.has(key) || !req.mayReadScript(c.scriptPath)) continue;
 		// Declared columns are a set: jsonb keeps no key order, so nothing matches them by position.
@@ -60,7 +60,7 @@ async function loadCatalog(h: Database, req: SqlDeployRequest, assets: AssetRef[
 		else if (c.declared) out.set(key, { columns: c.declared, complete: true, unordered: true });
 	}
 	const lake = assets.filter((a) => a.kind === 'ducklake').map((a) => a.path);
-	for (const c of await lakeTableColumns(h, req.workspace, lake)) {
+	for (const c of await lakeTableColumns(database, req.workspace, lake)) {
 		if (c.scriptPath === req.path || !req.mayReadScript(c.scriptPath)) continue;
 		const key = assetUri({ kind: 'ducklake', path: c.assetPath });
 		const prev = out.get(key);
@@ -93,17 +93,17 @@ function capped(warnings: string[]): string[] {
 	return [...warnings.slice(0, MAX_WARNINGS), `… and ${warnings.length - MAX_WARNINGS} more warnings`];
 }
 
-export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promise<SqlDeployAnswer> {
+export async function deploySqlScript(database: Database, req: SqlDeployRequest): Promise<SqlDeployAnswer> {
 	// Bounded before anything is parsed (limits.ts; past the parse budget only the head and the
 	// annotations of a script are read).
 	requireProducerBytes(Buffer.byteLength(req.content));
 	requireProducerAnnotations(req.content);
-	const wh = await getWarehouse(h, req.workspace, PRODUCER_WAREHOUSE);
+	const wh = await getWarehouse(database, req.workspace, PRODUCER_WAREHOUSE);
 	let statements: number;
 	let analysis: ProducerAnalysis;
 	try {
 		({ statements, analysis } = await analyzeProducerOffThread(req.content, { name: PRODUCER_WAREHOUSE, defaultDatabase: wh?.defaultDatabase ?? null }, (assets) =>
-			loadCatalog(h, req, assets)
+			loadCatalog(database, req, assets)
 		));
 	} catch (e) {
 		if (e instanceof AnalysisThreadError) throw new ApiError(422, `content: the script could not be analysed (${e.message}); nothing was stored`);
@@ -137,7 +137,7 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 		warnings
 	};
 
-	const jobId = await h.db.transaction(async (tx) => {
+	const jobId = await database.db.transaction(async (tx) => {
 		await insertScriptVersion(tx, { workspace: req.workspace, hash, path: req.path, language: 'sql', content: req.content, createdBy: req.username });
 		const id = await insertJob(tx, {
 			workspace: req.workspace,
@@ -152,7 +152,7 @@ export async function deploySqlScript(h: Database, req: SqlDeployRequest): Promi
 			logs: ''
 		});
 		await insertProducerLineage(tx, req.workspace, req.path, hash, rows);
-		const published = await publishAssetUsage(h, tx, req.workspace, req.path, hash, uses);
+		const published = await publishAssetUsage(database, tx, req.workspace, req.path, hash, uses);
 		log.push(published ? 'published the assets this version reads and writes' : 'a newer version of this path owns its assets');
 		// Written last, in the same transaction, so the log describes what committed.
 		await appendJobLog(tx, id, log.join('\n') + '\n');

@@ -24,28 +24,28 @@ const accountColumns = {
 	instanceAdmin: account.instanceAdmin
 };
 
-export async function countAccounts(h: Database, tx?: Tx): Promise<number> {
-	const [r] = await h.rows<{ n: number }>(sql`select count(*)::int as n from account`, tx);
+export async function countAccounts(database: Database, tx?: Tx): Promise<number> {
+	const [r] = await database.rows<{ n: number }>(sql`select count(*)::int as n from account`, tx);
 	return Number(r.n);
 }
 
-export async function findAccountByUsername(h: Database, username: string): Promise<AccountRow | null> {
-	const [r] = await h.db.select(accountColumns).from(account).where(eq(account.username, username));
+export async function findAccountByUsername(database: Database, username: string): Promise<AccountRow | null> {
+	const [r] = await database.db.select(accountColumns).from(account).where(eq(account.username, username));
 	return r ?? null;
 }
 
-export async function getAccount(h: Database, id: string): Promise<AccountRow | null> {
-	const [r] = await h.db.select(accountColumns).from(account).where(eq(account.id, id));
+export async function getAccount(database: Database, id: string): Promise<AccountRow | null> {
+	const [r] = await database.db.select(accountColumns).from(account).where(eq(account.id, id));
 	return r ?? null;
 }
 
 export async function insertAccount(
-	h: Database,
+	database: Database,
 	a: { id: string; username: string; passwordHash: string | null; instanceAdmin?: boolean },
 	tx?: Tx
 ): Promise<AccountRow | null> {
 	// ON CONFLICT: two requests creating one username race; the loser reads the winner's row.
-	const [r] = await (tx ?? h.db)
+	const [r] = await (tx ?? database.db)
 		.insert(account)
 		.values({ id: a.id, username: a.username, passwordHash: a.passwordHash, instanceAdmin: a.instanceAdmin ?? false })
 		.onConflictDoNothing({ target: account.username })
@@ -57,8 +57,8 @@ export async function insertAccount(
  * A password reset: the new hash, and every session and API token of the account end with the
  * old password (tokens name their owner by username, in every workspace).
  */
-export async function resetPassword(h: Database, accountId: string, passwordHash: string): Promise<void> {
-	await h.db.transaction(async (tx) => {
+export async function resetPassword(database: Database, accountId: string, passwordHash: string): Promise<void> {
+	await database.db.transaction(async (tx) => {
 		const [a] = await tx.update(account).set({ passwordHash }).where(eq(account.id, accountId)).returning({ username: account.username });
 		if (!a) return;
 		await tx.delete(instanceSetting).where(eq(instanceSetting.key, generatedPasswordKey(accountId)));
@@ -72,8 +72,8 @@ export async function resetPassword(h: Database, accountId: string, passwordHash
  * (the caller starts a fresh one). API tokens stay: they are revoked one by one, and a deploy
  * token should not stop because its owner changed a password.
  */
-export async function changeOwnPassword(h: Database, accountId: string, passwordHash: string): Promise<{ sessionsEnded: number }> {
-	return h.db.transaction(async (tx) => {
+export async function changeOwnPassword(database: Database, accountId: string, passwordHash: string): Promise<{ sessionsEnded: number }> {
+	return database.db.transaction(async (tx) => {
 		await tx.update(account).set({ passwordHash }).where(eq(account.id, accountId));
 		await tx.delete(instanceSetting).where(eq(instanceSetting.key, generatedPasswordKey(accountId)));
 		const ended = await tx.delete(session).where(eq(session.accountId, accountId)).returning({ id: session.id });
@@ -81,21 +81,21 @@ export async function changeOwnPassword(h: Database, accountId: string, password
 	});
 }
 
-export async function listAccounts(h: Database): Promise<AccountRow[]> {
-	return h.db.select(accountColumns).from(account).orderBy(asc(account.username));
+export async function listAccounts(database: Database): Promise<AccountRow[]> {
+	return database.db.select(accountColumns).from(account).orderBy(asc(account.username));
 }
 
 // ─── Sessions ─────────────────────────────────────────────────────────────────────────────
 
-export async function insertSession(h: Database, s: SessionRow): Promise<void> {
-	await h.db.insert(session).values(s);
+export async function insertSession(database: Database, s: SessionRow): Promise<void> {
+	await database.db.insert(session).values(s);
 }
 
 export async function findSessionWithAccount(
-	h: Database,
+	database: Database,
 	id: string
 ): Promise<{ session: SessionRow; account: AccountRow } | null> {
-	const [r] = await h.db
+	const [r] = await database.db
 		.select({ session: { id: session.id, accountId: session.accountId, expiresAt: session.expiresAt }, account: accountColumns })
 		.from(session)
 		.innerJoin(account, eq(account.id, session.accountId))
@@ -103,16 +103,16 @@ export async function findSessionWithAccount(
 	return r ?? null;
 }
 
-export async function setSessionExpiry(h: Database, id: string, expiresAt: Date): Promise<void> {
-	await h.db.update(session).set({ expiresAt }).where(eq(session.id, id));
+export async function setSessionExpiry(database: Database, id: string, expiresAt: Date): Promise<void> {
+	await database.db.update(session).set({ expiresAt }).where(eq(session.id, id));
 }
 
-export async function deleteSession(h: Database, id: string): Promise<void> {
-	await h.db.delete(session).where(eq(session.id, id));
+export async function deleteSession(database: Database, id: string): Promise<void> {
+	await database.db.delete(session).where(eq(session.id, id));
 }
 
-export async function getSession(h: Database, id: string): Promise<SessionRow | null> {
-	const [r] = await h.db
+export async function getSession(database: Database, id: string): Promise<SessionRow | null> {
+	const [r] = await database.db
 		.select({ id: session.id, accountId: session.accountId, expiresAt: session.expiresAt })
 		.from(session)
 		.where(eq(session.id, id));
@@ -120,6 +120,6 @@ export async function getSession(h: Database, id: string): Promise<SessionRow | 
 }
 
 /** Expired sessions are deleted when met; this clears the ones nobody presents again. */
-export async function deleteExpiredSessions(h: Database): Promise<void> {
-	await h.rows(sql`delete from session where expires_at <= now()`);
+export async function deleteExpiredSessions(database: Database): Promise<void> {
+	await database.rows(sql`delete from session where expires_at <= now()`);
 }

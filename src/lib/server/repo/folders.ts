@@ -10,8 +10,8 @@ export interface FolderRow {
 }
 
 /** Creates or replaces a folder's grants; returns whether the folder is new. */
-export async function replaceFolder(h: Database, ws: string, f: FolderRow): Promise<{ created: boolean }> {
-	const [r] = await h.rows<{ created: boolean }>(
+export async function replaceFolder(database: Database, ws: string, f: FolderRow): Promise<{ created: boolean }> {
+	const [r] = await database.rows<{ created: boolean }>(
 		sql`insert into folder (workspace, name, readers, writers)
 		    values (${ws}, ${f.name}, ${sql.param(f.readers)}::text[], ${sql.param(f.writers)}::text[])
 		    on conflict (workspace, name) do update
@@ -21,24 +21,24 @@ export async function replaceFolder(h: Database, ws: string, f: FolderRow): Prom
 	return { created: r.created };
 }
 
-export async function listFolders(h: Database, ws: string): Promise<FolderRow[]> {
-	return h.db
+export async function listFolders(database: Database, ws: string): Promise<FolderRow[]> {
+	return database.db
 		.select({ name: folder.name, readers: folder.readers, writers: folder.writers })
 		.from(folder)
 		.where(eq(folder.workspace, ws))
 		.orderBy(folder.name);
 }
 
-export async function getFolder(h: Database, ws: string, name: string): Promise<FolderRow | null> {
-	const [r] = await h.db
+export async function getFolder(database: Database, ws: string, name: string): Promise<FolderRow | null> {
+	const [r] = await database.db
 		.select({ name: folder.name, readers: folder.readers, writers: folder.writers })
 		.from(folder)
 		.where(and(eq(folder.workspace, ws), eq(folder.name, name)));
 	return r ?? null;
 }
 
-export async function deleteFolder(h: Database, ws: string, name: string): Promise<boolean> {
-	const r = await h.db
+export async function deleteFolder(database: Database, ws: string, name: string): Promise<boolean> {
+	const r = await database.db
 		.delete(folder)
 		.where(and(eq(folder.workspace, ws), eq(folder.name, name)))
 		.returning({ name: folder.name });

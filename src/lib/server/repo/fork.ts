@@ -101,7 +101,7 @@ const list = (cols: readonly string[], prefix = '') => sql.raw(cols.map((c) => `
  * AND <where>; `override` replaces a column's select expression. Answers the rows copied.
  */
 async function copyRowsOf(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	t: PgTable,
 	f: ForkInput,
@@ -113,7 +113,7 @@ async function copyRowsOf(
 		cols.map((c) => opts.override?.[c] ?? sql.raw(`src."${c}"`)),
 		sql`, `
 	);
-	const rows = await h.rows<{ n: unknown }>(
+	const rows = await database.rows<{ n: unknown }>(
 		sql`with ins as (
 		      insert into ${ident(name)} (workspace, ${list(cols)})
 		      select ${f.id}, ${select} from ${ident(name)} src
@@ -130,16 +130,16 @@ async function copyRowsOf(
  * archived), as `newestVersion` picks it. A temp table, read by every later statement of the
  * transaction; the transaction's one snapshot makes it what was live when the fork began.
  */
-async function pickVersions(h: Database, tx: Tx, f: ForkInput): Promise<number> {
-	await h.rows(
+async function pickVersions(database: Database, tx: Tx, f: ForkInput): Promise<number> {
+	await database.rows(
 		sql`create temp table fork_version on commit drop as
 		    select distinct on (path) hash, path from script
 		     where workspace = ${f.source} and not deleted and not archived and not pending
 		     order by path, created_at desc, hash desc`,
 		tx
 	);
-	await h.rows(sql`alter table fork_version add primary key (hash)`, tx);
-	const [r] = await h.rows<{ n: unknown }>(sql`select count(*) as n from fork_version`, tx);
+	await database.rows(sql`alter table fork_version add primary key (hash)`, tx);
+	const [r] = await database.rows<{ n: unknown }>(sql`select count(*) as n from fork_version`, tx);
 	return toNumber(r.n);
 }
 
@@ -147,9 +147,9 @@ const inVersions = sql`(src.script_hash, src.script_path) in (select hash, path 
 const ownGraph = sql`src.job_id = ${ZERO_UUID}::uuid and ${inVersions}`;
 
 /** Rows keyed by the graph key (nodes, ref edges): the versions' own graphs, never runs or previews. */
-async function copyGraphKeyed(h: Database, tx: Tx, f: ForkInput): Promise<{ nodes: number }> {
-	const nodes = await copyRowsOf(h, tx, schema.dbtNode, f, { where: ownGraph });
-	await copyRowsOf(h, tx, schema.dbtEdge, f, { where: ownGraph });
+async function copyGraphKeyed(database: Database, tx: Tx, f: ForkInput): Promise<{ nodes: number }> {
+	const nodes = await copyRowsOf(database, tx, schema.dbtNode, f, { where: ownGraph });
+	await copyRowsOf(database, tx, schema.dbtEdge, f, { where: ownGraph });
 	return { nodes };
 }
 
@@ -157,9 +157,9 @@ async function copyGraphKeyed(h: Database, tx: Tx, f: ForkInput): Promise<{ node
  * The graphs' markers get new ids; their columns and column edges (stored by marker id) follow
  * through a map old → new made while inserting, ordered so a marker's rows are one scan each.
  */
-async function copyGraphIdRows(h: Database, tx: Tx, f: ForkInput): Promise<{ graphs: number; columnEdges: number }> {
+async function copyGraphIdRows(database: Database, tx: Tx, f: ForkInput): Promise<{ graphs: number; columnEdges: number }> {
 	const markerCols = copyColumns(schema.dbtGraphSnapshot, ['lineage_job_id']);
-	await h.rows(
+	await database.rows(
 		sql`create temp table fork_graph on commit drop as
 		    select src.id as old_id, nextval(pg_get_serial_sequence('dbt_graph_snapshot', 'id')) as new_id
 		      from dbt_graph_snapshot src
@@ -167,19 +167,19 @@ async function copyGraphIdRows(h: Database, tx: Tx, f: ForkInput): Promise<{ gra
 		tx
 	);
 	// The lineage job stays in the source: a marker naming it would point at another workspace's job.
-	await h.rows(
+	await database.rows(
 		sql`insert into dbt_graph_snapshot (id, workspace, ${list(markerCols)}, lineage_job_id) overriding system value
 		    select m.new_id, ${f.id}, ${list(markerCols, 'src.')}, null
 		      from fork_graph m join dbt_graph_snapshot src on src.id = m.old_id`,
 		tx
 	);
-	await h.rows(
+	await database.rows(
 		sql`insert into dbt_graph_column (graph_id, column_id, unique_id, column_name)
 		    select m.new_id, c.column_id, c.unique_id, c.column_name
 		      from fork_graph m join dbt_graph_column c on c.graph_id = m.old_id`,
 		tx
 	);
-	const [e] = await h.rows<{ n: unknown }>(
+	const [e] = await database.rows<{ n: unknown }>(
 		sql`with ins as (
 		      insert into dbt_column_edge (graph_id, parent_col, child_col, lineage_kind, provenance, component)
 		      select m.new_id, e.parent_col, e.child_col, e.lineage_kind, e.provenance, e.component
@@ -188,51 +188,51 @@ async function copyGraphIdRows(h: Database, tx: Tx, f: ForkInput): Promise<{ gra
 		    select count(*) as n from ins`,
 		tx
 	);
-	const [g] = await h.rows<{ n: unknown }>(sql`select count(*) as n from fork_graph`, tx);
+	const [g] = await database.rows<{ n: unknown }>(sql`select count(*) as n from fork_graph`, tx);
 	return { graphs: toNumber(g.n), columnEdges: toNumber(e.n) };
 }
 
 /** Forks `source` into the new workspace `id`; null when that id is taken (nothing is written). */
-export async function forkWorkspace(h: Database, f: ForkInput): Promise<ForkAnswer | null> {
-	return h.db.transaction(async (tx) => {
+export async function forkWorkspace(database: Database, f: ForkInput): Promise<ForkAnswer | null> {
+	return database.db.transaction(async (tx) => {
 		// One snapshot for every statement: a deploy committing meanwhile is in none of them.
-		await h.rows(sql`set transaction isolation level repeatable read`, tx);
-		const [ws] = await h.rows<{ id: string }>(
+		await database.rows(sql`set transaction isolation level repeatable read`, tx);
+		const [ws] = await database.rows<{ id: string }>(
 			sql`insert into workspace (id, name, created_by) values (${f.id}, ${f.name}, ${f.caller.username})
 			    on conflict (id) do nothing returning id`,
 			tx
 		);
 		if (!ws) return null;
-		const members = await copyRowsOf(h, tx, schema.member, f, {
+		const members = await copyRowsOf(database, tx, schema.member, f, {
 			override: { is_admin: sql`src.is_admin or src.account_id = ${f.caller.accountId}`, created_at: sql`now()` }
 		});
-		const groups = await copyRowsOf(h, tx, schema.group, f);
-		await copyRowsOf(h, tx, schema.groupMember, f);
-		const folders = await copyRowsOf(h, tx, schema.folder, f);
-		const warehouses = await copyRowsOf(h, tx, schema.warehouse, f, {
+		const groups = await copyRowsOf(database, tx, schema.group, f);
+		await copyRowsOf(database, tx, schema.groupMember, f);
+		const folders = await copyRowsOf(database, tx, schema.folder, f);
+		const warehouses = await copyRowsOf(database, tx, schema.warehouse, f, {
 			override: {
 				secrets: sql`coalesce((select jsonb_object_agg(k, ${FORK_UNSET_SECRET}::text) from jsonb_object_keys(src.secrets) k), '{}'::jsonb)`
 			}
 		});
-		const needing = await h.rows<{ name: string }>(
+		const needing = await database.rows<{ name: string }>(
 			sql`select name from warehouse where workspace = ${f.source} and secrets <> '{}'::jsonb order by name`,
 			tx
 		);
-		await copyRowsOf(h, tx, schema.openlineageNamespace, f);
+		await copyRowsOf(database, tx, schema.openlineageNamespace, f);
 
-		const scripts = await pickVersions(h, tx, f);
-		await copyRowsOf(h, tx, schema.script, f, { where: sql`(src.hash, src.path) in (select hash, path from fork_version)` });
-		await copyRowsOf(h, tx, schema.scriptArchive, f, { where: sql`src.hash in (select hash from fork_version)` });
+		const scripts = await pickVersions(database, tx, f);
+		await copyRowsOf(database, tx, schema.script, f, { where: sql`(src.hash, src.path) in (select hash, path from fork_version)` });
+		await copyRowsOf(database, tx, schema.scriptArchive, f, { where: sql`src.hash in (select hash from fork_version)` });
 		// Asset usage as published (each path's rows are its newest live version's): all of it, so
 		// every read of the fork, the counts of what it withholds included, answers as the source's.
-		await copyRowsOf(h, tx, schema.assetUsage, f);
-		const producerLineage = await copyRowsOf(h, tx, schema.producerColumnLineage, f, { where: inVersions });
-		const { nodes } = await copyGraphKeyed(h, tx, f);
-		const { graphs, columnEdges } = await copyGraphIdRows(h, tx, f);
+		await copyRowsOf(database, tx, schema.assetUsage, f);
+		const producerLineage = await copyRowsOf(database, tx, schema.producerColumnLineage, f, { where: inVersions });
+		const { nodes } = await copyGraphKeyed(database, tx, f);
+		const { graphs, columnEdges } = await copyGraphIdRows(database, tx, f);
 		// Inferred lineage by SQL digest: a redeploy of an unchanged project into the fork infers nothing again.
-		await copyRowsOf(h, tx, schema.inferCache, f);
-		await copyRowsOf(h, tx, schema.openlineageJob, f, { where: sql`src.script_path in (select path from fork_version)` });
-		await copyRowsOf(h, tx, schema.openlineageDataset, f);
+		await copyRowsOf(database, tx, schema.inferCache, f);
+		await copyRowsOf(database, tx, schema.openlineageJob, f, { where: sql`src.script_path in (select path from fork_version)` });
+		await copyRowsOf(database, tx, schema.openlineageDataset, f);
 		// Hook: the consumer layer's tables (exposures, semantic models, metrics) are copied here with the graphs.
 		return {
 			id: f.id,

@@ -37,9 +37,9 @@ export interface ChangedNodeRow {
  * The nodes whose digest differs between two graphs, or that only one of them holds: the stored
  * digests, or (when either graph holds a row stored without one) the legacy digest on both sides.
  */
-export async function changedNodes(h: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<ChangedNodeRow[]> {
+export async function changedNodes(database: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<ChangedNodeRow[]> {
 	// One store writes a whole graph, so one row tells whether its nodes carry digests.
-	const [l] = await h.rows<{ legacy: boolean }>(
+	const [l] = await database.rows<{ legacy: boolean }>(
 		sql`select coalesce((select n.digest is null from dbt_node n where ${keyOf('n', from)} limit 1), false)
 		        or coalesce((select n.digest is null from dbt_node n where ${keyOf('n', to)} limit 1), false) as legacy`,
 		tx
@@ -47,7 +47,7 @@ export async function changedNodes(h: Database, from: GraphKey, to: GraphKey, tx
 	const digest = l?.legacy ? LEGACY_DIGEST : sql`n.digest`;
 	const side = (key: GraphKey) => sql`select n.unique_id, n.resource_type, n.attached_node, ${digest} as d from dbt_node n where ${keyOf('n', key)}`;
 	const rows = await jsonRows<{ u: string; rt: string; att: string | null; in_from: boolean; in_to: boolean }>(
-		h,
+		database,
 		sql`select coalesce(a.unique_id, b.unique_id) as u, coalesce(b.resource_type, a.resource_type) as rt,
 		           coalesce(b.attached_node, a.attached_node) as att, a.d is not null as in_from, b.d is not null as in_to
 		      from (${side(from)}) a full join (${side(to)}) b on a.unique_id = b.unique_id
@@ -73,10 +73,10 @@ interface DiffNodeDbRow {
 }
 
 /** The compared fields of these nodes of one graph. */
-export async function diffNodesOf(h: Database, key: GraphKey, uniqueIds: readonly string[], tx?: Tx): Promise<Map<string, DiffNode>> {
+export async function diffNodesOf(database: Database, key: GraphKey, uniqueIds: readonly string[], tx?: Tx): Promise<Map<string, DiffNode>> {
 	if (uniqueIds.length === 0) return new Map();
 	const rows = await jsonRows<DiffNodeDbRow>(
-		h,
+		database,
 		sql`select n.unique_id, n.resource_type, n.asset_path, n.materialized, n.materialize_strategy, n.unique_key, n.raw_code,
 		           n.description, n.tags, n.columns, n.column_schema
 		      from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(uniqueIds)})`,
@@ -103,10 +103,10 @@ export async function diffNodesOf(h: Database, key: GraphKey, uniqueIds: readonl
 }
 
 /** The ref() edges only one of the two graphs holds. */
-export async function refEdgeChanges(h: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<{ parent: string; child: string; added: boolean }[]> {
+export async function refEdgeChanges(database: Database, from: GraphKey, to: GraphKey, tx?: Tx): Promise<{ parent: string; child: string; added: boolean }[]> {
 	const side = (key: GraphKey) => sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e where ${keyOf('e', key)}`;
 	const rows = await jsonRows<{ p: string; c: string; added: boolean }>(
-		h,
+		database,
 		sql`select coalesce(a.p, b.p) as p, coalesce(a.c, b.c) as c, a.p is null as added
 		      from (${side(from)}) a full join (${side(to)}) b on a.p = b.p and a.c = b.c
 		     where a.p is null or b.p is null
@@ -117,11 +117,11 @@ export async function refEdgeChanges(h: Database, from: GraphKey, to: GraphKey, 
 }
 
 /** Every column edge of one graph with a changed node at either end (the child and the parent index). */
-export async function columnEdgesTouching(h: Database, key: GraphKey, uniqueIds: readonly string[], tx?: Tx): Promise<ColumnEdgeLike[]> {
+export async function columnEdgesTouching(database: Database, key: GraphKey, uniqueIds: readonly string[], tx?: Tx): Promise<ColumnEdgeLike[]> {
 	if (uniqueIds.length === 0) return [];
 	const g = graphIdOf(key);
 	const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
-		h,
+		database,
 		sql`select pe.pu, pe.pc, ce.cu, ce.cc, s.k from (
 		      select e.graph_id, e.parent_col, e.child_col, e.lineage_kind as k
 		        from dbt_column_edge e where e.graph_id = ${g} and e.child_col = any(${columnIdsOf(g, uniqueIds)})
@@ -140,8 +140,8 @@ export async function columnEdgesTouching(h: Database, key: GraphKey, uniqueIds:
  * (`column_edges` null when no index was uploaded); a marker without them (a run snapshot) has
  * lineage when it holds an edge (asked only then: without statistics that probe may scan).
  */
-export async function graphState(h: Database, key: GraphKey, tx?: Tx): Promise<{ exists: boolean; columnLineage: boolean }> {
-	const [r] = await h.rows<{ ce: unknown; has: boolean }>(
+export async function graphState(database: Database, key: GraphKey, tx?: Tx): Promise<{ exists: boolean; columnLineage: boolean }> {
+	const [r] = await database.rows<{ ce: unknown; has: boolean }>(
 		sql`select g.stats -> 'column_edges' as ce, (g.stats -> 'column_edges') is not null as has from dbt_graph_snapshot g where ${keyOf('g', key)}`,
 		tx
 	);
@@ -150,7 +150,7 @@ export async function graphState(h: Database, key: GraphKey, tx?: Tx): Promise<{
 		const ce = typeof r.ce === 'string' ? JSON.parse(r.ce) : r.ce;
 		return { exists: true, columnLineage: ce !== null };
 	}
-	const [e] = await h.rows<{ one: number }>(sql`select 1 as one from dbt_column_edge e where e.graph_id = ${graphIdOf(key)} limit 1`, tx);
+	const [e] = await database.rows<{ one: number }>(sql`select 1 as one from dbt_column_edge e where e.graph_id = ${graphIdOf(key)} limit 1`, tx);
 	return { exists: true, columnLineage: e !== undefined };
 }
 
@@ -159,7 +159,7 @@ export async function graphState(h: Database, key: GraphKey, tx?: Tx): Promise<{
  * through the parent end of the unique index: what the impact of a changed column walks, read
  * without reading the rest of its component.
  */
-export async function downstreamColumnEdges(h: Database, key: GraphKey, starts: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<ColumnEdgeLike[]> {
+export async function downstreamColumnEdges(database: Database, key: GraphKey, starts: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<ColumnEdgeLike[]> {
 	const col = (u: string, c: string) => `${u}\u0000${c}`;
 	const seen = new Set(starts.map((s) => col(s.uniqueId, s.column)));
 	const out: ColumnEdgeLike[] = [];
@@ -168,7 +168,7 @@ export async function downstreamColumnEdges(h: Database, key: GraphKey, starts: 
 	const g = graphIdOf(key);
 	while (frontier.size > 0) {
 		const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
-			h,
+			database,
 			sql`select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k
 			      from dbt_column_edge e
 			      ${namedEnds('e')}
@@ -193,8 +193,8 @@ export async function downstreamColumnEdges(h: Database, key: GraphKey, starts: 
 }
 
 /** A stored graph's marker exists. */
-export async function graphExists(h: Database, key: GraphKey, tx?: Tx): Promise<boolean> {
-	const [r] = await h.rows<{ one: number }>(sql`select 1 as one from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
+export async function graphExists(database: Database, key: GraphKey, tx?: Tx): Promise<boolean> {
+	const [r] = await database.rows<{ one: number }>(sql`select 1 as one from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
 	return r !== undefined;
 }
 
@@ -206,8 +206,8 @@ export interface DiffVersion {
 }
 
 /** A version by hash, deleted ones included (so the gate can give them the one 404). */
-export async function versionByHash(h: Database, ws: string, hash: bigint, tx?: Tx): Promise<DiffVersion | null> {
-	const [r] = await h.rows<{ path: string; hash: unknown; language: string; deleted: boolean }>(
+export async function versionByHash(database: Database, ws: string, hash: bigint, tx?: Tx): Promise<DiffVersion | null> {
+	const [r] = await database.rows<{ path: string; hash: unknown; language: string; deleted: boolean }>(
 		sql`select path, hash::text as hash, language, deleted from script where workspace = ${ws} and hash = ${hash.toString()}::bigint`,
 		tx
 	);
@@ -215,8 +215,8 @@ export async function versionByHash(h: Database, ws: string, hash: bigint, tx?: 
 }
 
 /** The newest deployed (live, not archived) dbt version of a path: the `latest` ref. */
-export async function latestDbtVersion(h: Database, ws: string, path: string, tx?: Tx): Promise<bigint | null> {
-	const [r] = await h.rows<{ hash: unknown }>(
+export async function latestDbtVersion(database: Database, ws: string, path: string, tx?: Tx): Promise<bigint | null> {
+	const [r] = await database.rows<{ hash: unknown }>(
 		sql`select hash::text as hash from script
 		     where workspace = ${ws} and path = ${path} and language = 'dbt' and not deleted and not archived and not pending
 		     order by created_at desc, hash desc limit 1`,
@@ -226,8 +226,8 @@ export async function latestDbtVersion(h: Database, ws: string, path: string, tx
 }
 
 /** The versions of a path, newest first, with whether their graph is still stored: the project page's pickers. */
-export async function dbtVersionsOf(h: Database, ws: string, path: string, limit = 50, tx?: Tx): Promise<{ hash: bigint; createdAt: Date; createdBy: string; hasGraph: boolean }[]> {
-	const rows = await h.rows<{ hash: unknown; created_at: string | Date; created_by: string; has_graph: boolean }>(
+export async function dbtVersionsOf(database: Database, ws: string, path: string, limit = 50, tx?: Tx): Promise<{ hash: bigint; createdAt: Date; createdBy: string; hasGraph: boolean }[]> {
+	const rows = await database.rows<{ hash: unknown; created_at: string | Date; created_by: string; has_graph: boolean }>(
 		sql`select s.hash::text as hash, s.created_at, s.created_by,
 		           exists (select 1 from dbt_graph_snapshot g where g.workspace = s.workspace and g.script_path = s.path
 		                    and g.script_hash = s.hash and g.job_id = ${ZERO_UUID}::uuid) as has_graph
@@ -239,8 +239,8 @@ export async function dbtVersionsOf(h: Database, ws: string, path: string, limit
 }
 
 /** The newest live producer (sql) versions of the workspace: whose lineage the impact walk follows. */
-export async function liveProducerVersions(h: Database, ws: string, tx?: Tx): Promise<{ path: string; hash: bigint }[]> {
-	const rows = await h.rows<{ path: string; hash: unknown }>(
+export async function liveProducerVersions(database: Database, ws: string, tx?: Tx): Promise<{ path: string; hash: bigint }[]> {
+	const rows = await database.rows<{ path: string; hash: unknown }>(
 		sql`select distinct on (s.path) s.path, s.hash::text as hash from script s
 		     where s.workspace = ${ws} and s.language = any(${sql.param([...PRODUCER_LANGUAGES])}::text[]) and not s.deleted and not s.archived and not s.pending
 		     order by s.path, s.created_at desc, s.hash desc`,

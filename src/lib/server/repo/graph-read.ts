@@ -25,9 +25,9 @@ export interface GraphStamp {
 	userHasScripts: boolean;
 }
 
-export async function graphInputsStamp(h: Database, ws: string, folderPrefix: string | null, userPrefix: string, tx?: Tx): Promise<GraphStamp> {
+export async function graphInputsStamp(database: Database, ws: string, folderPrefix: string | null, userPrefix: string, tx?: Tx): Promise<GraphStamp> {
 	const usageScope = folderPrefix === null ? sql`true` : sql`starts_with(a.script_path, ${folderPrefix})`;
-	const [r] = await h.rows<{ scripts: string; graphs: string; usage: string; producers: string; own: boolean }>(
+	const [r] = await database.rows<{ scripts: string; graphs: string; usage: string; producers: string; own: boolean }>(
 		sql`select
 		      exists (select 1 from script s where s.workspace = ${ws} and starts_with(s.path, ${userPrefix})) as own,
 		      (select md5(coalesce(string_agg(row(s.path, s.hash, s.language, s.deleted, s.archived, s.pending, s.created_at)::text, E'\\n' order by s.hash), ''))

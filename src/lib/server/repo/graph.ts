@@ -282,7 +282,7 @@ export interface ReplaceOptions {
  * old ones in the unique index (what made replacing a graph of text rows slow).
  */
 export async function replaceGraph(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	key: GraphKey,
 	g: GraphContent,
@@ -290,7 +290,7 @@ export async function replaceGraph(
 	opts: ReplaceOptions = {}
 ): Promise<void> {
 	await deleteGraph(tx, key);
-	await writeGraph(h, tx, key, g, marker, opts);
+	await writeGraph(database, tx, key, g, marker, opts);
 }
 
 /**
@@ -302,15 +302,15 @@ export async function replaceGraph(
  * it visible in one short transaction afterwards, and drops the version (its rows go with it, by
  * cascade) when anything fails. Returns the marker's id.
  */
-export async function stageGraph(h: Database, key: GraphKey, g: GraphContent, marker: MarkerInfo, opts: ReplaceOptions = {}): Promise<number> {
-	return writeGraph(h, h.db, key, g, marker, { ...opts, statementBytes: STAGED_STATEMENT_BYTES });
+export async function stageGraph(database: Database, key: GraphKey, g: GraphContent, marker: MarkerInfo, opts: ReplaceOptions = {}): Promise<number> {
+	return writeGraph(database, database.db, key, g, marker, { ...opts, statementBytes: STAGED_STATEMENT_BYTES });
 }
 
 /** Data per COPY statement while staging: each holds the embedded database for its length only. */
 const STAGED_STATEMENT_BYTES = 256 * 1024;
 
 async function writeGraph(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	key: GraphKey,
 	g: GraphContent,
@@ -333,13 +333,13 @@ async function writeGraph(
 		.returning({ graphId: dbtGraphSnapshot.id });
 	mark(p, 'store: delete previous + marker');
 	const prefix = `${f(key.workspace)}\t${f(key.scriptPath)}\t${f(key.scriptHash)}\t${f(key.jobId)}\t`;
-	if (g.nodes.length) await copyRows(h, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n, opts.nodeDigests)), copy);
+	if (g.nodes.length) await copyRows(database, tx, 'dbt_node', NODE_COPY_COLUMNS, copyChunks(g.nodes, (n) => prefix + nodeLine(n, opts.nodeDigests)), copy);
 	mark(p, 'store: dbt_node');
 	if (g.edges.length) {
-		await copyRows(h, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`), copy);
+		await copyRows(database, tx, 'dbt_edge', EDGE_COPY_COLUMNS, copyChunks(g.edges, (e) => `${prefix}${f(e.parent)}\t${f(e.child)}\n`), copy);
 	}
 	mark(p, 'store: dbt_edge');
-	await insertColumnEdges(h, tx, graphId, g.columnEdges ?? [], copy);
+	await insertColumnEdges(database, tx, graphId, g.columnEdges ?? [], copy);
 	mark(p, 'store: dbt_column_edge');
 	return graphId;
 }
@@ -354,7 +354,7 @@ export async function setMarkerLineageJob(tx: Tx, graphId: number, lineageJobId:
  * The graph's column dictionary, then its edges in ids. Ids are dense from 0 in (unique_id,
  * column) order, the order the edges arrive sorted in, so one node's columns are one id range.
  */
-async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: readonly ColumnEdgeRow[], copy: CopyOptions = {}): Promise<void> {
+async function insertColumnEdges(database: Database, tx: Tx, graphId: number, edges: readonly ColumnEdgeRow[], copy: CopyOptions = {}): Promise<void> {
 	if (edges.length === 0) return;
 	// Column → id per node: no key string is built per edge end (400,000 of them for 200,000 edges).
 	const idOf = new Map<string, Map<string, number>>();
@@ -376,9 +376,9 @@ async function insertColumnEdges(h: Database, tx: Tx, graphId: number, edges: re
 		}
 	}
 	const g = `${graphId}\t`;
-	await copyRows(h, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(u)!.get(c)}\t${f(u)}\t${f(c)}\n`), copy);
+	await copyRows(database, tx, 'dbt_graph_column', GRAPH_COLUMN_COPY_COLUMNS, copyChunks(ends, ([u, c]) => `${g}${idOf.get(u)!.get(c)}\t${f(u)}\t${f(c)}\n`), copy);
 	await copyRows(
-		h,
+		database,
 		tx,
 		'dbt_column_edge',
 		COLUMN_EDGE_COPY_COLUMNS,
@@ -408,7 +408,7 @@ export function assignComponents(rows: ColumnEdgeRow[]): ColumnEdgeRow[] {
  * False when the graph is gone (pruned or replaced by a later deploy meanwhile): nothing is written.
  */
 export async function replaceInferredLineage(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	key: GraphKey,
 	lineageJobId: string,
@@ -424,13 +424,13 @@ export async function replaceInferredLineage(
 	const sorted = [...edges].sort(compareColumnEdges);
 	for (const e of sorted) e.provenance = 'inferred';
 	assignComponents(sorted);
-	await h.rows(sql`delete from dbt_column_edge where graph_id = ${marker.id}`, tx);
-	await h.rows(sql`delete from dbt_graph_column where graph_id = ${marker.id}`, tx);
-	await insertColumnEdges(h, tx, marker.id, sorted);
+	await database.rows(sql`delete from dbt_column_edge where graph_id = ${marker.id}`, tx);
+	await database.rows(sql`delete from dbt_graph_column where graph_id = ${marker.id}`, tx);
+	await insertColumnEdges(database, tx, marker.id, sorted);
 	const ids = [...outcomes.keys()];
 	for (let i = 0; i < ids.length; i += UNNEST_BATCH) {
 		const part = ids.slice(i, i + UNNEST_BATCH);
-		await h.rows(
+		await database.rows(
 			sql`update dbt_node n set column_lineage = u.o::jsonb
 				  from unnest(${sql.param(part)}::text[], ${sql.param(part.map((id) => JSON.stringify(outcomes.get(id))))}::text[]) as u(id, o)
 				 where ${keyOfNode(key)} and n.unique_id = u.id`,
@@ -443,7 +443,7 @@ export async function replaceInferredLineage(
 		.where(eq(dbtGraphSnapshot.id, marker.id));
 	// The job that stored the graph (a deploy for a version, else the preview itself) says how many
 	// column edges it has, as the project page's versions list shows.
-	await h.rows(
+	await database.rows(
 		sql`update job set result = coalesce(result, '{}'::jsonb) || ${JSON.stringify({ column_edges: sorted.length })}::jsonb
 		     where workspace = ${key.workspace} and ${
 					key.scriptHash === null ? sql`id = ${key.jobId}::uuid` : sql`kind = 'deploy' and script_path = ${key.scriptPath} and script_hash = ${key.scriptHash}`
@@ -558,7 +558,7 @@ export const RETENTION = { runDays: 30, versionsPerPath: 50, previewsPerPathAndP
 /** A pending version no job names is a deploy that died while staging its graph once it is this old. */
 const STAGED_ORPHAN_MS = 3_600_000;
 
-async function deleteKeys(h: Database, tx: Tx, keys: GraphKey[]): Promise<void> {
+async function deleteKeys(database: Database, tx: Tx, keys: GraphKey[]): Promise<void> {
 	for (const k of keys) await deleteGraph(tx, k);
 }
 
@@ -584,7 +584,7 @@ const toKey = (r: MarkerKeyRow): GraphKey => ({
  * lineage jobs that ended without removing theirs (reaped).
  */
 export async function pruneGraphs(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	workspace: string,
 	scriptPath: string,
@@ -592,21 +592,21 @@ export async function pruneGraphs(
 ): Promise<{ runs: number; versions: number; previews: number; progress: number; inferCache: number }> {
 	const cutoff = new Date(now.getTime() - RETENTION.runDays * 86_400_000).toISOString();
 	const oldRuns = (
-		await h.rows<MarkerKeyRow>(
+		await database.rows<MarkerKeyRow>(
 			sql`select workspace, script_path, script_hash::text as script_hash, job_id::text as job_id from dbt_graph_snapshot
 				where workspace = ${workspace} and script_hash is not null and job_id <> ${ZERO_UUID}::uuid
 				and ingested_at < ${cutoff}::timestamptz`,
 			tx
 		)
 	).map(toKey);
-	await deleteKeys(h, tx, oldRuns);
-	const progress = await h.rows<{ n: unknown }>(
+	await deleteKeys(database, tx, oldRuns);
+	const progress = await database.rows<{ n: unknown }>(
 		sql`with d as (delete from dbt_run_progress where workspace = ${workspace} and updated_at < ${cutoff}::timestamptz returning 1)
 			select count(*)::int as n from d`,
 		tx
 	);
 	const oldVersions = (
-		await h.rows<MarkerKeyRow>(
+		await database.rows<MarkerKeyRow>(
 			sql`select g.workspace, g.script_path, g.script_hash::text as script_hash, g.job_id::text as job_id
 				from dbt_graph_snapshot g
 				join script s on s.workspace = g.workspace and s.hash = g.script_hash
@@ -618,9 +618,9 @@ export async function pruneGraphs(
 			tx
 		)
 	).map(toKey);
-	await deleteKeys(h, tx, oldVersions);
+	await deleteKeys(database, tx, oldVersions);
 	const oldPreviews = (
-		await h.rows<MarkerKeyRow>(
+		await database.rows<MarkerKeyRow>(
 			sql`select workspace, script_path, null as script_hash, job_id::text as job_id from (
 					select *, row_number() over (partition by permissioned_as order by ingested_at desc, id desc) as rn
 					from dbt_graph_snapshot
@@ -629,27 +629,27 @@ export async function pruneGraphs(
 			tx
 		)
 	).map(toKey);
-	await deleteKeys(h, tx, oldPreviews);
+	await deleteKeys(database, tx, oldPreviews);
 	// A deploy that died while its graph was being staged (stageGraph) left a pending version no
 	// job names, or a preview graph whose job was never inserted; an hour on, they go.
 	const stagedBefore = new Date(now.getTime() - STAGED_ORPHAN_MS).toISOString();
-	await h.rows(
+	await database.rows(
 		sql`delete from script s
 		     where s.workspace = ${workspace} and s.path = ${scriptPath} and s.pending and s.created_at < ${stagedBefore}::timestamptz
 		       and not exists (select 1 from job j where j.workspace = s.workspace and j.script_hash = s.hash)`,
 		tx
 	);
 	const jobless = (
-		await h.rows<MarkerKeyRow>(
+		await database.rows<MarkerKeyRow>(
 			sql`select g.workspace, g.script_path, null as script_hash, g.job_id::text as job_id from dbt_graph_snapshot g
 				where g.workspace = ${workspace} and g.script_path = ${scriptPath} and g.script_hash is null
 				and g.ingested_at < ${stagedBefore}::timestamptz and not exists (select 1 from job j where j.id = g.job_id)`,
 			tx
 		)
 	).map(toKey);
-	await deleteKeys(h, tx, jobless);
-	const inferCache = await pruneInferCache(h, tx, workspace, now);
-	await deleteEndedPlans(h, workspace, tx);
+	await deleteKeys(database, tx, jobless);
+	const inferCache = await pruneInferCache(database, tx, workspace, now);
+	await deleteEndedPlans(database, workspace, tx);
 	return {
 		runs: oldRuns.length,
 		versions: oldVersions.length,
@@ -665,7 +665,7 @@ export async function pruneGraphs(
  * snapshot was stored.
  */
 export async function storeRunSnapshot(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	key: GraphKey & { scriptHash: bigint },
 	g: GraphContent,
@@ -678,7 +678,7 @@ export async function storeRunSnapshot(
 		await deleteGraph(tx, key);
 		return false;
 	}
-	await replaceGraph(h, tx, key, g, { digest, permissionedAs, stats }, { nodeDigests });
+	await replaceGraph(database, tx, key, g, { digest, permissionedAs, stats }, { nodeDigests });
 	return true;
 }
 
@@ -690,6 +690,6 @@ export async function storeRunSnapshot(
 const ANALYZED_NODE_COLUMNS = ['workspace', 'script_path', 'script_hash', 'job_id', 'unique_id', 'resource_type', 'name', 'asset_path', 'attached_node', 'test_kind', 'digest'];
 
 /** Refreshes the planner's statistics of the graph tables after a bulk load. */
-export async function analyzeGraphTables(h: Database): Promise<void> {
-	await h.rows(sql.raw(`analyze dbt_column_edge, dbt_graph_column, dbt_edge, dbt_node (${ANALYZED_NODE_COLUMNS.join(', ')})`));
+export async function analyzeGraphTables(database: Database): Promise<void> {
+	await database.rows(sql.raw(`analyze dbt_column_edge, dbt_graph_column, dbt_edge, dbt_node (${ANALYZED_NODE_COLUMNS.join(', ')})`));
 }

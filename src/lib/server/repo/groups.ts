@@ -9,8 +9,8 @@ export interface GroupRow {
 }
 
 /** Creates or replaces a group and its member list; returns whether the group is new. */
-export async function replaceGroup(h: Database, ws: string, name: string, members: string[]): Promise<{ created: boolean }> {
-	return h.db.transaction(async (tx) => {
+export async function replaceGroup(database: Database, ws: string, name: string, members: string[]): Promise<{ created: boolean }> {
+	return database.db.transaction(async (tx) => {
 		const inserted = await tx
 			.insert(group)
 			.values({ workspace: ws, name })
@@ -25,8 +25,8 @@ export async function replaceGroup(h: Database, ws: string, name: string, member
 	});
 }
 
-export async function listGroups(h: Database, ws: string): Promise<GroupRow[]> {
-	const rows = await h.rows<{ name: string; members: string[] | null }>(
+export async function listGroups(database: Database, ws: string): Promise<GroupRow[]> {
+	const rows = await database.rows<{ name: string; members: string[] | null }>(
 		sql`select g.name,
 		           (select array_agg(gm.username order by gm.username)
 		              from group_member gm
@@ -39,24 +39,24 @@ export async function listGroups(h: Database, ws: string): Promise<GroupRow[]> {
 }
 
 /** Group names among `names` that exist in the workspace. */
-export async function existingGroups(h: Database, ws: string, names: string[]): Promise<Set<string>> {
+export async function existingGroups(database: Database, ws: string, names: string[]): Promise<Set<string>> {
 	if (names.length === 0) return new Set();
-	const rows = await h.rows<{ name: string }>(
+	const rows = await database.rows<{ name: string }>(
 		sql`select name from "group" where workspace = ${ws} and name = any(${sql.param(names)}::text[])`
 	);
 	return new Set(rows.map((r) => r.name));
 }
 
-export async function removeGroupMember(h: Database, ws: string, name: string, username: string): Promise<boolean> {
-	const r = await h.db
+export async function removeGroupMember(database: Database, ws: string, name: string, username: string): Promise<boolean> {
+	const r = await database.db
 		.delete(groupMember)
 		.where(and(eq(groupMember.workspace, ws), eq(groupMember.groupName, name), eq(groupMember.username, username)))
 		.returning({ username: groupMember.username });
 	return r.length > 0;
 }
 
-export async function deleteGroup(h: Database, ws: string, name: string): Promise<boolean> {
-	const r = await h.db
+export async function deleteGroup(database: Database, ws: string, name: string): Promise<boolean> {
+	const r = await database.db
 		.delete(group)
 		.where(and(eq(group.workspace, ws), eq(group.name, name)))
 		.returning({ name: group.name });

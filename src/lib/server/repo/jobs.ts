@@ -96,8 +96,8 @@ const asView = (r: { kind: string; status: string } & Omit<JobView, 'kind' | 'st
 });
 
 /** The job `id` of workspace `ws` (without args, result or log), or null. */
-export async function getJobView(h: Database, ws: string, id: string, tx?: Tx): Promise<JobView | null> {
-	const [r] = await (tx ?? h.db)
+export async function getJobView(database: Database, ws: string, id: string, tx?: Tx): Promise<JobView | null> {
+	const [r] = await (tx ?? database.db)
 		.select(viewColumns)
 		.from(job)
 		.where(and(eq(job.workspace, ws), eq(job.id, id)))
@@ -114,8 +114,8 @@ export interface JobPayload {
 }
 
 /** A job's args, result and log tail (cut in SQL, so a long log never crosses the wire whole). */
-export async function getJobPayload(h: Database, ws: string, id: string, tailChars: number): Promise<JobPayload | null> {
-	const [r] = await h.rows<{ args: unknown; result: unknown; logs: string; truncated: boolean }>(
+export async function getJobPayload(database: Database, ws: string, id: string, tailChars: number): Promise<JobPayload | null> {
+	const [r] = await database.rows<{ args: unknown; result: unknown; logs: string; truncated: boolean }>(
 		sql`select args, result, right(logs, ${tailChars}::int) as logs, length(logs) > ${tailChars}::int as truncated
 		      from job
 		     where workspace = ${ws} and id = ${id}::uuid`
@@ -124,8 +124,8 @@ export async function getJobPayload(h: Database, ws: string, id: string, tailCha
 }
 
 /** A job's args and result without its log (`logs=false`: the log is not even read). */
-export async function getJobPayloadWithoutLog(h: Database, ws: string, id: string): Promise<JobPayload | null> {
-	const [r] = await h.rows<{ args: unknown; result: unknown }>(sql`select args, result from job where workspace = ${ws} and id = ${id}::uuid`);
+export async function getJobPayloadWithoutLog(database: Database, ws: string, id: string): Promise<JobPayload | null> {
+	const [r] = await database.rows<{ args: unknown; result: unknown }>(sql`select args, result from job where workspace = ${ws} and id = ${id}::uuid`);
 	return r ? { args: r.args, result: r.result, logs: '', logsTruncated: false } : null;
 }
 
@@ -133,8 +133,8 @@ export async function getJobPayloadWithoutLog(h: Database, ws: string, id: strin
  * A job's args and result, and whether it has a log, without reading the log: text equality
  * compares stored lengths first, so `<> ''` leaves a long log in its TOAST.
  */
-export async function getJobPayloadLogPresence(h: Database, ws: string, id: string): Promise<(JobPayload & { hasLog: boolean }) | null> {
-	const [r] = await h.rows<{ args: unknown; result: unknown; has_log: boolean }>(sql`select args, result, logs <> '' as has_log from job where workspace = ${ws} and id = ${id}::uuid`);
+export async function getJobPayloadLogPresence(database: Database, ws: string, id: string): Promise<(JobPayload & { hasLog: boolean }) | null> {
+	const [r] = await database.rows<{ args: unknown; result: unknown; has_log: boolean }>(sql`select args, result, logs <> '' as has_log from job where workspace = ${ws} and id = ${id}::uuid`);
 	return r ? { args: r.args, result: r.result, logs: '', logsTruncated: false, hasLog: r.has_log } : null;
 }
 
@@ -156,8 +156,8 @@ export interface JobPayloadFrom {
  * The inner query runs once (`offset 0` keeps it from being flattened), so the log is measured
  * once and cut once.
  */
-export async function getJobPayloadFrom(h: Database, ws: string, id: string, offset: number, tailChars: number): Promise<JobPayloadFrom | null> {
-	const [r] = await h.rows<{ args: unknown; result: unknown; logs: string; from: unknown; length: unknown }>(
+export async function getJobPayloadFrom(database: Database, ws: string, id: string, offset: number, tailChars: number): Promise<JobPayloadFrom | null> {
+	const [r] = await database.rows<{ args: unknown; result: unknown; logs: string; from: unknown; length: unknown }>(
 		sql`select args, result, len as length,
 		           greatest(least(${offset}::bigint, len), len - ${tailChars}::int) as "from",
 		           substr(logs, (greatest(least(${offset}::bigint, len), len - ${tailChars}::int) + 1)::int) as logs
@@ -177,9 +177,9 @@ export const MAX_JOB_DEPTH = 32;
  * MAX_JOB_DEPTH steps up, inside the workspace). Walked upwards from the asked job, so the cost
  * is the depth of one chain, never the size of a tree; the depth bound also ends a cycle.
  */
-export async function isJobWithin(h: Database, ws: string, jobId: string, ancestorId: string): Promise<boolean> {
+export async function isJobWithin(database: Database, ws: string, jobId: string, ancestorId: string): Promise<boolean> {
 	if (jobId === ancestorId) return true;
-	const [r] = await h.rows<{ found: boolean }>(
+	const [r] = await database.rows<{ found: boolean }>(
 		sql`with recursive chain (id, parent_job, depth) as (
 		        select id, parent_job, 0 from job where workspace = ${ws} and id = ${jobId}::uuid
 		        union all
@@ -226,7 +226,7 @@ export interface JobListAccess {
  * The jobs the caller may read, newest first. The read rule is part of the WHERE clause, so the
  * LIMIT counts readable jobs only (filtering after it would starve a page of results).
  */
-export async function listJobs(h: Database, ws: string, filter: JobListFilter, access: JobListAccess): Promise<JobListRow[]> {
+export async function listJobs(database: Database, ws: string, filter: JobListFilter, access: JobListAccess): Promise<JobListRow[]> {
 	const conds: SQL[] = [eq(job.workspace, ws)];
 	if (filter.scriptPath !== undefined) conds.push(eq(job.scriptPath, filter.scriptPath));
 	if (filter.kind !== undefined) conds.push(eq(job.kind, filter.kind));
@@ -248,7 +248,7 @@ export async function listJobs(h: Database, ws: string, filter: JobListFilter, a
 			                 where length(${job.scriptPath}) > length(pre.p) and starts_with(${job.scriptPath}, pre.p)))`
 		);
 	}
-	const rows = await h.db
+	const rows = await database.db
 		.select({
 			id: job.id,
 			kind: job.kind,
@@ -278,8 +278,8 @@ export interface ProgressRow {
 }
 
 /** The progress rows of one job, in asset-path order (stable for a polling page). */
-export async function progressOf(h: Database, ws: string, jobId: string): Promise<ProgressRow[]> {
-	const rows = await h.db
+export async function progressOf(database: Database, ws: string, jobId: string): Promise<ProgressRow[]> {
+	const rows = await database.db
 		.select({
 			assetKind: dbtRunProgress.assetKind,
 			assetPath: dbtRunProgress.assetPath,
@@ -324,15 +324,15 @@ const XID_WRAP = 4294967296n;
 const XID_HORIZON = 2147483648n;
 
 /** Rows of `jobId` changed since `since` (a cursor from an earlier answer; 0n for all of them). */
-export async function progressSince(h: Database, ws: string, jobId: string, since: bigint): Promise<ProgressChanges> {
+export async function progressSince(database: Database, ws: string, jobId: string, since: bigint): Promise<ProgressChanges> {
 	if (since === 0n) {
 		// Every row: the cursor is read first, so it is at or before the rows' snapshot (a row
 		// may come again at the next read, none can be missed); the plain read is the cheapest.
-		const [c] = await h.rows<{ lo: string }>(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as lo`);
-		const all = await progressOf(h, ws, jobId);
+		const [c] = await database.rows<{ lo: string }>(sql`select pg_snapshot_xmin(pg_current_snapshot())::text as lo`);
+		const all = await progressOf(database, ws, jobId);
 		return { cursor: c.lo, total: all.length, rows: all };
 	}
-	const [r] = await h.rows<ChangesRow>(sql`${changesSelect(ws, jobId, since)}`);
+	const [r] = await database.rows<ChangesRow>(sql`${changesSelect(ws, jobId, since)}`);
 	return changesOf(r);
 }
 
@@ -376,12 +376,12 @@ function changesOf(r: ChangesRow): ProgressChanges {
  * progress changes since `since` (a cursor; for 0n use progressSince, whose full read is
  * cheaper). Null when the job is gone.
  */
-export async function jobPollWithoutLog(h: Database, ws: string, id: string, since: bigint): Promise<{ payload: JobPayload; changes: ProgressChanges } | null> {
+export async function jobPollWithoutLog(database: Database, ws: string, id: string, since: bigint): Promise<{ payload: JobPayload; changes: ProgressChanges } | null> {
 	if (since === 0n) {
-		const payload = await getJobPayloadWithoutLog(h, ws, id);
-		return payload && { payload, changes: await progressSince(h, ws, id, 0n) };
+		const payload = await getJobPayloadWithoutLog(database, ws, id);
+		return payload && { payload, changes: await progressSince(database, ws, id, 0n) };
 	}
-	const [r] = await h.rows<ChangesRow & { args: unknown; result: unknown }>(
+	const [r] = await database.rows<ChangesRow & { args: unknown; result: unknown }>(
 		sql`select j.args, j.result, pr.lo, pr.total, pr.rows
 		      from job j
 		      cross join lateral (${changesSelect(ws, id, since)}) pr
@@ -406,14 +406,14 @@ const PROGRESS_BATCH = 1000;
  * not carried by the new state is cleared). Batched so a 3000-model settlement is a few
  * statements.
  */
-export async function upsertProgress(h: Database, ws: string, jobId: string, updates: ProgressUpdate[], tx?: Tx): Promise<void> {
+export async function upsertProgress(database: Database, ws: string, jobId: string, updates: ProgressUpdate[], tx?: Tx): Promise<void> {
 	// One statement may not touch a row twice, so repeated relations keep their last update.
 	const latest = new Map<string, ProgressUpdate>();
 	for (const u of updates) latest.set(`${u.assetKind}\u0000${u.assetPath}`, u);
 	const unique = [...latest.values()];
 	for (let i = 0; i < unique.length; i += PROGRESS_BATCH) {
 		const batch = unique.slice(i, i + PROGRESS_BATCH);
-		await (tx ?? h.db)
+		await (tx ?? database.db)
 			.insert(dbtRunProgress)
 			.values(
 				batch.map((u) => ({

@@ -30,9 +30,9 @@ const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
  * arrays, so cast bigints to text in `inner` as the row reads do anyway. The inner ORDER BY
  * is kept (the answer is re-sorted where order matters).
  */
-export async function jsonRows<T>(h: Database, inner: SQL, tx?: Tx): Promise<T[]> {
-	if (h.kind !== 'pglite') return h.rows<T>(inner, tx);
-	const [r] = await h.rows<{ j: string | null }>(sql`select json_agg(t)::text as j from (${inner}) t`, tx);
+export async function jsonRows<T>(database: Database, inner: SQL, tx?: Tx): Promise<T[]> {
+	if (database.kind !== 'pglite') return database.rows<T>(inner, tx);
+	const [r] = await database.rows<{ j: string | null }>(sql`select json_agg(t)::text as j from (${inner}) t`, tx);
 	return r?.j ? (JSON.parse(r.j) as T[]) : [];
 }
 
@@ -107,12 +107,12 @@ function inScope(col: SQL, folderPrefix: FolderScope): SQL {
  * The usage rows (which script reads/writes which asset) in scope that the caller may see, each
  * with its script's newest live version. Rows of a path with no live version are stale and left out.
  */
-export async function visibleUsage(h: Database, ws: string, folderPrefix: FolderScope, f: ScriptPathFilter, tx?: Tx): Promise<UsageRow[]> {
+export async function visibleUsage(database: Database, ws: string, folderPrefix: FolderScope, f: ScriptPathFilter, tx?: Tx): Promise<UsageRow[]> {
 	// The newest live version per path once (distinct on, the script_path_idx order), joined to
 	// the usage rows: a lateral subquery per usage row is slow on PGlite, and
 	// without `materialized` a planner without statistics re-runs the CTE per usage row.
 	const rows = await jsonRows<{ script_path: string; asset_kind: string; asset_path: string; access: string; hash: unknown; language: string }>(
-		h,
+		database,
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash, s.language from script s
 		       where s.workspace = ${ws} and not s.deleted and not s.archived and not s.pending and ${inScope(sql`s.path`, folderPrefix)}
@@ -141,7 +141,7 @@ export async function visibleUsage(h: Database, ws: string, folderPrefix: Folder
  * scripts with usage rows there, plus assets that only those scripts touch.
  */
 export async function hiddenUsageCount(
-	h: Database,
+	database: Database,
 	ws: string,
 	folderPrefix: FolderScope,
 	f: ScriptPathFilter,
@@ -150,7 +150,7 @@ export async function hiddenUsageCount(
 ): Promise<number> {
 	if (f.readable.all) return 0;
 	const kindOk = kinds === null ? sql`true` : sql`a.asset_kind = any(${textArray(kinds)})`;
-	const [r] = await h.rows<{ scripts: unknown; assets: unknown }>(
+	const [r] = await database.rows<{ scripts: unknown; assets: unknown }>(
 		sql`with u as (
 		      select a.script_path, a.asset_kind, a.asset_path, ${pathAllowed(sql`a.script_path`, { readable: f.readable, scope: null })} as ok
 		        from asset_usage a
@@ -169,7 +169,7 @@ export async function hiddenUsageCount(
  * counts in hiddenUsageCount, since a deployed project publishes usage rows for its relations.
  */
 export async function hiddenDescriberCount(
-	h: Database,
+	database: Database,
 	ws: string,
 	folderPrefix: string,
 	assetPaths: readonly string[],
@@ -177,7 +177,7 @@ export async function hiddenDescriberCount(
 	tx?: Tx
 ): Promise<number> {
 	if (f.readable.all || assetPaths.length === 0) return 0;
-	const [r] = await h.rows<{ n: unknown }>(
+	const [r] = await database.rows<{ n: unknown }>(
 		sql`with live as (
 		      select distinct on (s.path) s.path, s.hash from script s
 		       where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived and not s.pending
@@ -203,8 +203,8 @@ export interface VersionRef {
 }
 
 /** One version by hash (deleted ones are gone for readers), for a named `dbt_script_hash`. */
-export async function findVersion(h: Database, ws: string, hash: bigint, tx?: Tx): Promise<VersionRef | null> {
-	const [r] = await h.rows<{ path: string; hash: unknown; language: string }>(
+export async function findVersion(database: Database, ws: string, hash: bigint, tx?: Tx): Promise<VersionRef | null> {
+	const [r] = await database.rows<{ path: string; hash: unknown; language: string }>(
 		sql`select path, hash::text as hash, language from script
 		     where workspace = ${ws} and hash = ${hashText(hash)} and not deleted`,
 		tx
@@ -330,22 +330,22 @@ export interface LoadedGraph {
 }
 
 /** The consumers stored on a graph's marker (none when the manifest had none). */
-export async function consumersOf(h: Database, key: GraphKey, tx?: Tx): Promise<Consumer[]> {
-	const rows = await jsonRows<{ c: Consumer[] | null }>(h, sql`select g.consumers as c from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
+export async function consumersOf(database: Database, key: GraphKey, tx?: Tx): Promise<Consumer[]> {
+	const rows = await jsonRows<{ c: Consumer[] | null }>(database, sql`select g.consumers as c from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
 	return rows[0]?.c ?? [];
 }
 
 /** Every node and `ref()` edge of one stored graph (a pinned read shows its whole project). */
-export async function loadGraph(h: Database, key: GraphKey, read: NodeRead = {}, tx?: Tx): Promise<LoadedGraph> {
+export async function loadGraph(database: Database, key: GraphKey, read: NodeRead = {}, tx?: Tx): Promise<LoadedGraph> {
 	const cols = nodeColumns(read.fields ?? 'full', read.authored ?? true);
-	const nodes = await jsonRows<NodeDbRow>(h, sql`select ${cols} from dbt_node n where ${keyOf('n', key)} order by n.unique_id`, tx);
+	const nodes = await jsonRows<NodeDbRow>(database, sql`select ${cols} from dbt_node n where ${keyOf('n', key)} order by n.unique_id`, tx);
 	const edges = await jsonRows<{ p: string; c: string }>(
-		h,
+		database,
 		sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e where ${keyOf('e', key)}
 		     order by e.parent_unique_id, e.child_unique_id`,
 		tx
 	);
-	return { key, nodes: nodes.map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })), consumers: await consumersOf(h, key, tx) };
+	return { key, nodes: nodes.map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })), consumers: await consumersOf(database, key, tx) };
 }
 
 /** How describeAssets reads nodes: which fields, and the authored gate as a path filter for SQL. */
@@ -361,7 +361,7 @@ export interface DescribeRead {
  * them, and the `ref()` edges between them. A project's other relations are not read.
  */
 export async function describeAssets(
-	h: Database,
+	database: Database,
 	ws: string,
 	assetPaths: readonly string[],
 	f: ScriptPathFilter,
@@ -373,7 +373,7 @@ export async function describeAssets(
 	const fields = read.fields ?? 'full';
 	const cols = nodeColumns(fields, read.authored ? pathAllowed(sql`n.script_path`, read.authored) : true);
 	const relations = await jsonRows<NodeDbRow>(
-		h,
+		database,
 		sql`with ${chosenVersionsCte(ws, f, named)}
 		    select ${cols} from dbt_node n
 		      join chosen c on n.script_path = c.path and n.script_hash = c.hash
@@ -395,7 +395,7 @@ export async function describeAssets(
 		// Joined to the id list rather than `= any(array)`: with thousands of ids the array is
 		// scanned per row, the join hashes it once.
 		const tests = await jsonRows<NodeDbRow>(
-			h,
+			database,
 			sql`select ${cols} from dbt_node n
 			      join unnest(${textArray(uids)}) as u(id) on n.attached_node = u.id
 			     where ${keyOf('n', key)}
@@ -403,7 +403,7 @@ export async function describeAssets(
 			tx
 		);
 		const edges = await jsonRows<{ p: string; c: string }>(
-			h,
+			database,
 			sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e
 			      join unnest(${textArray(uids)}) as pu(id) on e.parent_unique_id = pu.id
 			      join unnest(${textArray(uids)}) as cu(id) on e.child_unique_id = cu.id
@@ -411,7 +411,7 @@ export async function describeAssets(
 			     order by e.parent_unique_id, e.child_unique_id`,
 			tx
 		);
-		out.push({ key, nodes: [...rows, ...tests].map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })), consumers: await consumersOf(h, key, tx) });
+		out.push({ key, nodes: [...rows, ...tests].map(toNode), edges: edges.map((e) => ({ parent: e.p, child: e.c })), consumers: await consumersOf(database, key, tx) });
 	}
 	return out;
 }
@@ -431,9 +431,9 @@ export interface ProducerLineageRow {
 }
 
 /** The column lineage of these producer versions (the runnables' `column_lineage`). */
-export async function producerLineage(h: Database, ws: string, versions: readonly { path: string; hash: bigint }[], tx?: Tx): Promise<ProducerLineageRow[]> {
+export async function producerLineage(database: Database, ws: string, versions: readonly { path: string; hash: bigint }[], tx?: Tx): Promise<ProducerLineageRow[]> {
 	if (versions.length === 0) return [];
-	const rows = await h.rows<Record<string, string>>(
+	const rows = await database.rows<Record<string, string>>(
 		sql`select p.script_path, p.output_asset_kind, p.output_asset_path, p.output_column,
 		           p.input_asset_kind, p.input_asset_path, p.input_column, p.source, p.lineage_kind
 		      from producer_column_lineage p
@@ -471,8 +471,8 @@ export interface PinnedGraph {
 	version: string;
 }
 
-async function markerOf(h: Database, key: GraphKey, tx?: Tx): Promise<{ at: Date; version: string } | null> {
-	const [r] = await h.rows<{ at: string | Date; id: unknown; digest: string; at_text: string }>(
+async function markerOf(database: Database, key: GraphKey, tx?: Tx): Promise<{ at: Date; version: string } | null> {
+	const [r] = await database.rows<{ at: string | Date; id: unknown; digest: string; at_text: string }>(
 		sql`select g.ingested_at as at, g.id::text as id, g.digest, g.ingested_at::text as at_text from dbt_graph_snapshot g where ${keyOf('g', key)}`,
 		tx
 	);
@@ -485,17 +485,17 @@ async function markerOf(h: Database, key: GraphKey, tx?: Tx): Promise<{ at: Date
  * else null (nothing left to pin to).
  */
 export async function pinnedGraphOf(
-	h: Database,
+	database: Database,
 	job: { workspace: string; id: string; scriptPath: string | null; scriptHash: bigint | null },
 	tx?: Tx
 ): Promise<PinnedGraph | null> {
 	if (job.scriptPath === null) return null;
 	const own: GraphKey = { workspace: job.workspace, scriptPath: job.scriptPath, scriptHash: job.scriptHash, jobId: job.id };
-	const ownAt = await markerOf(h, own, tx);
+	const ownAt = await markerOf(database, own, tx);
 	if (ownAt) return { key: own, own: true, ingestedAt: ownAt.at, version: ownAt.version };
 	if (job.scriptHash === null) return null;
 	const version: GraphKey = { ...own, jobId: ZERO_UUID };
-	const versionAt = await markerOf(h, version, tx);
+	const versionAt = await markerOf(database, version, tx);
 	return versionAt ? { key: version, own: false, ingestedAt: versionAt.at, version: versionAt.version } : null;
 }
 
@@ -503,8 +503,8 @@ export async function pinnedGraphOf(
  * Which relations each test of one graph tests: a generic test's attached node, else (a singular
  * test) the nodes it reads through `ref()`/`source()`, its parents in the graph's ref edges.
  */
-export async function testOwnersOf(h: Database, key: GraphKey, tx?: Tx): Promise<Map<string, string[]>> {
-	const rows = await h.rows<{ t: string; o: string }>(
+export async function testOwnersOf(database: Database, key: GraphKey, tx?: Tx): Promise<Map<string, string[]>> {
+	const rows = await database.rows<{ t: string; o: string }>(
 		sql`select t.unique_id as t, t.attached_node as o from dbt_node t
 		     where ${keyOf('t', key)} and t.resource_type = 'test' and t.attached_node is not null
 		    union all
@@ -550,14 +550,14 @@ export function lineageOwnersSql(ws: string, assetPaths: readonly string[], f: S
 }
 
 export async function lineageOwners(
-	h: Database,
+	database: Database,
 	ws: string,
 	assetPaths: readonly string[],
 	f: ScriptPathFilter,
 	named: VersionRef | null,
 	tx?: Tx
 ): Promise<LineageOwner[]> {
-	const rows = await h.rows<{ script_path: string; script_hash: unknown; uids: string[] }>(lineageOwnersSql(ws, assetPaths, f, named), tx);
+	const rows = await database.rows<{ script_path: string; script_hash: unknown; uids: string[] }>(lineageOwnersSql(ws, assetPaths, f, named), tx);
 	return rows.map((r) => ({
 		key: { workspace: ws, scriptPath: r.script_path, scriptHash: toBigInt(r.script_hash), jobId: ZERO_UUID },
 		uniqueIds: r.uids
@@ -599,14 +599,14 @@ const markerVersion = (t: string) => {
 };
 
 /** The marker version of one stored graph (null when it is gone), as lineageCandidatesSql reads it. */
-export async function graphMarkerVersion(h: Database, key: GraphKey, tx?: Tx): Promise<string | null> {
-	const [r] = await h.rows<{ v: string | null }>(sql`select ${markerVersion('g')} as v from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
+export async function graphMarkerVersion(database: Database, key: GraphKey, tx?: Tx): Promise<string | null> {
+	const [r] = await database.rows<{ v: string | null }>(sql`select ${markerVersion('g')} as v from dbt_graph_snapshot g where ${keyOf('g', key)}`, tx);
 	return r?.v ?? null;
 }
 
 /** The asked relations' unique_ids inside one (pinned) graph. */
-export async function relationsIn(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<string[]> {
-	const rows = await h.rows<{ u: string }>(
+export async function relationsIn(database: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<string[]> {
+	const rows = await database.rows<{ u: string }>(
 		sql`select n.unique_id as u from dbt_node n where ${keyOf('n', key)} and n.asset_path = any(${textArray(assetPaths)}) order by 1`,
 		tx
 	);
@@ -672,13 +672,13 @@ export function componentReadSql(key: GraphKey, uniqueIds: readonly string[]): S
  * path of every relation they touch (null: a relation-less node). Never a recursive walk in SQL.
  */
 export async function componentEdges(
-	h: Database,
+	database: Database,
 	key: GraphKey,
 	uniqueIds: readonly string[],
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; cp: unknown; pp: string | null; ncp: string | null }>(componentReadSql(key, uniqueIds), tx);
+	const rows = await database.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred'; cp: unknown; pp: string | null; ncp: string | null }>(componentReadSql(key, uniqueIds), tx);
 	const assetPathOf = new Map<string, string | null>();
 	for (const r of rows) {
 		assetPathOf.set(r.pu, r.pp);
@@ -691,9 +691,9 @@ export async function componentEdges(
 }
 
 /** The asset path of each of these nodes of one graph (null for a relation-less one). */
-export async function assetPathsOf(h: Database, key: GraphKey, ids: readonly string[], tx?: Tx): Promise<Map<string, string | null>> {
+export async function assetPathsOf(database: Database, key: GraphKey, ids: readonly string[], tx?: Tx): Promise<Map<string, string | null>> {
 	if (ids.length === 0) return new Map();
-	const rows = await h.rows<{ u: string; p: string | null }>(
+	const rows = await database.rows<{ u: string; p: string | null }>(
 		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.unique_id = any(${textArray(ids)})`,
 		tx
 	);
@@ -709,7 +709,7 @@ export async function assetPathsOf(h: Database, key: GraphKey, ids: readonly str
  * parent), never through the component index the direct reads use.
  */
 export async function scanEdgesOf(
-	h: Database,
+	database: Database,
 	key: GraphKey,
 	uniqueIds: readonly string[],
 	limit: number,
@@ -717,7 +717,7 @@ export async function scanEdgesOf(
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (uniqueIds.length === 0 || limit <= 0) return { edges: [], assetPathOf: new Map() };
 	const g = graphIdOf(key);
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; pv: 'engine' | 'inferred' }>(
+	const rows = await database.rows<{ pu: string; pc: string; cu: string; cc: string; pv: 'engine' | 'inferred' }>(
 		sql`select pe.pu, pe.pc, ce.cu, ce.cc, s.pv from (
 		      select e.graph_id, e.parent_col, e.child_col, e.provenance as pv
 		        from dbt_column_edge e
@@ -734,7 +734,7 @@ export async function scanEdgesOf(
 	);
 	return {
 		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: 'scan', provenance: r.pv })),
-		assetPathOf: await assetPathsOf(h, key, [...new Set(rows.flatMap((r) => [r.pu, r.cu]))], tx)
+		assetPathOf: await assetPathsOf(database, key, [...new Set(rows.flatMap((r) => [r.pu, r.cu]))], tx)
 	};
 }
 
@@ -747,8 +747,8 @@ const anyKey = (t: string, keys: readonly GraphKey[]) => sql.join(keys.map((k) =
  * `scripts:read`), each at its newest live version: the producer half of an impact walk, the
  * same rows the asset graph carries for a reader of the script.
  */
-export async function readableProducerLineage(h: Database, ws: string, f: ScriptPathFilter, tx?: Tx): Promise<ProducerLineageRow[]> {
-	const rows = await h.rows<Record<string, string | null>>(
+export async function readableProducerLineage(database: Database, ws: string, f: ScriptPathFilter, tx?: Tx): Promise<ProducerLineageRow[]> {
+	const rows = await database.rows<Record<string, string | null>>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
 		       where s.workspace = ${ws} and s.language = any(${sql.param([...PRODUCER_LANGUAGES])}::text[]) and not s.deleted and not s.archived and not s.pending and ${pathAllowed(sql`s.path`, f)}
@@ -781,9 +781,9 @@ export async function readableProducerLineage(h: Database, ws: string, f: Script
  * name it, or a stored column edge of any kind (a `scan` too) has it at either end (the graph's
  * column dictionary holds exactly the ends of its edges).
  */
-export async function relationHasColumn(h: Database, keys: readonly GraphKey[], assetPath: string, column: string, tx?: Tx): Promise<boolean> {
+export async function relationHasColumn(database: Database, keys: readonly GraphKey[], assetPath: string, column: string, tx?: Tx): Promise<boolean> {
 	if (keys.length === 0) return false;
-	const [r] = await h.rows<{ ok: boolean }>(
+	const [r] = await database.rows<{ ok: boolean }>(
 		sql`select exists (
 		      select 1 from dbt_node n
 		       where (${anyKey('n', keys)}) and n.asset_path = ${assetPath}
@@ -808,9 +808,9 @@ export interface RelationTestRow {
 }
 
 /** The dbt tests attached to these relations in these graphs, de-duplicated, sorted. */
-export async function relationTests(h: Database, keys: readonly GraphKey[], assetPaths: readonly string[], tx?: Tx): Promise<RelationTestRow[]> {
+export async function relationTests(database: Database, keys: readonly GraphKey[], assetPaths: readonly string[], tx?: Tx): Promise<RelationTestRow[]> {
 	if (keys.length === 0 || assetPaths.length === 0) return [];
-	const rows = await h.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
+	const rows = await database.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
 		sql`select distinct r.asset_path, t.test_kind, t.test_column, t.severity
 		      from dbt_node r
 		      join dbt_node t on t.workspace = r.workspace and t.job_id = r.job_id and t.script_path = r.script_path
@@ -834,7 +834,7 @@ export interface RelationInGraph {
  * column-lineage gate, as lineageOwners applies it), each with its graph.
  */
 export async function relationsInOwners(
-	h: Database,
+	database: Database,
 	ws: string,
 	assetPaths: readonly string[],
 	f: ScriptPathFilter,
@@ -843,7 +843,7 @@ export async function relationsInOwners(
 ): Promise<RelationInGraph[]> {
 	if (assetPaths.length === 0) return [];
 	const onlyNamed = named === null ? sql`true` : sql`c.path = ${named.path} and c.hash = ${hashText(named.hash)}`;
-	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string }>(
+	const rows = await database.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string }>(
 		sql`with ${chosenVersionsCte(ws, f, named)}
 		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path
 		      from dbt_node n
@@ -867,9 +867,9 @@ export const EVERY_PATH: ScriptPathFilter = { readable: { all: true, folders: []
  * version (graphMarkerVersion): the lookup a cached walk keys by the lineage stamp and gates in
  * process, as column lineage's candidates are.
  */
-export async function relationOwnersEvery(h: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<(RelationInGraph & { version: string | null })[]> {
+export async function relationOwnersEvery(database: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<(RelationInGraph & { version: string | null })[]> {
 	if (assetPaths.length === 0) return [];
-	const rows = await h.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string; v: string | null }>(
+	const rows = await database.rows<{ script_path: string; script_hash: unknown; unique_id: string; asset_path: string; v: string | null }>(
 		sql`with ${chosenVersionsCte(ws, EVERY_PATH, null)}
 		    select n.script_path, n.script_hash::text as script_hash, n.unique_id, n.asset_path, ${markerVersion('g')} as v
 		      from dbt_node n
@@ -905,15 +905,15 @@ export function lineageInputsStampSql(ws: string): SQL {
 }
 
 /** lineageInputsStampSql's value. */
-export async function lineageInputsStamp(h: Database, ws: string, tx?: Tx): Promise<string> {
-	const [r] = await h.rows<{ s: string }>(sql`select ${lineageInputsStampSql(ws)} as s`, tx);
+export async function lineageInputsStamp(database: Database, ws: string, tx?: Tx): Promise<string> {
+	const [r] = await database.rows<{ s: string }>(sql`select ${lineageInputsStampSql(ws)} as s`, tx);
 	return r.s;
 }
 
 /** The nodes with these asset paths inside one (pinned) graph. */
-export async function relationsInGraph(h: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<RelationInGraph[]> {
+export async function relationsInGraph(database: Database, key: GraphKey, assetPaths: readonly string[], tx?: Tx): Promise<RelationInGraph[]> {
 	if (assetPaths.length === 0) return [];
-	const rows = await h.rows<{ u: string; p: string }>(
+	const rows = await database.rows<{ u: string; p: string }>(
 		sql`select n.unique_id as u, n.asset_path as p from dbt_node n where ${keyOf('n', key)} and n.asset_path = any(${textArray(assetPaths)}) order by 1`,
 		tx
 	);
@@ -921,12 +921,12 @@ export async function relationsInGraph(h: Database, key: GraphKey, assetPaths: r
 }
 
 /** The direct components these (node, column) pairs sit in, in one graph: their dictionary ids, then the child index and the parent unique index. */
-export async function columnComponents(h: Database, key: GraphKey, pairs: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<number[]> {
+export async function columnComponents(database: Database, key: GraphKey, pairs: readonly { uniqueId: string; column: string }[], tx?: Tx): Promise<number[]> {
 	if (pairs.length === 0) return [];
 	const uids = textArray(pairs.map((p) => p.uniqueId));
 	const cols = textArray(pairs.map((p) => p.column));
 	const g = graphIdOf(key);
-	const rows = await h.rows<{ c: unknown }>(
+	const rows = await database.rows<{ c: unknown }>(
 		sql`with asked(u, c) as (select * from unnest(${uids}, ${cols})),
 		    ids as materialized (select d.column_id from dbt_graph_column d join asked a on d.unique_id = a.u and d.column_name = a.c where d.graph_id = ${g})
 		    select e.component as c from dbt_column_edge e
@@ -941,22 +941,22 @@ export async function columnComponents(h: Database, key: GraphKey, pairs: readon
 
 /** The direct edges of these components of one graph, and the asset path of every node they touch. */
 export async function edgesOfComponents(
-	h: Database,
+	database: Database,
 	key: GraphKey,
 	components: readonly number[],
 	tx?: Tx
 ): Promise<{ edges: StoredColumnEdge[]; assetPathOf: Map<string, string | null> }> {
 	if (components.length === 0) return { edges: [], assetPathOf: new Map() };
-	const rows = await h.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred' }>(componentEdgesSql(key, components), tx);
+	const rows = await database.rows<{ pu: string; pc: string; cu: string; cc: string; k: string; pv: 'engine' | 'inferred' }>(componentEdgesSql(key, components), tx);
 	return {
 		edges: rows.map((r) => ({ parentUniqueId: r.pu, parentColumn: r.pc, childUniqueId: r.cu, childColumn: r.cc, lineageKind: r.k, provenance: r.pv })),
-		assetPathOf: await assetPathsOf(h, key, [...new Set(rows.flatMap((r) => [r.pu, r.cu]))], tx)
+		assetPathOf: await assetPathsOf(database, key, [...new Set(rows.flatMap((r) => [r.pu, r.cu]))], tx)
 	};
 }
 
 /** relationTests over the version graphs the filter lets through (relationsInOwners' gate), in one statement. */
 export async function relationTestsInOwners(
-	h: Database,
+	database: Database,
 	ws: string,
 	assetPaths: readonly string[],
 	f: ScriptPathFilter,
@@ -965,7 +965,7 @@ export async function relationTestsInOwners(
 ): Promise<RelationTestRow[]> {
 	if (assetPaths.length === 0) return [];
 	const onlyNamed = named === null ? sql`true` : sql`c.path = ${named.path} and c.hash = ${hashText(named.hash)}`;
-	const rows = await h.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
+	const rows = await database.rows<{ asset_path: string; test_kind: string | null; test_column: string | null; severity: string | null }>(
 		sql`with ${chosenVersionsCte(ws, f, named)}
 		    select distinct r.asset_path, t.test_kind, t.test_column, t.severity
 		      from dbt_node r

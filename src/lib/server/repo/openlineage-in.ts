@@ -13,13 +13,13 @@ export interface NamespaceMapping {
 	folder: string;
 }
 
-export async function listNamespaces(h: Database, ws: string): Promise<NamespaceMapping[]> {
-	return h.rows<NamespaceMapping>(sql`select namespace, folder from openlineage_namespace where workspace = ${ws} order by namespace`);
+export async function listNamespaces(database: Database, ws: string): Promise<NamespaceMapping[]> {
+	return database.rows<NamespaceMapping>(sql`select namespace, folder from openlineage_namespace where workspace = ${ws} order by namespace`);
 }
 
 /** Maps `namespace` onto `folder` (replacing its mapping); returns whether it is new. */
-export async function setNamespace(h: Database, ws: string, m: NamespaceMapping, by: string): Promise<boolean> {
-	const [r] = await h.rows<{ created: boolean }>(
+export async function setNamespace(database: Database, ws: string, m: NamespaceMapping, by: string): Promise<boolean> {
+	const [r] = await database.rows<{ created: boolean }>(
 		sql`insert into openlineage_namespace (workspace, namespace, folder, created_by) values (${ws}, ${m.namespace}, ${m.folder}, ${by})
 		    on conflict (workspace, namespace) do update set folder = excluded.folder
 		    returning (xmax = 0) as created`
@@ -27,8 +27,8 @@ export async function setNamespace(h: Database, ws: string, m: NamespaceMapping,
 	return r.created === true || (r.created as unknown) === 't';
 }
 
-export async function deleteNamespace(h: Database, ws: string, namespace: string): Promise<boolean> {
-	const rows = await h.rows(sql`delete from openlineage_namespace where workspace = ${ws} and namespace = ${namespace} returning 1`);
+export async function deleteNamespace(database: Database, ws: string, namespace: string): Promise<boolean> {
+	const rows = await database.rows(sql`delete from openlineage_namespace where workspace = ${ws} and namespace = ${namespace} returning 1`);
 	return rows.length > 0;
 }
 
@@ -55,8 +55,8 @@ export interface IngestContext {
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(v as string));
 
 /** The namespace's folder, the job's stored state and the warehouses, read together (one round trip per event). */
-export async function ingestContext(h: Database, ws: string, namespace: string, name: string | null, tx?: Tx): Promise<IngestContext> {
-	const [r] = await h.rows<{ folder: string | null; job: string | null; warehouses: string | null }>(
+export async function ingestContext(database: Database, ws: string, namespace: string, name: string | null, tx?: Tx): Promise<IngestContext> {
+	const [r] = await database.rows<{ folder: string | null; job: string | null; warehouses: string | null }>(
 		sql`select (select coalesce(json_agg(json_build_array(w.name, w.default_database, w.settings->>'openlineage_namespace') order by w.name), '[]')::text
 		              from warehouse w where w.workspace = ${ws}) as warehouses,
 		           (select m.folder from openlineage_namespace m
@@ -86,8 +86,8 @@ export async function ingestContext(h: Database, ws: string, namespace: string, 
 }
 
 /** The job's row locked for this transaction (events of one job apply one at a time). */
-export async function lockJob(h: Database, tx: Tx, ws: string, namespace: string, name: string): Promise<StoredJob | null> {
-	const [r] = await h.rows<{ script_path: string; t: unknown; c: boolean; d: string | null; f: unknown; hash: string | null }>(
+export async function lockJob(database: Database, tx: Tx, ws: string, namespace: string, name: string): Promise<StoredJob | null> {
+	const [r] = await database.rows<{ script_path: string; t: unknown; c: boolean; d: string | null; f: unknown; hash: string | null }>(
 		sql`select j.script_path, j.lineage_event_time as t, j.lineage_from_complete as c, j.lineage_digest as d, j.facets_event_time as f,
 		           (select s.hash::text from script s where s.workspace = j.workspace and s.path = j.script_path and not s.deleted and not s.archived
 		             order by s.created_at desc, s.hash desc limit 1) as hash
@@ -107,8 +107,8 @@ export async function lockJob(h: Database, tx: Tx, ws: string, namespace: string
 }
 
 /** Whether a script or another OpenLineage job holds `path` already. */
-export async function pathTaken(h: Database, tx: Tx, ws: string, path: string): Promise<boolean> {
-	const [r] = await h.rows<{ taken: boolean }>(
+export async function pathTaken(database: Database, tx: Tx, ws: string, path: string): Promise<boolean> {
+	const [r] = await database.rows<{ taken: boolean }>(
 		sql`select exists (select 1 from script where workspace = ${ws} and path = ${path})
 		        or exists (select 1 from openlineage_job where workspace = ${ws} and script_path = ${path}) as taken`,
 		tx
@@ -117,8 +117,8 @@ export async function pathTaken(h: Database, tx: Tx, ws: string, path: string): 
 }
 
 /** Creates the job row; false when another event created it first (the caller re-reads it). */
-export async function insertJobRow(h: Database, tx: Tx, ws: string, j: { namespace: string; name: string; scriptPath: string; createdBy: string }): Promise<boolean> {
-	const rows = await h.rows(
+export async function insertJobRow(database: Database, tx: Tx, ws: string, j: { namespace: string; name: string; scriptPath: string; createdBy: string }): Promise<boolean> {
+	const rows = await database.rows(
 		sql`insert into openlineage_job (workspace, namespace, name, script_path, created_by)
 		    values (${ws}, ${j.namespace}, ${j.name}, ${j.scriptPath}, ${j.createdBy})
 		    on conflict do nothing returning 1`,
@@ -128,13 +128,13 @@ export async function insertJobRow(h: Database, tx: Tx, ws: string, j: { namespa
 }
 
 export async function setJobLineage(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	ws: string,
 	j: { namespace: string; name: string },
 	l: { eventTime: Date; fromComplete: boolean; digest: string; warnings: string[] }
 ): Promise<void> {
-	await h.rows(
+	await database.rows(
 		sql`update openlineage_job set lineage_event_time = ${l.eventTime.toISOString()}::timestamptz, lineage_from_complete = ${l.fromComplete},
 		           lineage_digest = ${l.digest}, warnings = ${JSON.stringify(l.warnings)}::jsonb, updated_at = now()
 		     where workspace = ${ws} and namespace = ${j.namespace} and name = ${j.name}`,
@@ -143,8 +143,8 @@ export async function setJobLineage(
 }
 
 /** Merges an event's job facets into the job's (the newest event's value of each facet wins). */
-export async function mergeJobFacets(h: Database, tx: Tx, ws: string, j: { namespace: string; name: string }, facets: Record<string, unknown>, eventTime: Date): Promise<void> {
-	await h.rows(
+export async function mergeJobFacets(database: Database, tx: Tx, ws: string, j: { namespace: string; name: string }, facets: Record<string, unknown>, eventTime: Date): Promise<void> {
+	await database.rows(
 		sql`update openlineage_job
 		       set facets = case when facets_event_time is null or facets_event_time <= ${eventTime.toISOString()}::timestamptz
 		                         then facets || ${JSON.stringify(facets)}::jsonb else ${JSON.stringify(facets)}::jsonb || facets end,
@@ -163,9 +163,9 @@ export interface OpenLineageJobRow {
 }
 
 /** The OpenLineage jobs drawn at these script paths. */
-export async function jobsAtPaths(h: Database, ws: string, paths: readonly string[], tx?: Tx): Promise<OpenLineageJobRow[]> {
+export async function jobsAtPaths(database: Database, ws: string, paths: readonly string[], tx?: Tx): Promise<OpenLineageJobRow[]> {
 	if (paths.length === 0) return [];
-	const rows = await h.rows<{ namespace: string; name: string; script_path: string; facets: unknown; warnings: unknown }>(
+	const rows = await database.rows<{ namespace: string; name: string; script_path: string; facets: unknown; warnings: unknown }>(
 		sql`select namespace, name, script_path, facets, warnings from openlineage_job
 		     where workspace = ${ws} and script_path = any(${sql.param([...paths])}::text[]) order by script_path`,
 		tx
@@ -188,8 +188,8 @@ export interface EventRow {
 }
 
 /** Stores the event; false when the same event (same canonical digest) was stored before. */
-export async function insertEvent(h: Database, tx: Tx, ws: string, e: EventRow): Promise<boolean> {
-	const rows = await h.rows(
+export async function insertEvent(database: Database, tx: Tx, ws: string, e: EventRow): Promise<boolean> {
+	const rows = await database.rows(
 		sql`insert into openlineage_event (workspace, event_key, event_type, run_id, job_namespace, job_name, event_time, sent_by, body)
 		    values (${ws}, ${e.key}, ${e.eventType}, ${e.runId}::uuid, ${e.jobNamespace}, ${e.jobName}, ${e.eventTime.toISOString()}::timestamptz,
 		            ${e.sentBy}, ${JSON.stringify(e.body)}::jsonb)
@@ -209,8 +209,8 @@ export interface RunEventSummary {
 }
 
 /** What each stored event of a run says about the run's state, in event-time order. */
-export async function runEventSummaries(h: Database, tx: Tx, ws: string, runId: string): Promise<RunEventSummary[]> {
-	const rows = await h.rows<{ t: string | null; at: unknown; rcv: unknown; by: string; err: unknown; parent: unknown }>(
+export async function runEventSummaries(database: Database, tx: Tx, ws: string, runId: string): Promise<RunEventSummary[]> {
+	const rows = await database.rows<{ t: string | null; at: unknown; rcv: unknown; by: string; err: unknown; parent: unknown }>(
 		sql`select event_type as t, event_time as at, received_at as rcv, sent_by as by,
 		           body->'run'->'facets'->'errorMessage' as err, body->'run'->'facets'->'parent' as parent
 		      from openlineage_event where workspace = ${ws} and run_id = ${runId}::uuid order by event_time, id`,
@@ -221,8 +221,8 @@ export async function runEventSummaries(h: Database, tx: Tx, ws: string, runId: 
 }
 
 /** The events of one run as they were sent, in event-time order (the run's page, its export). */
-export async function runEventBodies(h: Database, ws: string, runId: string, tx?: Tx): Promise<unknown[]> {
-	const rows = await h.rows<{ body: unknown }>(
+export async function runEventBodies(database: Database, ws: string, runId: string, tx?: Tx): Promise<unknown[]> {
+	const rows = await database.rows<{ body: unknown }>(
 		sql`select body from openlineage_event where workspace = ${ws} and run_id = ${runId}::uuid order by event_time, id`,
 		tx
 	);
@@ -245,8 +245,8 @@ export interface RunRow {
 }
 
 /** Creates or rewrites an OpenLineage run's job row (only ever a row of kind `openlineage` of this workspace). */
-export async function upsertRun(h: Database, tx: Tx, r: RunRow): Promise<void> {
-	await upsertRuns(h, tx, [r]);
+export async function upsertRun(database: Database, tx: Tx, r: RunRow): Promise<void> {
+	await upsertRuns(database, tx, [r]);
 }
 
 // ─── External datasets ─────────────────────────────────────────────────────────────────────
@@ -259,10 +259,10 @@ export interface ExternalDatasetRow {
 }
 
 /** Records external datasets; a schema facet replaces the stored one when its event is not older. */
-export async function upsertExternalDatasets(h: Database, tx: Tx, ws: string, rows: readonly ExternalDatasetRow[], eventTime: Date): Promise<void> {
+export async function upsertExternalDatasets(database: Database, tx: Tx, ws: string, rows: readonly ExternalDatasetRow[], eventTime: Date): Promise<void> {
 	if (rows.length === 0) return;
 	const at = eventTime.toISOString();
-	await h.rows(
+	await database.rows(
 		sql`insert into openlineage_dataset (workspace, asset_path, namespace, name, fields, fields_event_time)
 		    select ${ws}, d.p, d.ns, d.n, d.f::jsonb, case when d.f is null then null else ${at}::timestamptz end
 		      from unnest(${sql.param(rows.map((r) => r.assetPath))}::text[], ${sql.param(rows.map((r) => r.namespace))}::text[],
@@ -277,9 +277,9 @@ export async function upsertExternalDatasets(h: Database, tx: Tx, ws: string, ro
 	);
 }
 
-export async function externalDatasetFields(h: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<Map<string, { name: string; type?: string }[]>> {
+export async function externalDatasetFields(database: Database, ws: string, assetPaths: readonly string[], tx?: Tx): Promise<Map<string, { name: string; type?: string }[]>> {
 	if (assetPaths.length === 0) return new Map();
-	const rows = await h.rows<{ p: string; f: unknown }>(
+	const rows = await database.rows<{ p: string; f: unknown }>(
 		sql`select asset_path as p, fields as f from openlineage_dataset where workspace = ${ws} and asset_path = any(${sql.param([...assetPaths])}::text[]) and fields is not null`,
 		tx
 	);
@@ -289,8 +289,8 @@ export async function externalDatasetFields(h: Database, ws: string, assetPaths:
 // ─── Warehouses, retention ─────────────────────────────────────────────────────────────────
 
 /** Every warehouse of the workspace as dataset matching reads it. */
-export async function warehouseNamings(h: Database, ws: string, tx?: Tx): Promise<WarehouseNaming[]> {
-	const rows = await h.rows<{ name: string; db: string | null; ns: string | null }>(
+export async function warehouseNamings(database: Database, ws: string, tx?: Tx): Promise<WarehouseNaming[]> {
+	const rows = await database.rows<{ name: string; db: string | null; ns: string | null }>(
 		sql`select name, default_database as db, settings->>'openlineage_namespace' as ns from warehouse where workspace = ${ws} order by name`,
 		tx
 	);
@@ -298,8 +298,8 @@ export async function warehouseNamings(h: Database, ws: string, tx?: Tx): Promis
 }
 
 /** Deletes the workspace's stored events received before `before`; returns how many. */
-export async function pruneEvents(h: Database, ws: string, before: Date, tx?: Tx): Promise<number> {
-	const [r] = await h.rows<{ n: unknown }>(
+export async function pruneEvents(database: Database, ws: string, before: Date, tx?: Tx): Promise<number> {
+	const [r] = await database.rows<{ n: unknown }>(
 		sql`with d as (delete from openlineage_event where workspace = ${ws} and received_at < ${before.toISOString()}::timestamptz returning 1)
 		    select count(*)::int as n from d`,
 		tx
@@ -308,9 +308,9 @@ export async function pruneEvents(h: Database, ws: string, before: Date, tx?: Tx
 }
 
 /** The newest run of each of these OpenLineage job paths (runs the caller may read: the caller filters the paths). */
-export async function latestOpenLineageRuns(h: Database, ws: string, paths: readonly string[], tx?: Tx): Promise<{ id: string; scriptPath: string; status: string; createdAt: Date }[]> {
+export async function latestOpenLineageRuns(database: Database, ws: string, paths: readonly string[], tx?: Tx): Promise<{ id: string; scriptPath: string; status: string; createdAt: Date }[]> {
 	if (paths.length === 0) return [];
-	const rows = await h.rows<{ id: string; script_path: string; status: string; created_at: unknown }>(
+	const rows = await database.rows<{ id: string; script_path: string; status: string; created_at: unknown }>(
 		sql`select distinct on (script_path) id::text as id, script_path, status, created_at from job
 		     where workspace = ${ws} and kind = 'openlineage' and script_path = any(${sql.param([...paths])}::text[])
 		     order by script_path, created_at desc, id desc`,
@@ -323,8 +323,8 @@ export async function latestOpenLineageRuns(h: Database, ws: string, paths: read
  * The live dbt versions holding the node `uniqueId` (a dbt-ol model event's `dbt_node` facet)
  * at `assetPath`: which deployed project a dbt run made elsewhere belongs to.
  */
-export async function dbtNodeOwners(h: Database, ws: string, uniqueId: string, assetPath: string | null, tx?: Tx): Promise<{ scriptPath: string; hash: bigint; assetPath: string }[]> {
-	const rows = await h.rows<{ script_path: string; hash: string; asset_path: string }>(
+export async function dbtNodeOwners(database: Database, ws: string, uniqueId: string, assetPath: string | null, tx?: Tx): Promise<{ scriptPath: string; hash: bigint; assetPath: string }[]> {
+	const rows = await database.rows<{ script_path: string; hash: string; asset_path: string }>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
 		       where s.workspace = ${ws} and s.language = 'dbt' and not s.deleted and not s.archived
@@ -341,8 +341,8 @@ export async function dbtNodeOwners(h: Database, ws: string, uniqueId: string, a
 }
 
 /** The script path and version of an OpenLineage run's job row, or null. */
-export async function openLineageRunRow(h: Database, tx: Tx, ws: string, id: string): Promise<{ scriptPath: string; scriptHash: bigint | null } | null> {
-	const [r] = await h.rows<{ script_path: string; hash: string | null }>(
+export async function openLineageRunRow(database: Database, tx: Tx, ws: string, id: string): Promise<{ scriptPath: string; scriptHash: bigint | null } | null> {
+	const [r] = await database.rows<{ script_path: string; hash: string | null }>(
 		sql`select script_path, script_hash::text as hash from job where workspace = ${ws} and id = ${id}::uuid and kind = 'openlineage'`,
 		tx
 	);
@@ -350,8 +350,8 @@ export async function openLineageRunRow(h: Database, tx: Tx, ws: string, id: str
 }
 
 /** The events of a run and of the runs nested under it (their parent facet names it), as sent, in event-time order. */
-export async function runAndChildEventBodies(h: Database, ws: string, runId: string, tx?: Tx): Promise<unknown[]> {
-	const rows = await h.rows<{ body: unknown }>(
+export async function runAndChildEventBodies(database: Database, ws: string, runId: string, tx?: Tx): Promise<unknown[]> {
+	const rows = await database.rows<{ body: unknown }>(
 		sql`select body from openlineage_event
 		     where workspace = ${ws}
 		       and (run_id = ${runId}::uuid or (run_id is not null and lower(body->'run'->'facets'->'parent'->'run'->>'runId') = ${runId}))
@@ -362,8 +362,8 @@ export async function runAndChildEventBodies(h: Database, ws: string, runId: str
 }
 
 /** Progress rows of the workspace's OpenLineage runs last written before `before` (a run snapshot's retention). */
-export async function pruneRunProgress(h: Database, ws: string, before: Date, tx?: Tx): Promise<number> {
-	const [r] = await h.rows<{ n: unknown }>(
+export async function pruneRunProgress(database: Database, ws: string, before: Date, tx?: Tx): Promise<number> {
+	const [r] = await database.rows<{ n: unknown }>(
 		sql`with d as (delete from dbt_run_progress p where p.workspace = ${ws} and p.updated_at < ${before.toISOString()}::timestamptz
 		                and exists (select 1 from job j where j.id = p.job_id and j.kind = 'openlineage') returning 1)
 		    select count(*)::int as n from d`,
@@ -377,8 +377,8 @@ export async function pruneRunProgress(h: Database, ws: string, before: Date, tx
  * lineage rows go with them (foreign key). The runs that named one keep their row; their page
  * then draws the job without the lineage it had.
  */
-export async function pruneJobVersions(h: Database, tx: Tx, ws: string, path: string, keep: number): Promise<number> {
-	const [r] = await h.rows<{ n: unknown }>(
+export async function pruneJobVersions(database: Database, tx: Tx, ws: string, path: string, keep: number): Promise<number> {
+	const [r] = await database.rows<{ n: unknown }>(
 		sql`with d as (delete from script where workspace = ${ws} and path = ${path} and language = 'openlineage'
 		                and hash not in (select hash from script where workspace = ${ws} and path = ${path}
 		                                  order by created_at desc, hash desc limit ${keep})
@@ -402,11 +402,11 @@ export interface BatchContext {
 export const jobKey = (namespace: string, name: string) => `${namespace}\u0000${name}`;
 
 /** What a batch of events needs to know (ingestContext for many jobs), in one statement. */
-export async function batchContext(h: Database, tx: Tx, ws: string, jobs: readonly { namespace: string; name: string }[]): Promise<BatchContext> {
+export async function batchContext(database: Database, tx: Tx, ws: string, jobs: readonly { namespace: string; name: string }[]): Promise<BatchContext> {
 	const namespaces = [...new Set(jobs.map((j) => j.namespace)), DEFAULT_NAMESPACE_KEY];
 	// The jobs' rows are locked for the batch's transaction (events of one job apply one at a
 	// time, as lockJob does for one event), in key order so two batches never deadlock.
-	const [r] = await h.rows<{ warehouses: string | null; folders: string | null; jobs: string | null }>(
+	const [r] = await database.rows<{ warehouses: string | null; folders: string | null; jobs: string | null }>(
 		sql`with locked as (
 		      select j.* from openlineage_job j
 		        join unnest(${sql.param(jobs.map((j) => j.namespace))}::text[], ${sql.param(jobs.map((j) => j.name))}::text[]) as k(ns, n)
@@ -440,9 +440,9 @@ export async function batchContext(h: Database, tx: Tx, ws: string, jobs: readon
 }
 
 /** Stores events (keys distinct); returns the keys that were new. */
-export async function insertEvents(h: Database, tx: Tx, ws: string, rows: readonly EventRow[]): Promise<Set<string>> {
+export async function insertEvents(database: Database, tx: Tx, ws: string, rows: readonly EventRow[]): Promise<Set<string>> {
 	if (rows.length === 0) return new Set();
-	const got = await h.rows<{ k: string }>(
+	const got = await database.rows<{ k: string }>(
 		sql`insert into openlineage_event (workspace, event_key, event_type, run_id, job_namespace, job_name, event_time, sent_by, body)
 		    select ${ws}, e.k, e.t, e.r::uuid, e.ns, e.n, e.at::timestamptz, e.by, e.b::jsonb
 		      from unnest(${sql.param(rows.map((r) => r.key))}::text[], ${sql.param(rows.map((r) => r.eventType))}::text[],
@@ -458,10 +458,10 @@ export async function insertEvents(h: Database, tx: Tx, ws: string, rows: readon
 }
 
 /** runEventSummaries of many runs, by run id. */
-export async function runsEventSummaries(h: Database, tx: Tx, ws: string, runIds: readonly string[]): Promise<Map<string, RunEventSummary[]>> {
+export async function runsEventSummaries(database: Database, tx: Tx, ws: string, runIds: readonly string[]): Promise<Map<string, RunEventSummary[]>> {
 	const out = new Map<string, RunEventSummary[]>();
 	if (runIds.length === 0) return out;
-	const rows = await h.rows<{ run: string; t: string | null; at: unknown; rcv: unknown; by: string; err: unknown; parent: unknown }>(
+	const rows = await database.rows<{ run: string; t: string | null; at: unknown; rcv: unknown; by: string; err: unknown; parent: unknown }>(
 		sql`select run_id::text as run, event_type as t, event_time as at, received_at as rcv, sent_by as by,
 		           body->'run'->'facets'->'errorMessage' as err, body->'run'->'facets'->'parent' as parent
 		      from openlineage_event where workspace = ${ws} and run_id = any(${sql.param([...runIds])}::uuid[]) order by event_time, id`,
@@ -477,11 +477,11 @@ export async function runsEventSummaries(h: Database, tx: Tx, ws: string, runIds
 }
 
 /** Creates or rewrites OpenLineage runs' job rows in one statement (ids distinct; only rows of kind `openlineage` of this workspace). */
-export async function upsertRuns(h: Database, tx: Tx, rows: readonly RunRow[]): Promise<void> {
+export async function upsertRuns(database: Database, tx: Tx, rows: readonly RunRow[]): Promise<void> {
 	if (rows.length === 0) return;
 	const iso = (d: Date | null) => (d === null ? null : d.toISOString());
 	const col = <T>(f: (r: RunRow) => T) => sql.param(rows.map(f));
-	await h.rows(
+	await database.rows(
 		sql`insert into job (id, workspace, kind, script_path, script_hash, created_by, permissioned_as, parent_job, status, args, result,
 		                     created_at, started_at, completed_at)
 		    select r.id::uuid, r.ws, 'openlineage', r.p, r.h::bigint, r.by, 'u/' || r.by, r.parent::uuid, r.st, r.a::jsonb, r.res::jsonb,
@@ -510,10 +510,10 @@ export interface RunProgressRow {
 }
 
 /** Progress rows of many runs ((run, asset) distinct). */
-export async function upsertRunsProgress(h: Database, tx: Tx, ws: string, rows: readonly RunProgressRow[]): Promise<void> {
+export async function upsertRunsProgress(database: Database, tx: Tx, ws: string, rows: readonly RunProgressRow[]): Promise<void> {
 	if (rows.length === 0) return;
 	const col = <T>(f: (r: RunProgressRow) => T) => sql.param(rows.map(f));
-	await h.rows(
+	await database.rows(
 		sql`insert into dbt_run_progress (workspace, job_id, asset_kind, asset_path, status, row_count, error)
 		    select ${ws}, r.j::uuid, r.k, r.p, r.s, null, r.e
 		      from unnest(${col((r) => r.jobId)}::text[], ${col((r) => r.assetKind)}::text[], ${col((r) => r.assetPath)}::text[],
@@ -525,9 +525,9 @@ export async function upsertRunsProgress(h: Database, tx: Tx, ws: string, rows: 
 }
 
 /** upsertExternalDatasets with each row's own event time (asset paths distinct). */
-export async function upsertExternalDatasetsAt(h: Database, tx: Tx, ws: string, rows: readonly (ExternalDatasetRow & { eventTime: Date })[]): Promise<void> {
+export async function upsertExternalDatasetsAt(database: Database, tx: Tx, ws: string, rows: readonly (ExternalDatasetRow & { eventTime: Date })[]): Promise<void> {
 	if (rows.length === 0) return;
-	await h.rows(
+	await database.rows(
 		sql`insert into openlineage_dataset (workspace, asset_path, namespace, name, fields, fields_event_time)
 		    select ${ws}, d.p, d.ns, d.n, d.f::jsonb, case when d.f is null then null else d.at::timestamptz end
 		      from unnest(${sql.param(rows.map((r) => r.assetPath))}::text[], ${sql.param(rows.map((r) => r.namespace))}::text[],
@@ -549,13 +549,13 @@ export async function upsertExternalDatasetsAt(h: Database, tx: Tx, ws: string, 
  * is left alone.
  */
 export async function touchJobLineages(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	ws: string,
 	rows: readonly { namespace: string; name: string; eventTime: Date; fromComplete: boolean; digest: string; warnings: string[] }[]
 ): Promise<void> {
 	if (rows.length === 0) return;
-	await h.rows(
+	await database.rows(
 		sql`update openlineage_job j
 		       set lineage_event_time = u.t::timestamptz, lineage_from_complete = u.c::boolean, warnings = u.w::jsonb, updated_at = now()
 		      from unnest(${sql.param(rows.map((r) => r.namespace))}::text[], ${sql.param(rows.map((r) => r.name))}::text[],
@@ -567,9 +567,9 @@ export async function touchJobLineages(
 }
 
 /** mergeJobFacets for many jobs (jobs distinct in one call). */
-export async function mergeJobsFacets(h: Database, tx: Tx, ws: string, rows: readonly { namespace: string; name: string; facets: Record<string, unknown>; eventTime: Date }[]): Promise<void> {
+export async function mergeJobsFacets(database: Database, tx: Tx, ws: string, rows: readonly { namespace: string; name: string; facets: Record<string, unknown>; eventTime: Date }[]): Promise<void> {
 	if (rows.length === 0) return;
-	await h.rows(
+	await database.rows(
 		sql`update openlineage_job j
 		       set facets = case when j.facets_event_time is null or j.facets_event_time <= u.t::timestamptz
 		                         then j.facets || u.f::jsonb else u.f::jsonb || j.facets end,

@@ -12,12 +12,12 @@ const textArray = (xs: readonly string[]) => sql`${sql.param([...xs])}::text[]`;
 const hashText = (h: bigint) => sql`${h.toString()}::bigint`;
 
 /** A dbt version at `path`: the newest live one (`latest`) or the named hash; null when there is none. */
-export async function dbtVersionAt(h: Database, ws: string, path: string, ref: bigint | 'latest', tx?: Tx): Promise<bigint | null> {
+export async function dbtVersionAt(database: Database, ws: string, path: string, ref: bigint | 'latest', tx?: Tx): Promise<bigint | null> {
 	const which =
 		ref === 'latest'
 			? sql`and not s.archived order by s.created_at desc, s.hash desc limit 1`
 			: sql`and s.hash = ${hashText(ref)}`;
-	const [r] = await h.rows<{ hash: unknown }>(
+	const [r] = await database.rows<{ hash: unknown }>(
 		sql`select s.hash::text as hash from script s
 		     where s.workspace = ${ws} and s.path = ${path} and s.language = 'dbt' and not s.deleted and not s.pending ${which}`,
 		tx
@@ -26,9 +26,9 @@ export async function dbtVersionAt(h: Database, ws: string, path: string, ref: b
 }
 
 /** When the graph of `key` was stored, or null when it was never stored (or was pruned). */
-export async function graphStoredAt(h: Database, key: GraphKey, tx?: Tx): Promise<Date | null> {
+export async function graphStoredAt(database: Database, key: GraphKey, tx?: Tx): Promise<Date | null> {
 	const hash = key.scriptHash === null ? sql`g.script_hash is null` : sql`g.script_path = ${key.scriptPath} and g.script_hash = ${hashText(key.scriptHash)}`;
-	const [r] = await h.rows<{ at: string | Date }>(
+	const [r] = await database.rows<{ at: string | Date }>(
 		sql`select g.ingested_at as at from dbt_graph_snapshot g where g.workspace = ${key.workspace} and g.job_id = ${key.jobId}::uuid and ${hash}`,
 		tx
 	);
@@ -47,7 +47,7 @@ export interface ExportNodeRow {
  * The relations of one stored graph (models, seeds, snapshots, sources: no tests) and the
  * `ref()` edges between them. SQL and typed columns are read only when `authored`.
  */
-export async function exportGraphRows(h: Database, key: GraphKey, authored: boolean, tx?: Tx): Promise<{ nodes: ExportNodeRow[]; edges: { parent: string; child: string }[] }> {
+export async function exportGraphRows(database: Database, key: GraphKey, authored: boolean, tx?: Tx): Promise<{ nodes: ExportNodeRow[]; edges: { parent: string; child: string }[] }> {
 	const keyed = (t: string) => {
 		const a = sql.raw(t);
 		return key.scriptHash === null
@@ -56,13 +56,13 @@ export async function exportGraphRows(h: Database, key: GraphKey, authored: bool
 	};
 	const authoredCols = authored ? sql`n.raw_code as c, n.column_schema as s` : sql`null as c, null as s`;
 	const nodes = await jsonRows<{ u: string; r: string; p: string | null; c: string | null; s: ExportNodeRow['columnSchema'] }>(
-		h,
+		database,
 		sql`select n.unique_id as u, n.resource_type as r, n.asset_path as p, ${authoredCols}
 		      from dbt_node n where ${keyed('n')} and n.resource_type in ('model', 'seed', 'snapshot', 'source')`,
 		tx
 	);
 	const edges = await jsonRows<{ p: string; c: string }>(
-		h,
+		database,
 		sql`select e.parent_unique_id as p, e.child_unique_id as c from dbt_edge e where ${keyed('e')} and not starts_with(e.child_unique_id, 'test.')`,
 		tx
 	);
@@ -81,11 +81,11 @@ export interface IncomingColumnEdge {
 }
 
 /** Every stored column edge INTO these nodes, whatever its kind (the child index serves it), in no particular order. */
-export async function incomingColumnEdges(h: Database, key: GraphKey, childIds: readonly string[], tx?: Tx): Promise<IncomingColumnEdge[]> {
+export async function incomingColumnEdges(database: Database, key: GraphKey, childIds: readonly string[], tx?: Tx): Promise<IncomingColumnEdge[]> {
 	if (childIds.length === 0) return [];
 	const g = graphIdOf(key);
 	const rows = await jsonRows<{ pu: string; pc: string; cu: string; cc: string; k: string }>(
-		h,
+		database,
 		sql`select pe.pu, pe.pc, ce.cu, ce.cc, e.lineage_kind as k
 		      from dbt_column_edge e
 		      ${namedEnds('e')}
@@ -107,8 +107,8 @@ export interface ProducerUsage {
  * The usage rows of every producer (SQL script) whose newest live version reads or writes an
  * asset, with that version. The caller picks the producers around a project from them.
  */
-export async function producerUsage(h: Database, ws: string, tx?: Tx): Promise<ProducerUsage[]> {
-	const rows = await h.rows<{ script_path: string; hash: unknown; asset_kind: string; asset_path: string; access: string }>(
+export async function producerUsage(database: Database, ws: string, tx?: Tx): Promise<ProducerUsage[]> {
+	const rows = await database.rows<{ script_path: string; hash: unknown; asset_kind: string; asset_path: string; access: string }>(
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash from script s
 		       where s.workspace = ${ws} and s.language = any(${sql.param([...PRODUCER_LANGUAGES])}::text[]) and not s.deleted and not s.archived and not s.pending
@@ -124,8 +124,8 @@ export async function producerUsage(h: Database, ws: string, tx?: Tx): Promise<P
 }
 
 /** Default database per warehouse name (dataset names are qualified with it). */
-export async function warehouseDatabases(h: Database, ws: string, tx?: Tx): Promise<Map<string, string | null>> {
-	const rows = await h.rows<{ name: string; db: string | null }>(
+export async function warehouseDatabases(database: Database, ws: string, tx?: Tx): Promise<Map<string, string | null>> {
+	const rows = await database.rows<{ name: string; db: string | null }>(
 		sql`select name, default_database as db from warehouse where workspace = ${ws}`,
 		tx
 	);

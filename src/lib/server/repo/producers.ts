@@ -28,8 +28,8 @@ export async function insertProducerLineage(tx: Tx, workspace: string, scriptPat
 }
 
 /** One version's stored lineage, in stored order. */
-export async function producerLineageOfVersion(h: Database, workspace: string, scriptHash: bigint, tx?: Tx): Promise<ProducerLineageRow[]> {
-	const rows = await h.rows<Record<string, string>>(
+export async function producerLineageOfVersion(database: Database, workspace: string, scriptHash: bigint, tx?: Tx): Promise<ProducerLineageRow[]> {
+	const rows = await database.rows<Record<string, string>>(
 		sql`select output_asset_kind, output_asset_path, output_column, input_asset_kind, input_asset_path, input_column, source, lineage_kind
 		      from producer_column_lineage
 		     where workspace = ${workspace} and script_hash = ${scriptHash.toString()}::bigint
@@ -68,9 +68,9 @@ export interface RelationColumnsCandidate {
  * (a simple rule: "the newest version graph of any path that has this asset_path"); run
  * snapshots and previews never do. The caller picks the first candidate it may read.
  */
-export async function relationColumnCandidates(h: Database, workspace: string, assetPaths: string[], tx?: Tx): Promise<RelationColumnsCandidate[]> {
+export async function relationColumnCandidates(database: Database, workspace: string, assetPaths: string[], tx?: Tx): Promise<RelationColumnsCandidate[]> {
 	if (assetPaths.length === 0) return [];
-	const rows = await h.rows<{ asset_path: string; script_path: string; resource_type: string; column_schema: unknown; columns: unknown }>(
+	const rows = await database.rows<{ asset_path: string; script_path: string; resource_type: string; column_schema: unknown; columns: unknown }>(
 		sql`select n.asset_path, n.script_path, n.resource_type, n.column_schema, n.columns
 		      from dbt_node n
 		      join lateral (
@@ -118,9 +118,9 @@ export interface LakeColumnsCandidate {
  * each producer path that publishes a write of the table. A column that reads no input (a
  * count(*), a literal) has no stored row, so these lists are never known to be complete.
  */
-export async function lakeTableColumns(h: Database, workspace: string, assetPaths: string[], tx?: Tx): Promise<LakeColumnsCandidate[]> {
+export async function lakeTableColumns(database: Database, workspace: string, assetPaths: string[], tx?: Tx): Promise<LakeColumnsCandidate[]> {
 	if (assetPaths.length === 0) return [];
-	const rows = await h.rows<{ asset_path: string; script_path: string; output_column: string }>(
+	const rows = await database.rows<{ asset_path: string; script_path: string; output_column: string }>(
 		sql`select p.output_asset_path as asset_path, p.script_path, p.output_column
 		      from asset_usage u
 		      join lateral (

@@ -24,7 +24,7 @@ export interface ProjectListRow {
 /** Projects past this many are not listed (the page says how many it shows). */
 export const PROJECT_LIST_LIMIT = 200;
 
-export async function listProjects(h: Database, ws: string, f: ScriptPathFilter): Promise<ProjectListRow[]> {
+export async function listProjects(database: Database, ws: string, f: ScriptPathFilter): Promise<ProjectListRow[]> {
 	// The newest live version per path (script_path_idx order), its deploy job's counts (numbers
 	// only, read in SQL so no result document travels) and the path's newest started run.
 	const rows = await jsonRows<{
@@ -46,7 +46,7 @@ export async function listProjects(h: Database, ws: string, f: ScriptPathFilter)
 		run_command: string | null;
 		run_at: string | null;
 	}>(
-		h,
+		database,
 		sql`with live as materialized (
 		      select distinct on (s.path) s.path, s.hash, s.language, s.created_at, s.created_by, s.lock->>'engine' as lock_engine from script s
 		       where s.workspace = ${ws} and not s.deleted and not s.archived and not s.pending

@@ -44,8 +44,8 @@ interface ClaimRow {
  * two workers never take one job; a job canceled before it was claimed is no longer `queued` and
  * is never picked.
  */
-export async function claimNextJob(h: Database, workerId: string, kinds: readonly ('run' | 'deploy' | 'lineage')[] = ['run', 'deploy', 'lineage']): Promise<ClaimedJob | null> {
-	const [r] = await h.rows<ClaimRow>(
+export async function claimNextJob(database: Database, workerId: string, kinds: readonly ('run' | 'deploy' | 'lineage')[] = ['run', 'deploy', 'lineage']): Promise<ClaimedJob | null> {
+	const [r] = await database.rows<ClaimRow>(
 		sql`update job set status = 'running', worker_id = ${workerId}, started_at = now(), heartbeat_at = now()
 		     where id = (with waiting as (select distinct workspace from job
 		                                   where status = 'queued' and kind = 'lineage' and not cancel_requested),
@@ -85,8 +85,8 @@ export interface Beat {
 }
 
 /** Proves the worker alive for `jobId`; answers whether someone asked to cancel it. */
-export async function heartbeat(h: Database, jobId: string, workerId: string): Promise<Beat> {
-	const [r] = await h.rows<{ cancel_requested: boolean }>(
+export async function heartbeat(database: Database, jobId: string, workerId: string): Promise<Beat> {
+	const [r] = await database.rows<{ cancel_requested: boolean }>(
 		sql`update job set heartbeat_at = now()
 		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running'
 		 returning cancel_requested`
@@ -99,12 +99,12 @@ export async function heartbeat(h: Database, jobId: string, workerId: string): P
  * statement. False when the job was no longer this worker's (a reclaim already ended it).
  */
 export async function finishJob(
-	h: Database,
+	database: Database,
 	jobId: string,
 	workerId: string,
 	end: { status: Extract<JobStatus, 'success' | 'failure' | 'canceled'>; result: unknown; log: string }
 ): Promise<boolean> {
-	const rows = await h.rows<{ id: string }>(
+	const rows = await database.rows<{ id: string }>(
 		sql`update job set status = ${end.status}, result = ${JSON.stringify(end.result ?? null)}::jsonb, completed_at = now(),
 		                   logs = logs || ${end.log}
 		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running'
@@ -118,8 +118,8 @@ export async function finishJob(
  * its worker stopped before the job did anything that cannot be done again. False when the job
  * was no longer this worker's, or someone asked to cancel it (it then ends instead).
  */
-export async function requeueJob(h: Database, jobId: string, workerId: string, log: string): Promise<boolean> {
-	const rows = await h.rows<{ id: string }>(
+export async function requeueJob(database: Database, jobId: string, workerId: string, log: string): Promise<boolean> {
+	const rows = await database.rows<{ id: string }>(
 		sql`update job set status = 'queued', worker_id = null, started_at = null, heartbeat_at = null, result = null,
 		                   logs = logs || ${log}
 		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running' and not cancel_requested
@@ -129,8 +129,8 @@ export async function requeueJob(h: Database, jobId: string, workerId: string, l
 }
 
 /** Appends to a running job's log, only while `workerId` holds it. */
-export async function appendRunningLog(h: Database, jobId: string, workerId: string, text: string): Promise<boolean> {
-	const rows = await h.rows<{ id: string }>(
+export async function appendRunningLog(database: Database, jobId: string, workerId: string, text: string): Promise<boolean> {
+	const rows = await database.rows<{ id: string }>(
 		sql`update job set logs = logs || ${text}
 		     where id = ${jobId}::uuid and worker_id = ${workerId} and status = 'running'
 		 returning id::text as id`
@@ -149,10 +149,10 @@ export interface ReapedJob {
  * lost its database), appends `message` to its log, and settles its progress rows. Locked rows
  * are skipped, so two reapers (or a reaper and a live heartbeat) never fight over one job.
  */
-export async function reapStaleJobs(h: Database, staleSeconds: number, message: string, progressMessage: string): Promise<ReapedJob[]> {
+export async function reapStaleJobs(database: Database, staleSeconds: number, message: string, progressMessage: string): Promise<ReapedJob[]> {
 	// One transaction: nobody reads a reaped job as failed while its progress still says running.
-	const reaped = await h.db.transaction(async (tx) => {
-		const rows = await h.rows<{ id: string; workspace: string; worker_id: string | null; kind: string }>(
+	const reaped = await database.db.transaction(async (tx) => {
+		const rows = await database.rows<{ id: string; workspace: string; worker_id: string | null; kind: string }>(
 			sql`update job set status = 'failure', completed_at = now(),
 			                   logs = logs || ${`\n${message}\n`},
 			                   result = coalesce(result, '{}'::jsonb) || jsonb_build_object('error', ${message}::text)
@@ -163,11 +163,11 @@ export async function reapStaleJobs(h: Database, staleSeconds: number, message: 
 			 returning id::text as id, workspace, worker_id, kind`,
 			tx
 		);
-		for (const r of rows) await failRunningProgress(h, r.workspace, r.id, progressMessage, tx);
+		for (const r of rows) await failRunningProgress(database, r.workspace, r.id, progressMessage, tx);
 		// A deploy whose worker died never pinned its version: a pending one goes with its job.
 		const deploys = rows.filter((r) => r.kind === 'deploy').map((r) => r.id);
 		if (deploys.length) {
-			await h.rows(
+			await database.rows(
 				sql`delete from script s using job j
 				     where j.id = any(${sql.param(deploys)}::uuid[]) and s.workspace = j.workspace and s.hash = j.script_hash and s.pending`,
 				tx
@@ -179,8 +179,8 @@ export async function reapStaleJobs(h: Database, staleSeconds: number, message: 
 }
 
 /** Every `running` progress row of a job becomes failed with `message` (its run ended without finishing it). */
-export async function failRunningProgress(h: Database, ws: string, jobId: string, message: string, tx?: Tx): Promise<number> {
-	const rows = await h.rows<{ n: unknown }>(
+export async function failRunningProgress(database: Database, ws: string, jobId: string, message: string, tx?: Tx): Promise<number> {
+	const rows = await database.rows<{ n: unknown }>(
 		sql`with u as (update dbt_run_progress set status = 'failed', error = coalesce(error, ${message}), updated_at = now()
 		                where workspace = ${ws} and job_id = ${jobId}::uuid and status = 'running' returning 1)
 		    select count(*)::int as n from u`,
@@ -195,7 +195,7 @@ export async function failRunningProgress(h: Database, ws: string, jobId: string
  * no-op) is removed; any other `running` row failed with `unreportedMessage`.
  */
 export async function settleProgress(
-	h: Database,
+	database: Database,
 	ws: string,
 	jobId: string,
 	plan: { updates: ProgressUpdate[]; untouched: string[] },
@@ -203,7 +203,7 @@ export async function settleProgress(
 	tx?: Tx
 ): Promise<void> {
 	const apply = async (t: Tx) => {
-		await upsertProgress(h, ws, jobId, plan.updates, t);
+		await upsertProgress(database, ws, jobId, plan.updates, t);
 		const settled = new Set(plan.updates.map((u) => u.assetPath));
 		const untouched = [...new Set(plan.untouched)].filter((p) => !settled.has(p));
 		if (untouched.length) {
@@ -218,16 +218,16 @@ export async function settleProgress(
 					)
 				);
 		}
-		await failRunningProgress(h, ws, jobId, unreportedMessage, t);
+		await failRunningProgress(database, ws, jobId, unreportedMessage, t);
 	};
 	if (tx) await apply(tx);
-	else await h.db.transaction(apply);
+	else await database.db.transaction(apply);
 }
 
 /** The status of a job whose cancel was asked for, or null when there is nothing to cancel. */
-export async function requestCancel(h: Database, ws: string, jobId: string, by: string): Promise<JobStatus | null> {
-	return h.db.transaction(async (tx) => {
-		const [r] = await h.rows<{ status: JobStatus; kind: string; script_hash: string | null }>(
+export async function requestCancel(database: Database, ws: string, jobId: string, by: string): Promise<JobStatus | null> {
+	return database.db.transaction(async (tx) => {
+		const [r] = await database.rows<{ status: JobStatus; kind: string; script_hash: string | null }>(
 			sql`update job set cancel_requested = true,
 			                   status = case when status = 'queued' then 'canceled' else status end,
 			                   completed_at = case when status = 'queued' then now() else completed_at end,
@@ -238,15 +238,15 @@ export async function requestCancel(h: Database, ws: string, jobId: string, by: 
 		);
 		// A deploy canceled before a worker took it never pins its version: a pending one goes too.
 		if (r?.status === 'canceled' && r.kind === 'deploy' && r.script_hash !== null) {
-			await h.rows(sql`delete from script where workspace = ${ws} and hash = ${r.script_hash}::bigint and pending`, tx);
+			await database.rows(sql`delete from script where workspace = ${ws} and hash = ${r.script_hash}::bigint and pending`, tx);
 		}
 		return r?.status ?? null;
 	});
 }
 
 /** The project archive of a version, or null when it was deployed from artifacts alone. */
-export async function readArchive(h: Database, ws: string, hash: bigint): Promise<Uint8Array | null> {
-	const [r] = await h.db
+export async function readArchive(database: Database, ws: string, hash: bigint): Promise<Uint8Array | null> {
+	const [r] = await database.db
 		.select({ data: scriptArchive.data })
 		.from(scriptArchive)
 		.where(and(eq(scriptArchive.workspace, ws), eq(scriptArchive.hash, hash)))
@@ -255,7 +255,7 @@ export async function readArchive(h: Database, ws: string, hash: bigint): Promis
 }
 
 /** unique_id → asset path of one stored graph's nodes that have a relation. */
-export async function nodeAssetPaths(h: Database, key: GraphKey): Promise<Map<string, string>> {
+export async function nodeAssetPaths(database: Database, key: GraphKey): Promise<Map<string, string>> {
 	const where =
 		key.scriptHash === null
 			? and(eq(dbtNode.workspace, key.workspace), eq(dbtNode.jobId, key.jobId), isNull(dbtNode.scriptHash))
@@ -265,14 +265,14 @@ export async function nodeAssetPaths(h: Database, key: GraphKey): Promise<Map<st
 					eq(dbtNode.scriptHash, key.scriptHash),
 					eq(dbtNode.jobId, key.jobId)
 				);
-	const rows = await h.db.select({ u: dbtNode.uniqueId, p: dbtNode.assetPath }).from(dbtNode).where(where);
+	const rows = await database.db.select({ u: dbtNode.uniqueId, p: dbtNode.assetPath }).from(dbtNode).where(where);
 	const out = new Map<string, string>();
 	for (const r of rows) if (r.p) out.set(r.u, r.p);
 	return out;
 }
 
 /** Whether cancellation was asked for (a worker checks between phases). */
-export async function cancelRequested(h: Database, jobId: string): Promise<boolean> {
-	const [r] = await h.rows<{ c: boolean }>(sql`select cancel_requested as c from job where id = ${jobId}::uuid`);
+export async function cancelRequested(database: Database, jobId: string): Promise<boolean> {
+	const [r] = await database.rows<{ c: boolean }>(sql`select cancel_requested as c from job where id = ${jobId}::uuid`);
 	return r?.c === true;
 }

@@ -118,14 +118,14 @@ const ASSET_USAGE_COPY_COLUMNS = ['workspace', 'script_path', 'asset_kind', 'ass
  */
 
 export async function publishAssetUsage(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	workspace: string,
 	path: string,
 	hash: bigint,
 	uses: AssetUse[]
 ): Promise<boolean> {
-	await h.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}:${path}`}, 0))`, tx);
+	await database.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}:${path}`}, 0))`, tx);
 	const newest = await newestVersion(tx, workspace, path);
 	if (!newest || newest.hash !== hash) return false;
 	await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)));
@@ -139,7 +139,7 @@ export async function publishAssetUsage(
 	const prefix = `${copyField(workspace)}\t${copyField(path)}\t`;
 	const rows = [...merged.values()];
 	if (rows.length) {
-		await copyRows(h, tx, 'asset_usage', ASSET_USAGE_COPY_COLUMNS, copyChunks(rows, (u) => `${prefix}${copyField(u.assetKind)}\t${copyField(u.assetPath)}\t${copyField(u.access)}\n`));
+		await copyRows(database, tx, 'asset_usage', ASSET_USAGE_COPY_COLUMNS, copyChunks(rows, (u) => `${prefix}${copyField(u.assetKind)}\t${copyField(u.assetPath)}\t${copyField(u.access)}\n`));
 	}
 	return true;
 }
@@ -166,8 +166,8 @@ export interface VersionDetail {
 }
 
 /** A version as its API answer shows it (deleted ones are gone). */
-export async function versionDetail(h: Database, workspace: string, hash: bigint): Promise<VersionDetail | null> {
-	const [r] = await h.rows<{ path: string; language: string; created_by: string; created_at: unknown; pending: boolean; lock: unknown; archive: boolean; job_id: string | null; job_status: string | null }>(
+export async function versionDetail(database: Database, workspace: string, hash: bigint): Promise<VersionDetail | null> {
+	const [r] = await database.rows<{ path: string; language: string; created_by: string; created_at: unknown; pending: boolean; lock: unknown; archive: boolean; job_id: string | null; job_status: string | null }>(
 		sql`select s.path, s.language, s.created_by, s.created_at, s.pending, s.lock,
 		           exists (select 1 from script_archive a where a.workspace = s.workspace and a.hash = s.hash) as archive,
 		           j.id::text as job_id, j.status as job_status
@@ -206,8 +206,8 @@ export interface PathFootprint {
 	active: number;
 }
 
-export async function pathFootprint(h: Database, ws: string, path: string, tx?: Tx): Promise<PathFootprint> {
-	const [r] = await h.rows<{ languages: string[] | null; versions: number; graphs: number; jobs: number; runs: number; previews: number; active: number }>(
+export async function pathFootprint(database: Database, ws: string, path: string, tx?: Tx): Promise<PathFootprint> {
+	const [r] = await database.rows<{ languages: string[] | null; versions: number; graphs: number; jobs: number; runs: number; previews: number; active: number }>(
 		sql`select (select array_agg(distinct language order by language) from script where workspace = ${ws} and path = ${path}) as languages,
 		           (select count(*)::int from script where workspace = ${ws} and path = ${path} and not deleted) as versions,
 		           (select count(*)::int from dbt_graph_snapshot where workspace = ${ws} and script_path = ${path}) as graphs,
@@ -227,21 +227,21 @@ export async function pathFootprint(h: Database, ws: string, path: string, tx?: 
  * archives, graphs and producer lineage by foreign key) and its asset usage. Refused (null) while
  * one of its jobs is queued or running: a worker would write into what is being deleted.
  */
-export async function deletePath(h: Database, ws: string, path: string): Promise<PathFootprint | null> {
-	return h.db.transaction(async (tx) => {
+export async function deletePath(database: Database, ws: string, path: string): Promise<PathFootprint | null> {
+	return database.db.transaction(async (tx) => {
 		// The path's lock, as a deploy publishing its asset usage takes it.
-		await h.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${ws}:${path}`}, 0))`, tx);
-		const f = await pathFootprint(h, ws, path, tx);
+		await database.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${ws}:${path}`}, 0))`, tx);
+		const f = await pathFootprint(database, ws, path, tx);
 		if (f.active > 0) return null;
-		await h.rows(
+		await database.rows(
 			sql`delete from dbt_run_progress where workspace = ${ws} and job_id in (select id from job where workspace = ${ws} and script_path = ${path})`,
 			tx
 		);
-		await h.rows(sql`delete from dbt_edge where workspace = ${ws} and script_path = ${path}`, tx);
-		await h.rows(sql`delete from dbt_node where workspace = ${ws} and script_path = ${path}`, tx);
-		await h.rows(sql`delete from dbt_graph_snapshot where workspace = ${ws} and script_path = ${path}`, tx);
-		await h.rows(sql`delete from job where workspace = ${ws} and script_path = ${path}`, tx);
-		await h.rows(sql`delete from script where workspace = ${ws} and path = ${path}`, tx);
+		await database.rows(sql`delete from dbt_edge where workspace = ${ws} and script_path = ${path}`, tx);
+		await database.rows(sql`delete from dbt_node where workspace = ${ws} and script_path = ${path}`, tx);
+		await database.rows(sql`delete from dbt_graph_snapshot where workspace = ${ws} and script_path = ${path}`, tx);
+		await database.rows(sql`delete from job where workspace = ${ws} and script_path = ${path}`, tx);
+		await database.rows(sql`delete from script where workspace = ${ws} and path = ${path}`, tx);
 		await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, ws), eq(assetUsage.scriptPath, path)));
 		return f;
 	});

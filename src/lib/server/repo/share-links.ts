@@ -32,15 +32,15 @@ const columns = {
 };
 
 export async function insertShareLink(
-	h: Database,
+	database: Database,
 	l: { id: string; workspace: string; jobId: string; kind: ShareDomain; createdBy: string; createdAt: Date; expiresAt: Date | null }
 ): Promise<ShareLinkRow> {
-	const [r] = await h.db.insert(shareLink).values(l).returning(columns);
+	const [r] = await database.db.insert(shareLink).values(l).returning(columns);
 	return r as ShareLinkRow;
 }
 
-export async function getShareLink(h: Database, workspace: string, id: string): Promise<ShareLinkRow | null> {
-	const [r] = await h.db
+export async function getShareLink(database: Database, workspace: string, id: string): Promise<ShareLinkRow | null> {
+	const [r] = await database.db
 		.select(columns)
 		.from(shareLink)
 		.where(and(eq(shareLink.workspace, workspace), eq(shareLink.id, id)))
@@ -49,8 +49,8 @@ export async function getShareLink(h: Database, workspace: string, id: string): 
 }
 
 /** The links of a run that still open it at `now` (neither revoked nor expired). */
-export async function countActiveShareLinks(h: Database, workspace: string, jobId: string, now: Date): Promise<number> {
-	const [r] = await h.rows<{ n: unknown }>(
+export async function countActiveShareLinks(database: Database, workspace: string, jobId: string, now: Date): Promise<number> {
+	const [r] = await database.rows<{ n: unknown }>(
 		sql`select count(*) as n from share_link
 		    where workspace = ${workspace} and job_id = ${jobId}::uuid and revoked_at is null
 		      and (expires_at is null or expires_at > ${now.toISOString()}::timestamptz)`
@@ -62,9 +62,9 @@ export async function countActiveShareLinks(h: Database, workspace: string, jobI
  * A run's links, those still valid at `now` first (so none of them is ever cut off by the
  * limit), then newest first.
  */
-export async function listShareLinks(h: Database, workspace: string, jobId: string, now: Date, limit: number): Promise<ShareLinkRow[]> {
+export async function listShareLinks(database: Database, workspace: string, jobId: string, now: Date, limit: number): Promise<ShareLinkRow[]> {
 	const active = sql`(${shareLink.revokedAt} is null and (${shareLink.expiresAt} is null or ${shareLink.expiresAt} > ${now.toISOString()}::timestamptz))`;
-	const rows = await h.db
+	const rows = await database.db
 		.select(columns)
 		.from(shareLink)
 		.where(and(eq(shareLink.workspace, workspace), eq(shareLink.jobId, jobId)))
@@ -77,8 +77,8 @@ export async function listShareLinks(h: Database, workspace: string, jobId: stri
  * Records a use at `now` unless one at or after `since` is already recorded (another request,
  * perhaps in another process, got there first).
  */
-export async function touchShareLink(h: Database, id: string, now: Date, since: Date): Promise<void> {
-	await h.rows(
+export async function touchShareLink(database: Database, id: string, now: Date, since: Date): Promise<void> {
+	await database.rows(
 		sql`update share_link set last_used_at = ${now.toISOString()}::timestamptz
 		    where id = ${id}::uuid and (last_used_at is null or last_used_at < ${since.toISOString()}::timestamptz)`
 	);
@@ -88,11 +88,11 @@ export async function touchShareLink(h: Database, id: string, now: Date, since: 
  * Revokes a link of a run (once: a second revocation keeps the first one's time and author).
  * The link as it now is, or null when the run has no such link.
  */
-export async function revokeShareLinkRow(h: Database, workspace: string, jobId: string, id: string, by: string, now: Date): Promise<ShareLinkRow | null> {
-	await h.db
+export async function revokeShareLinkRow(database: Database, workspace: string, jobId: string, id: string, by: string, now: Date): Promise<ShareLinkRow | null> {
+	await database.db
 		.update(shareLink)
 		.set({ revokedAt: now, revokedBy: by })
 		.where(and(eq(shareLink.workspace, workspace), eq(shareLink.jobId, jobId), eq(shareLink.id, id), sql`${shareLink.revokedAt} is null`));
-	const r = await getShareLink(h, workspace, id);
+	const r = await getShareLink(database, workspace, id);
 	return r && r.jobId === jobId ? r : null;
 }

@@ -26,10 +26,10 @@ const infoColumns = {
 };
 
 export async function insertToken(
-	h: Database,
+	database: Database,
 	t: { id: string; hash: string; workspace: string; owner: string; label: string; scopes: string[]; expiresAt: Date | null }
 ): Promise<TokenInfo> {
-	const [r] = await h.db.insert(apiToken).values(t).returning(infoColumns);
+	const [r] = await database.db.insert(apiToken).values(t).returning(infoColumns);
 	return r;
 }
 
@@ -44,8 +44,8 @@ export interface TokenOwner {
  * The token with the account it acts as. The owner is found through membership, so a token
  * stops working the moment its owner leaves the workspace.
  */
-export async function findTokenByHash(h: Database, hash: string): Promise<TokenOwner | null> {
-	const [r] = await h.db
+export async function findTokenByHash(database: Database, hash: string): Promise<TokenOwner | null> {
+	const [r] = await database.db
 		.select({ token: infoColumns, accountId: account.id, username: account.username, instanceAdmin: account.instanceAdmin })
 		.from(apiToken)
 		.innerJoin(member, and(eq(member.workspace, apiToken.workspace), eq(member.username, apiToken.owner)))
@@ -60,20 +60,20 @@ const touched = new Map<string, number>();
 const TOUCH_EVERY_MS = 60_000;
 
 /** Records use at most once a minute, so a busy CI token does not write on every request. */
-export async function touchToken(h: Database, id: string): Promise<void> {
+export async function touchToken(database: Database, id: string): Promise<void> {
 	const now = Date.now();
 	if (now - (touched.get(id) ?? 0) < TOUCH_EVERY_MS) return;
 	touched.delete(id);
 	touched.set(id, now);
 	if (touched.size > 10_000) touched.delete(touched.keys().next().value as string);
-	await h.rows(
+	await database.rows(
 		sql`update api_token set last_used_at = now()
 		    where id = ${id} and (last_used_at is null or last_used_at < now() - interval '1 minute')`
 	);
 }
 
-export async function listTokensOf(h: Database, workspace: string, owner: string): Promise<TokenInfo[]> {
-	return h.db
+export async function listTokensOf(database: Database, workspace: string, owner: string): Promise<TokenInfo[]> {
+	return database.db
 		.select(infoColumns)
 		.from(apiToken)
 		.where(and(eq(apiToken.workspace, workspace), eq(apiToken.owner, owner)))
@@ -81,24 +81,24 @@ export async function listTokensOf(h: Database, workspace: string, owner: string
 }
 
 /** Every token of the workspace, of every member (an admin's view: who holds what, to revoke). */
-export async function listTokensIn(h: Database, workspace: string): Promise<TokenInfo[]> {
-	return h.db
+export async function listTokensIn(database: Database, workspace: string): Promise<TokenInfo[]> {
+	return database.db
 		.select(infoColumns)
 		.from(apiToken)
 		.where(eq(apiToken.workspace, workspace))
 		.orderBy(apiToken.owner, desc(apiToken.createdAt), apiToken.id);
 }
 
-export async function getToken(h: Database, workspace: string, id: string): Promise<TokenInfo | null> {
-	const [r] = await h.db
+export async function getToken(database: Database, workspace: string, id: string): Promise<TokenInfo | null> {
+	const [r] = await database.db
 		.select(infoColumns)
 		.from(apiToken)
 		.where(and(eq(apiToken.workspace, workspace), eq(apiToken.id, id)));
 	return r ?? null;
 }
 
-export async function deleteToken(h: Database, workspace: string, id: string): Promise<boolean> {
-	const r = await h.db
+export async function deleteToken(database: Database, workspace: string, id: string): Promise<boolean> {
+	const r = await database.db
 		.delete(apiToken)
 		.where(and(eq(apiToken.workspace, workspace), eq(apiToken.id, id)))
 		.returning({ id: apiToken.id });

@@ -49,13 +49,13 @@ const columns = {
  * form that round-trips what a read showed does not wipe the password).
  */
 export async function upsertWarehouse(
-	h: Database,
+	database: Database,
 	ws: string,
 	w: { name: string; defaultDatabase: string | null; settings: Record<string, unknown>; secrets?: Record<string, string> }
 ): Promise<{ created: boolean; warehouse: WarehouseView }> {
-	const keys = await secretKeys(h);
+	const keys = await secretKeys(database);
 	const seal = (k: string, v: string) => (isSealed(v) ? v : sealSecret(keys.current, secretPlace(ws, w.name, k), v));
-	return h.db.transaction(async (tx) => {
+	return database.db.transaction(async (tx) => {
 		const [old] = await tx
 			.select(columns)
 			.from(warehouse)
@@ -82,13 +82,13 @@ export async function upsertWarehouse(
 	});
 }
 
-export async function listWarehouses(h: Database, ws: string): Promise<WarehouseView[]> {
-	const rows = await h.db.select(columns).from(warehouse).where(eq(warehouse.workspace, ws)).orderBy(warehouse.name);
+export async function listWarehouses(database: Database, ws: string): Promise<WarehouseView[]> {
+	const rows = await database.db.select(columns).from(warehouse).where(eq(warehouse.workspace, ws)).orderBy(warehouse.name);
 	return rows.map(view);
 }
 
-export async function getWarehouse(h: Database, ws: string, name: string): Promise<WarehouseView | null> {
-	const [r] = await h.db
+export async function getWarehouse(database: Database, ws: string, name: string): Promise<WarehouseView | null> {
+	const [r] = await database.db
 		.select(columns)
 		.from(warehouse)
 		.where(and(eq(warehouse.workspace, ws), eq(warehouse.name, name)));
@@ -96,8 +96,8 @@ export async function getWarehouse(h: Database, ws: string, name: string): Promi
 }
 
 /** For the runner only: the secrets, opened, reach dbt as environment variables, never an API answer. */
-export async function getWarehouseWithSecrets(h: Database, ws: string, name: string): Promise<WarehouseWithSecrets | null> {
-	const [r] = await h.db
+export async function getWarehouseWithSecrets(database: Database, ws: string, name: string): Promise<WarehouseWithSecrets | null> {
+	const [r] = await database.db
 		.select(columns)
 		.from(warehouse)
 		.where(and(eq(warehouse.workspace, ws), eq(warehouse.name, name)));
@@ -105,7 +105,7 @@ export async function getWarehouseWithSecrets(h: Database, ws: string, name: str
 	const stored = asObject(r.secrets);
 	const secrets: Record<string, string> = {};
 	if (Object.keys(stored).length) {
-		const keys = await secretKeys(h);
+		const keys = await secretKeys(database);
 		const unset: string[] = [];
 		for (const [k, v] of Object.entries(stored)) {
 			if (typeof v !== 'string') continue;
@@ -126,9 +126,9 @@ export async function getWarehouseWithSecrets(h: Database, ws: string, name: str
  * encryption, or sealed under the previous key of a rotation) is sealed under it. Answers how
  * many values were resealed, and the places of those no key opens (left as they are).
  */
-export async function sealStoredSecrets(h: Database): Promise<{ resealed: number; unreadable: string[] }> {
-	const keys = await secretKeys(h, { withInstanceSecret: true });
-	return h.db.transaction(async (tx) => {
+export async function sealStoredSecrets(database: Database): Promise<{ resealed: number; unreadable: string[] }> {
+	const keys = await secretKeys(database, { withInstanceSecret: true });
+	return database.db.transaction(async (tx) => {
 		const rows = await tx.select({ workspace: warehouse.workspace, ...columns }).from(warehouse).for('update');
 		let resealed = 0;
 		const unreadable: string[] = [];

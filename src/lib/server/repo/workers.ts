@@ -10,15 +10,15 @@ export interface WorkerBeat {
 	running: number;
 }
 
-export async function beatWorker(h: Database, w: WorkerBeat): Promise<void> {
-	await h.rows(
+export async function beatWorker(database: Database, w: WorkerBeat): Promise<void> {
+	await database.rows(
 		sql`insert into worker_presence (worker_id, host, pid, slots, running) values (${w.workerId}, ${w.host}, ${w.pid}, ${w.slots}, ${w.running})
 		    on conflict (worker_id) do update set running = excluded.running, slots = excluded.slots, beat_at = now()`
 	);
 }
 
-export async function removeWorker(h: Database, workerId: string): Promise<void> {
-	await h.rows(sql`delete from worker_presence where worker_id = ${workerId}`);
+export async function removeWorker(database: Database, workerId: string): Promise<void> {
+	await database.rows(sql`delete from worker_presence where worker_id = ${workerId}`);
 }
 
 export interface WorkersSeen {
@@ -29,9 +29,9 @@ export interface WorkersSeen {
 }
 
 /** Workers that beat within `staleSeconds`; older rows (a worker killed without stopping) are dropped. */
-export async function liveWorkers(h: Database, staleSeconds: number): Promise<WorkersSeen> {
-	await h.rows(sql`delete from worker_presence where beat_at < now() - make_interval(secs => ${staleSeconds * 10}::double precision)`);
-	const [r] = await h.rows<{ alive: unknown; running: unknown; slots: unknown }>(
+export async function liveWorkers(database: Database, staleSeconds: number): Promise<WorkersSeen> {
+	await database.rows(sql`delete from worker_presence where beat_at < now() - make_interval(secs => ${staleSeconds * 10}::double precision)`);
+	const [r] = await database.rows<{ alive: unknown; running: unknown; slots: unknown }>(
 		sql`select count(*)::int as alive, coalesce(sum(running), 0)::int as running, coalesce(sum(slots), 0)::int as slots
 		      from worker_presence where beat_at >= now() - make_interval(secs => ${staleSeconds}::double precision)`
 	);
@@ -39,8 +39,8 @@ export async function liveWorkers(h: Database, staleSeconds: number): Promise<Wo
 }
 
 /** Jobs waiting and running, by kind. */
-export async function queueDepth(h: Database): Promise<Record<string, { queued: number; running: number }>> {
-	const rows = await h.rows<{ kind: string; status: string; n: unknown }>(
+export async function queueDepth(database: Database): Promise<Record<string, { queued: number; running: number }>> {
+	const rows = await database.rows<{ kind: string; status: string; n: unknown }>(
 		sql`select kind, status, count(*)::int as n from job where status in ('queued', 'running') group by kind, status`
 	);
 	const out: Record<string, { queued: number; running: number }> = {};
@@ -52,9 +52,9 @@ export async function queueDepth(h: Database): Promise<Record<string, { queued: 
 }
 
 /** Connections open to this database (every process's), and how many are running a query. */
-export async function databaseConnections(h: Database): Promise<{ open: number; active: number } | null> {
-	if (h.kind !== 'postgres') return null;
-	const [r] = await h.rows<{ open: unknown; active: unknown }>(
+export async function databaseConnections(database: Database): Promise<{ open: number; active: number } | null> {
+	if (database.kind !== 'postgres') return null;
+	const [r] = await database.rows<{ open: unknown; active: unknown }>(
 		sql`select count(*)::int as open, count(*) filter (where state = 'active')::int as active
 		      from pg_stat_activity where datname = current_database()`
 	);

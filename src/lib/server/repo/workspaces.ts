@@ -23,10 +23,10 @@ export interface MemberRow {
 
 /** Creates the workspace with its creator as admin; null when the id is taken. */
 export async function createWorkspace(
-	h: Database,
+	database: Database,
 	w: { id: string; name: string; creator: { accountId: string; username: string } }
 ): Promise<WorkspaceRow | null> {
-	return h.db.transaction(async (tx) => {
+	return database.db.transaction(async (tx) => {
 		const [row] = await tx
 			.insert(workspace)
 			.values({ id: w.id, name: w.name, createdBy: w.creator.username })
@@ -43,17 +43,17 @@ export async function createWorkspace(
 	});
 }
 
-export async function getWorkspace(h: Database, id: string): Promise<WorkspaceRow | null> {
-	const [r] = await h.db.select({ id: workspace.id, name: workspace.name }).from(workspace).where(eq(workspace.id, id));
+export async function getWorkspace(database: Database, id: string): Promise<WorkspaceRow | null> {
+	const [r] = await database.db.select({ id: workspace.id, name: workspace.name }).from(workspace).where(eq(workspace.id, id));
 	return r ?? null;
 }
 
 /** The workspaces an account belongs to, by id. */
 export async function workspacesOf(
-	h: Database,
+	database: Database,
 	accountId: string
 ): Promise<{ id: string; name: string; isAdmin: boolean }[]> {
-	return h.db
+	return database.db
 		.select({ id: workspace.id, name: workspace.name, isAdmin: member.isAdmin })
 		.from(member)
 		.innerJoin(workspace, eq(workspace.id, member.workspace))
@@ -75,13 +75,13 @@ export interface MembershipGrants extends Membership {
  * only for a member (no member row, no evaluation); ungated, access/ narrows it.
  */
 export async function loadMembershipGrants(
-	h: Database,
+	database: Database,
 	ws: string,
 	accountId: string,
 	grantee: { user: string; group: string },
 	rider: SQL = sql`null::text`
 ): Promise<(MembershipGrants & { rider: string | null }) | null> {
-	const [r] = await h.rows<{ username: string; is_admin: boolean; groups: string[] | null; folders: string; rider: string | null }>(
+	const [r] = await database.rows<{ username: string; is_admin: boolean; groups: string[] | null; folders: string; rider: string | null }>(
 		sql`with m as (
 		      select m.username, m.is_admin,
 		             (select array_agg(gm.group_name order by gm.group_name)
@@ -102,8 +102,8 @@ export async function loadMembershipGrants(
 	return { username: r.username, isAdmin: r.is_admin, groups: r.groups ?? [], folders: JSON.parse(r.folders) as FolderRow[], rider: r.rider };
 }
 
-export async function listMembers(h: Database, ws: string): Promise<MemberRow[]> {
-	const rows = await h.rows<{ username: string; is_admin: boolean; groups: string[] | null }>(
+export async function listMembers(database: Database, ws: string): Promise<MemberRow[]> {
+	const rows = await database.rows<{ username: string; is_admin: boolean; groups: string[] | null }>(
 		sql`select m.username, m.is_admin,
 		           (select array_agg(gm.group_name order by gm.group_name)
 		              from group_member gm
@@ -116,11 +116,11 @@ export async function listMembers(h: Database, ws: string): Promise<MemberRow[]>
 }
 
 export async function findMember(
-	h: Database,
+	database: Database,
 	ws: string,
 	username: string
 ): Promise<{ username: string; isAdmin: boolean; accountId: string } | null> {
-	const [r] = await h.db
+	const [r] = await database.db
 		.select({ username: member.username, isAdmin: member.isAdmin, accountId: member.accountId })
 		.from(member)
 		.where(and(eq(member.workspace, ws), eq(member.username, username)));
@@ -128,9 +128,9 @@ export async function findMember(
 }
 
 /** Usernames among `names` that are members of the workspace. */
-export async function existingMembers(h: Database, ws: string, names: string[]): Promise<Set<string>> {
+export async function existingMembers(database: Database, ws: string, names: string[]): Promise<Set<string>> {
 	if (names.length === 0) return new Set();
-	const rows = await h.rows<{ username: string }>(
+	const rows = await database.rows<{ username: string }>(
 		sql`select username from member where workspace = ${ws} and username = any(${sql.param(names)}::text[])`
 	);
 	return new Set(rows.map((r) => r.username));
@@ -141,10 +141,10 @@ export async function existingMembers(h: Database, ws: string, names: string[]):
  * when `isAdmin` is undefined). Returns whether the member row is new.
  */
 export async function upsertMember(
-	h: Database,
+	database: Database,
 	m: { workspace: string; accountId: string; username: string; isAdmin?: boolean }
 ): Promise<{ created: boolean; isAdmin: boolean }> {
-	const [r] = await h.rows<{ created: boolean; is_admin: boolean }>(
+	const [r] = await database.rows<{ created: boolean; is_admin: boolean }>(
 		sql`insert into member (workspace, username, account_id, is_admin)
 		    values (${m.workspace}, ${m.username}, ${m.accountId}, ${m.isAdmin ?? false})
 		    on conflict (workspace, username) do update
@@ -154,8 +154,8 @@ export async function upsertMember(
 	return { created: r.created, isAdmin: r.is_admin };
 }
 
-export async function countAdmins(h: Database, ws: string): Promise<number> {
-	const [r] = await h.rows<{ n: number }>(
+export async function countAdmins(database: Database, ws: string): Promise<number> {
+	const [r] = await database.rows<{ n: number }>(
 		sql`select count(*)::int as n from member where workspace = ${ws} and is_admin`
 	);
 	return Number(r.n);
@@ -168,15 +168,15 @@ export async function countAdmins(h: Database, ws: string): Promise<number> {
  * removed and how many of its tokens went with it.
  */
 export async function removeMemberWithGrants(
-	h: Database,
+	database: Database,
 	ws: string,
 	username: string,
 	opts: { keepAnAdmin?: boolean } = {}
 ): Promise<{ removed: boolean; tokens: number; lastAdmin?: boolean }> {
-	return h.db.transaction(async (tx) => {
+	return database.db.transaction(async (tx) => {
 		if (opts.keepAnAdmin) {
 			// The admin rows locked: two admins removing each other at once cannot leave none.
-			const admins = await h.rows<{ username: string }>(sql`select username from member where workspace = ${ws} and is_admin for update`, tx);
+			const admins = await database.rows<{ username: string }>(sql`select username from member where workspace = ${ws} and is_admin for update`, tx);
 			if (admins.length === 1 && admins[0].username === username) return { removed: false, tokens: 0, lastAdmin: true };
 		}
 		const r = await tx
@@ -184,19 +184,19 @@ export async function removeMemberWithGrants(
 			.where(and(eq(member.workspace, ws), eq(member.username, username)))
 			.returning({ username: member.username });
 		if (r.length === 0) return { removed: false, tokens: 0 };
-		await h.rows(sql`delete from group_member where workspace = ${ws} and username = ${username}`, tx);
+		await database.rows(sql`delete from group_member where workspace = ${ws} and username = ${username}`, tx);
 		const grantee = `u/${username}`;
-		await h.rows(
+		await database.rows(
 			sql`update folder set readers = array_remove(readers, ${grantee}), writers = array_remove(writers, ${grantee})
 			     where workspace = ${ws} and (${grantee} = any(readers) or ${grantee} = any(writers))`,
 			tx
 		);
-		const tokens = await h.rows<{ id: string }>(sql`delete from api_token where workspace = ${ws} and owner = ${username} returning id`, tx);
+		const tokens = await database.rows<{ id: string }>(sql`delete from api_token where workspace = ${ws} and owner = ${username} returning id`, tx);
 		return { removed: true, tokens: tokens.length };
 	});
 }
 
-export async function removeMember(h: Database, ws: string, username: string): Promise<boolean> {
-	return (await removeMemberWithGrants(h, ws, username)).removed;
+export async function removeMember(database: Database, ws: string, username: string): Promise<boolean> {
+	return (await removeMemberWithGrants(database, ws, username)).removed;
 }
 

@@ -46,16 +46,16 @@ function publicLock(lock: EngineLock): EngineLock {
 }
 
 export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
-	const { h, job, log } = ctx;
+	const { database, job, log } = ctx;
 	const args = job.args as DeployArgs;
 	const mode: PinMode = args.pin ?? 'before_live';
 	const hash = job.scriptHash;
-	const stored = ((await getJob(h.db, job.workspace, job.id))?.result ?? {}) as Record<string, unknown> & { pending_publish?: PendingPublish };
+	const stored = ((await getJob(database.db, job.workspace, job.id))?.result ?? {}) as Record<string, unknown> & { pending_publish?: PendingPublish };
 	const { pending_publish: requestPublish, ...prior } = stored;
 	let setup: ProjectSetup | null = null;
 	try {
 		if (hash === null || !job.scriptPath) throw new JobFailure('this deploy job names no version');
-		const version = await getVersion(h.db, job.workspace, hash);
+		const version = await getVersion(database.db, job.workspace, hash);
 		if (!version || version.deleted) throw new JobFailure(`version ${hashToHex(hash)} of ${job.scriptPath} no longer exists`);
 		const descriptor = parseDescriptor(version.content);
 		try {
@@ -94,13 +94,13 @@ export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
 		}
 		const lock = lockFromRun(p, packages);
 		const publish = made?.answer.pending_publish ?? requestPublish ?? null;
-		await h.db.transaction(async (tx) => {
+		await database.db.transaction(async (tx) => {
 			if (mode === 'before_live') {
 				if (!(await makeVersionLive(tx, job.workspace, hash, lock))) throw new JobFailure('the version was removed while it was being pinned');
 			} else await setVersionLock(tx, job.workspace, hash, lock);
 			if (publish) {
 				const uses = publish.uses.map(([assetPath, access]) => ({ assetKind: 'dbt' as const, assetPath, access }));
-				const published = await publishAssetUsage(h, tx, job.workspace, job.scriptPath!, hash, uses);
+				const published = await publishAssetUsage(database, tx, job.workspace, job.scriptPath!, hash, uses);
 				log.say(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
 			}
 		});
@@ -117,7 +117,7 @@ export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
 		// A worker shutting down hands this job back to the queue: its version stays pending for the next try.
 		const handedBack = ctx.signal.reason === 'worker-stopped';
 		if (mode === 'before_live' && hash !== null && !handedBack) {
-			const dropped = await h.db.transaction((tx) => dropPendingVersion(tx, job.workspace, hash)).catch(() => false);
+			const dropped = await database.db.transaction((tx) => dropPendingVersion(tx, job.workspace, hash)).catch(() => false);
 			if (dropped) log.say('the version was not pinned, so it was removed with everything stored for it; the previous version stays live');
 			live = false;
 		}
@@ -130,13 +130,13 @@ export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
 
 /** No engine on this worker: the version goes live without a lock, with the reason as a warning. */
 async function liveUnpinned(ctx: ExecContext, mode: PinMode, prior: Record<string, unknown>, publish: PendingPublish | undefined, why: string): Promise<JobEnd> {
-	const { h, job, log } = ctx;
+	const { database, job, log } = ctx;
 	const hash = job.scriptHash!;
-	await h.db.transaction(async (tx) => {
+	await database.db.transaction(async (tx) => {
 		if (mode === 'before_live') await makeVersionLive(tx, job.workspace, hash, null);
 		if (publish) {
 			const uses = publish.uses.map(([assetPath, access]) => ({ assetKind: 'dbt' as const, assetPath, access }));
-			await publishAssetUsage(h, tx, job.workspace, job.scriptPath!, hash, uses);
+			await publishAssetUsage(database, tx, job.workspace, job.scriptPath!, hash, uses);
 		}
 	});
 	const warning = `not pinned: ${why.replace(/ dbt was not started\.$/, '')} The version is live and can be browsed; its runs need that fixed first.`;
@@ -164,12 +164,12 @@ async function manifestFromSource(p: Prepared, hash: bigint, scriptPath: string,
 		ctx.log.say(`dbt compile failed (${exitText(compiled.outcome)}; is the warehouse reachable?): the graph is stored from the parse, without compiled SQL, so no column lineage is inferred${stderrTail(compiled.outcome, p.mask, 8)}`);
 	} else if (existsSync(path.join(p.dirs.target, 'manifest.json'))) manifestPath = path.join(p.dirs.target, 'manifest.json');
 	const bytes = new Uint8Array(await readFile(manifestPath));
-	const answer = await ingestUpload(ctx.h, {
+	const answer = await ingestUpload(ctx.database, {
 		workspace: ctx.job.workspace,
 		path: scriptPath,
 		kind: 'deploy',
 		username,
-		descriptor: (await getVersion(ctx.h.db, ctx.job.workspace, hash))?.content ?? '',
+		descriptor: (await getVersion(ctx.database.db, ctx.job.workspace, hash))?.content ?? '',
 		manifest: { name: 'manifest.json', bytes },
 		into: { hash, jobId: ctx.job.id }
 	});

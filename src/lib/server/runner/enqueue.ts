@@ -44,12 +44,12 @@ export interface RunOffer {
  * conditions queueRun refuses on, checked before a button is shown rather than after it is
  * pressed. Whether the caller may run the path at all is the access layer's (runPageRights).
  */
-export async function runOffer(h: Database, job: JobView): Promise<RunOffer | null> {
+export async function runOffer(database: Database, job: JobView): Promise<RunOffer | null> {
 	if (!job.scriptPath || (job.kind !== 'run' && job.kind !== 'recorded')) return null;
 	if (job.status === 'queued' || job.status === 'running') return null;
-	const version = await newestVersion(h.db, job.workspace, job.scriptPath);
+	const version = await newestVersion(database.db, job.workspace, job.scriptPath);
 	if (!version || version.language !== 'dbt') return null;
-	if (!(await hasArchive(h.db, job.workspace, version.hash))) return null;
+	if (!(await hasArchive(database.db, job.workspace, version.hash))) return null;
 	if (await processWorker()?.engineProblem(engineKindOf(version.content))) return null;
 	const short = hashToHex(version.hash).slice(0, 12);
 	if (job.kind === 'run') {
@@ -72,17 +72,17 @@ export async function runOffer(h: Database, job: JobView): Promise<RunOffer | nu
 }
 
 /** Queues a run of the newest version of `path` for the caller. */
-export async function queueRun(h: Database, p: Principal, path: string, body: Record<string, unknown>): Promise<QueuedJob> {
+export async function queueRun(database: Database, p: Principal, path: string, body: Record<string, unknown>): Promise<QueuedJob> {
 	const args = parseRunArgs(body);
-	const version = await newestVersion(h.db, p.workspace, path);
+	const version = await newestVersion(database.db, p.workspace, path);
 	if (!version) throw notFound(`no deployed version at ${path}`);
 	if (version.language !== 'dbt') throw badRequest(`${path} is a ${version.language} script; only dbt projects run as jobs`);
-	if (!(await hasArchive(h.db, p.workspace, version.hash))) throw badRequest(ARTIFACTS_ONLY);
+	if (!(await hasArchive(database.db, p.workspace, version.hash))) throw badRequest(ARTIFACTS_ONLY);
 	// The worker in this process cannot start dbt at all (no Python, no Fusion binary): say so now.
 	const problem = await processWorker()?.engineProblem(engineKindOf(version.content));
 	if (problem) throw new ApiError(503, problem);
 	if (args.command === 'retry') {
-		const old = await getJobView(h, p.workspace, args.retry_job!);
+		const old = await getJobView(database, p.workspace, args.retry_job!);
 		if (!old || old.kind !== 'run' || old.scriptPath !== path) throw badRequest(`retry_job ${args.retry_job} is not a run of ${path}`);
 		if (old.status !== 'failure' && old.status !== 'canceled') {
 			throw badRequest(`the run ${old.id} is ${old.status}: only a failed or canceled run can be resumed`);
@@ -91,7 +91,7 @@ export async function queueRun(h: Database, p: Principal, path: string, body: Re
 			throw badRequest(`${path} was deployed again since the run ${old.id}, so its failures no longer describe this version: run it normally instead`);
 		}
 	}
-	const id = await h.db.transaction((tx) =>
+	const id = await database.db.transaction((tx) =>
 		insertJob(tx, {
 			workspace: p.workspace,
 			kind: 'run',
@@ -109,18 +109,18 @@ export async function queueRun(h: Database, p: Principal, path: string, body: Re
 }
 
 /** The job a cancel names (400 for a malformed id, 404 for none). */
-export async function jobToCancel(h: Database, ws: string, rawId: string): Promise<JobView> {
+export async function jobToCancel(database: Database, ws: string, rawId: string): Promise<JobView> {
 	const id = rawId.toLowerCase();
 	if (!isJobId(id)) throw badRequest('id must be a job id (a uuid)');
-	const job = await getJobView(h, ws, id);
+	const job = await getJobView(database, ws, id);
 	if (!job) throw notFound('no such job');
 	return job;
 }
 
-export async function cancelRun(h: Database, p: Principal, job: JobView): Promise<CancelAnswer> {
+export async function cancelRun(database: Database, p: Principal, job: JobView): Promise<CancelAnswer> {
 	// Nothing here runs it: its state is what its events say.
 	if (job.kind === 'openlineage') throw new ApiError(409, 'an OpenLineage run is ended by the tool that sends its events (an ABORT or FAIL event), not from here');
-	const status = await requestCancel(h, job.workspace, job.id, p.username);
-	if (status === null) throw new ApiError(409, `the job has already ended (${(await getJobView(h, job.workspace, job.id))?.status ?? job.status})`);
+	const status = await requestCancel(database, job.workspace, job.id, p.username);
+	if (status === null) throw new ApiError(409, `the job has already ended (${(await getJobView(database, job.workspace, job.id))?.status ?? job.status})`);
 	return { job_id: job.id, status: status === 'canceled' ? 'canceled' : 'running', cancel_requested: true };
 }

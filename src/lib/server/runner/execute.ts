@@ -71,7 +71,7 @@ export class JobFailure extends Error {}
 export class EngineMissingFailure extends JobFailure {}
 
 export interface ExecContext {
-	h: Database;
+	database: Database;
 	job: ClaimedJob;
 	workerId: string;
 	/** Aborted with a StopReason. */
@@ -153,7 +153,7 @@ export function checkpoint(ctx: ExecContext, during: string): void {
 async function restoreRetry(ctx: ExecContext, args: RunArgs): Promise<{ args: RunArgs; resumed: NonNullable<Prepared['resumed']>; digest: string | null }> {
 	const id = args.retry_job;
 	if (!id) throw new JobFailure('a retry needs retry_job, the id of the run it resumes');
-	const old = await getJob(ctx.h.db, ctx.job.workspace, id);
+	const old = await getJob(ctx.database.db, ctx.job.workspace, id);
 	if (!old || old.kind !== 'run' || old.scriptPath !== ctx.job.scriptPath) {
 		throw new JobFailure(`retry_job ${id} is not a run of ${ctx.job.scriptPath} in this workspace`);
 	}
@@ -187,7 +187,7 @@ async function restoreRetry(ctx: ExecContext, args: RunArgs): Promise<{ args: Ru
 }
 
 async function prepare(ctx: ExecContext): Promise<Prepared> {
-	const { h, job, log } = ctx;
+	const { database, job, log } = ctx;
 	if (ctx.config.sandbox === 'off') log.say(SANDBOX_OFF_WARNING);
 	let submitted: RunArgs;
 	try {
@@ -196,7 +196,7 @@ async function prepare(ctx: ExecContext): Promise<Prepared> {
 		throw new JobFailure(`the job's arguments are not valid: ${(e as Error).message}`);
 	}
 	if (!job.scriptPath || job.scriptHash === null) throw new JobFailure('this job names no deployed version to run');
-	const version = await getVersion(h.db, job.workspace, job.scriptHash);
+	const version = await getVersion(database.db, job.workspace, job.scriptHash);
 	if (!version || version.deleted) throw new JobFailure(`version ${hashToHex(job.scriptHash)} of ${job.scriptPath} no longer exists`);
 	if (version.language !== 'dbt') throw new JobFailure(`${job.scriptPath} is not a dbt project`);
 	let descriptor: DbtDescriptor;
@@ -274,9 +274,9 @@ export async function setupProject(
 		usesWarehouse?: boolean;
 	}
 ): Promise<ProjectSetup> {
-	const { h, job, log } = ctx;
+	const { database, job, log } = ctx;
 	const { version, descriptor } = opts;
-	const wh = await getWarehouseWithSecrets(h, job.workspace, descriptor.warehouse).catch((e) => {
+	const wh = await getWarehouseWithSecrets(database, job.workspace, descriptor.warehouse).catch((e) => {
 		if (e instanceof SecretUnreadable) throw new JobFailure(e.message);
 		throw e;
 	});
@@ -290,7 +290,7 @@ export async function setupProject(
 		);
 	}
 	const network = wh ? warehouseNetwork(wh.settings) : false;
-	const archive = await readArchive(h, job.workspace, version.hash);
+	const archive = await readArchive(database, job.workspace, version.hash);
 	if (!archive) {
 		throw new JobFailure('this version was deployed from artifacts alone (no project files), so it can be browsed but not run: deploy it with its project files');
 	}
@@ -464,7 +464,7 @@ export async function invoke(p: Prepared, inv: Invocation): Promise<Invoked> {
 					const changes = tracker.applyLines(lines, p.warehouse);
 					if (changes.length === 0) return;
 					try {
-						await upsertProgress(ctx.h, ctx.job.workspace, ctx.job.id, changes.map((c) => ({ assetKind: 'dbt', ...c, error: c.error === null ? null : p.mask(c.error) })));
+						await upsertProgress(ctx.database, ctx.job.workspace, ctx.job.id, changes.map((c) => ({ assetKind: 'dbt', ...c, error: c.error === null ? null : p.mask(c.error) })));
 					} catch (e) {
 						if (!progressFailed) ctx.log.say(`live progress could not be written: ${(e as Error).message}`);
 						progressFailed = true;
@@ -568,16 +568,16 @@ export async function graphFrom(p: Prepared, manifestPath: string, index: { colu
 
 /** Stores the run's graph under its job (a versioned run: only when it differs from the version's). */
 async function storeGraph(p: Prepared, built: BuiltGraph): Promise<boolean> {
-	const { h, job } = p.ctx;
+	const { database, job } = p.ctx;
 	const key: GraphKey = { workspace: job.workspace, scriptPath: job.scriptPath!, scriptHash: job.scriptHash, jobId: job.id };
 	const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, column_edges: built.content.columnEdges?.length ?? null, typed_nodes: built.typedNodes, source: 'run' };
-	const stored = await h.db.transaction(async (tx) => {
+	const stored = await database.db.transaction(async (tx) => {
 		if (key.scriptHash === null) {
 			const { digest, nodeDigests } = await digestGraphInTurns(built.content);
-			await replaceGraph(h, tx, key, built.content, { digest, permissionedAs: job.permissionedAs, stats }, { nodeDigests });
+			await replaceGraph(database, tx, key, built.content, { digest, permissionedAs: job.permissionedAs, stats }, { nodeDigests });
 			return true;
 		}
-		return storeOwnGraph(h, tx, { ...key, scriptHash: key.scriptHash }, built.content, job.permissionedAs, stats);
+		return storeOwnGraph(database, tx, { ...key, scriptHash: key.scriptHash }, built.content, job.permissionedAs, stats);
 	});
 	if (stored) {
 		p.snapshot = true;
@@ -698,10 +698,10 @@ export async function depsPhase(p: Prepared): Promise<{ packageLock: string | nu
 
 /** A version deployed before pinning existed (or with pinning after it went live) is pinned by its first run. */
 async function pinOnFirstRun(p: Prepared, packages: { packageLock: string | null; packageLockText: string | null }): Promise<void> {
-	const { h, job, log } = p.ctx;
+	const { database, job, log } = p.ctx;
 	if (p.lock || job.scriptHash === null) return;
 	const lock = lockFromRun(p, packages);
-	const wrote = await setVersionLock(h.db, job.workspace, job.scriptHash, lock, true);
+	const wrote = await setVersionLock(database.db, job.workspace, job.scriptHash, lock, true);
 	if (wrote) log.say(`pinned this version to ${describeLock(lock)}: its later runs use exactly this engine`);
 }
 
@@ -936,7 +936,7 @@ export interface CatalogPassResult {
  */
 async function catalogPass(p: Prepared, phase: PhaseOutcome): Promise<CatalogPassResult | null> {
 	const { ctx } = p;
-	const { h, job, log } = ctx;
+	const { database, job, log } = ctx;
 	const started = Date.now();
 	const skipped = (reason: string): CatalogPassResult => {
 		log.say(`catalog pass skipped: ${reason}`);
@@ -950,7 +950,7 @@ async function catalogPass(p: Prepared, phase: PhaseOutcome): Promise<CatalogPas
 	if (broken.length) return skipped(`${broken.length} of the project's relations did not build, so the warehouse does not hold the project`);
 	if (job.scriptHash === null || !job.scriptPath) return null;
 	if (p.snapshot) return skipped("this run's model set is its own, not its version's");
-	const marker = await readMarker(h.db, versionKey(job.workspace, job.scriptPath, job.scriptHash));
+	const marker = await readMarker(database.db, versionKey(job.workspace, job.scriptPath, job.scriptHash));
 	if (!marker) return null;
 	const lineageSource = (marker.stats.column_lineage as { source?: string } | undefined)?.source;
 	if (lineageSource === 'engine') return skipped("this version's column lineage is the engine's own index, which a catalog would not improve");
@@ -973,8 +973,8 @@ async function catalogPass(p: Prepared, phase: PhaseOutcome): Promise<CatalogPas
 	const manifest = await fileIfExists(path.join(p.dirs.catalogTarget, 'manifest.json'), 'manifest.json');
 	if (!catalog || !manifest) return failed(`dbt docs generate wrote no ${catalog ? 'manifest.json' : 'catalog.json'}`);
 	try {
-		const version = await getVersion(h.db, job.workspace, job.scriptHash);
-		const answer = await ingestUpload(h, {
+		const version = await getVersion(database.db, job.workspace, job.scriptHash);
+		const answer = await ingestUpload(database, {
 			workspace: job.workspace,
 			path: job.scriptPath,
 			kind: 'deploy',
@@ -1024,11 +1024,11 @@ async function settle(p: Prepared, phase: PhaseOutcome): Promise<JobEnd> {
 
 /** The end of the live view: every relation this run reported gets its settled state, and nothing stays running. */
 export async function settleRelations(p: Pick<Prepared, 'ctx' | 'warehouse' | 'graphKey'>, nodes: readonly RunNodeResult[]): Promise<void> {
-	const { h, job } = p.ctx;
+	const { database, job } = p.ctx;
 	const needFallback = nodes.some((n) => !n.relation_name);
-	const fallback = needFallback && p.graphKey ? await nodeAssetPaths(h, p.graphKey) : new Map<string, string>();
+	const fallback = needFallback && p.graphKey ? await nodeAssetPaths(database, p.graphKey) : new Map<string, string>();
 	const plan = settlementPlan(nodes, p.warehouse, fallback);
-	await settleProgress(h, job.workspace, job.id, plan, UNREPORTED_MESSAGE);
+	await settleProgress(database, job.workspace, job.id, plan, UNREPORTED_MESSAGE);
 }
 
 // ─── Entry ───────────────────────────────────────────────────────────────────────────────
@@ -1072,13 +1072,13 @@ async function settleAfterStop(ctx: ExecContext, p: Prepared | null): Promise<vo
 		await settleRelations(p, p.nodes);
 		return;
 	}
-	await settleProgress(ctx.h, ctx.job.workspace, ctx.job.id, { updates: [], untouched: [] }, UNREPORTED_MESSAGE);
+	await settleProgress(ctx.database, ctx.job.workspace, ctx.job.id, { updates: [], untouched: [] }, UNREPORTED_MESSAGE);
 }
 
 /** Retention runs with every run (DESIGN.md §4): old snapshots and progress rows of the workspace. */
 async function pruneAfterRun(ctx: ExecContext): Promise<void> {
 	const path = ctx.job.scriptPath;
 	if (!path) return;
-	await ctx.h.db.transaction((tx) => pruneGraphs(ctx.h, tx, ctx.job.workspace, path));
+	await ctx.database.db.transaction((tx) => pruneGraphs(ctx.database, tx, ctx.job.workspace, path));
 }
 

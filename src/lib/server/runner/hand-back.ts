@@ -46,7 +46,7 @@ export function handBackRule(kind: string, commands: readonly string[], why?: st
  * (a cancel asked for meanwhile, or a job no longer this worker's, is never re-queued).
  */
 export async function handBack(
-	h: Database,
+	database: Database,
 	job: ClaimedJob,
 	workerId: string,
 	commands: readonly string[],
@@ -58,6 +58,6 @@ export async function handBack(
 	if (!rule.requeue) return { requeued: false, unwritten: '' };
 	await log.settled();
 	const text = log.drain();
-	if (await requeueJob(h, job.id, workerId, text)) return { requeued: true, unwritten: '' };
+	if (await requeueJob(database, job.id, workerId, text)) return { requeued: true, unwritten: '' };
 	return { requeued: false, unwritten: `${text}not re-queued after all: a cancel was asked for, or the job is no longer this worker's\n` };
 }

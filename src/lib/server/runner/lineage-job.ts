@@ -20,7 +20,7 @@ import type { StopReason } from './execute';
 import type { JobLog } from './job-log';
 
 export interface LineageJobContext {
-	h: Database;
+	database: Database;
 	job: ClaimedJob;
 	workerId: string;
 	signal: AbortSignal;
@@ -66,10 +66,10 @@ export function lineageGraphKey(job: ClaimedJob): GraphKey {
 	return { workspace: job.workspace, scriptPath: job.scriptPath ?? '', scriptHash: job.scriptHash, jobId: graphJob };
 }
 
-function dbCache(h: Database, workspace: string): InferCache {
+function dbCache(database: Database, workspace: string): InferCache {
 	return {
-		get: (keys) => cacheGet<ModelLineage>(h, workspace, keys),
-		put: (entries) => cachePut(h, workspace, entries.filter((e) => e.cacheKey !== null).map((e) => ({ key: e.cacheKey!, value: e })))
+		get: (keys) => cacheGet<ModelLineage>(database, workspace, keys),
+		put: (entries) => cachePut(database, workspace, entries.filter((e) => e.cacheKey !== null).map((e) => ({ key: e.cacheKey!, value: e })))
 	};
 }
 
@@ -98,9 +98,9 @@ function capEdges(edges: ColumnEdgeRow[]): { edges: ColumnEdgeRow[]; dropped: nu
 }
 
 export async function executeLineageJob(ctx: LineageJobContext): Promise<LineageJobEnd> {
-	const { h, job, log } = ctx;
+	const { database, job, log } = ctx;
 	const timeoutS = job.timeoutS ?? Math.round((ctx.deadline - job.startedAt.getTime()) / 1000);
-	const plan = await readLineagePlan<InferencePlan>(h, job.id);
+	const plan = await readLineagePlan<InferencePlan>(database, job.id);
 	if (!plan) {
 		const message = 'the inference plan of this job is gone (the job ended before, or its graph was removed)';
 		log.say(message);
@@ -127,11 +127,11 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 		const now = Date.now();
 		if (now - lastWrite < PROGRESS_EVERY_MS && p.done < p.total) return;
 		lastWrite = now;
-		pending = pending.then(() => setLineageProgress(h, job.id, ctx.workerId, p)).catch(() => {});
+		pending = pending.then(() => setLineageProgress(database, job.id, ctx.workerId, p)).catch(() => {});
 	};
 	try {
 		const started = Date.now();
-		const run = inferProject(plan, { threads: ctx.threads, budgetMs: modelBudgetMs(), jobBudgetMs: budgetMs, cache: dbCache(h, job.workspace), onProgress, signal: stop.signal });
+		const run = inferProject(plan, { threads: ctx.threads, budgetMs: modelBudgetMs(), jobBudgetMs: budgetMs, cache: dbCache(database, job.workspace), onProgress, signal: stop.signal });
 		// The pool answers an abort by rejecting; the race also ends a pool that did not notice.
 		const aborted = new Promise<never>((_, reject) => {
 			if (stop.signal.aborted) reject(stop.signal.reason);
@@ -150,13 +150,13 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 			log.say(s.message);
 			await pending;
 			// A stopping worker hands the job back with its plan, or deletes the plan itself.
-			if (stop.signal.reason !== ('worker-stopped' satisfies StopReason)) await deleteLineagePlan(h, job.id);
+			if (stop.signal.reason !== ('worker-stopped' satisfies StopReason)) await deleteLineagePlan(database, job.id);
 			return { status: s.status, result: { error: s.message, progress } };
 		}
 		await pending;
 		const seconds = (Date.now() - started) / 1000;
 
-		const inGraph = await graphNodeIds(h, key);
+		const inGraph = await graphNodeIds(database, key);
 		const counts = { analyzed: 0, partial: 0, failed: 0, skipped: 0, too_complex: 0, pending: 0 };
 		const outcomes = new Map<string, StoredModelOutcome>();
 		const edges = new Map<string, ColumnEdgeRow>();
@@ -189,11 +189,11 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 		if (kept.dropped) log.say(`warning: ${kept.dropped} inferred edges over the ${MAX_STORED_COLUMN_EDGES}-edge cap were dropped (non-direct kinds first)`);
 		const storeStarted = Date.now();
 		// Storing a big project's edges takes a while too (PGlite: tens of seconds at 200,000): say so.
-		await setLineageProgress(h, job.id, ctx.workerId, { done: total, total, storing: true });
+		await setLineageProgress(database, job.id, ctx.workerId, { done: total, total, storing: true });
 		log.say(`storing ${kept.edges.length} column edges`);
-		const stored = await h.db.transaction(async (tx) => {
-			const ok = await replaceInferredLineage(h, tx, key, job.id, kept.edges, outcomes);
-			await deleteLineagePlan(h, job.id, tx);
+		const stored = await database.db.transaction(async (tx) => {
+			const ok = await replaceInferredLineage(database, tx, key, job.id, kept.edges, outcomes);
+			await deleteLineagePlan(database, job.id, tx);
 			return ok;
 		});
 		const result = {
@@ -223,7 +223,7 @@ export async function executeLineageJob(ctx: LineageJobContext): Promise<Lineage
 		// The graph keeps what the deploy stored; the job says why it has no inferred lineage.
 		const message = `column lineage could not be inferred: ${(e as Error).message}`;
 		log.say(message);
-		await deleteLineagePlan(h, job.id).catch(() => {});
+		await deleteLineagePlan(database, job.id).catch(() => {});
 		return { status: 'failure', result: { error: message, progress } };
 	} finally {
 		clearTimeout(timer);

@@ -78,19 +78,19 @@ function readEventLog(file: UploadedFile, warehouse: WarehouseTarget): ReadLog {
 	return { changes, text: text.join('\n'), events, notJson };
 }
 
-async function versionFor(h: Database, p: Principal, input: RecordInput): Promise<ScriptVersion | null> {
-	if (input.scriptHash === undefined) return newestVersion(h.db, p.workspace, input.path);
+async function versionFor(database: Database, p: Principal, input: RecordInput): Promise<ScriptVersion | null> {
+	if (input.scriptHash === undefined) return newestVersion(database.db, p.workspace, input.path);
 	const hash = hexToHash(input.scriptHash);
 	if (hash === null) throw badRequest('script_hash must be 16 hexadecimal digits (a version hash as the deploy answered it)');
-	const v = await getVersion(h.db, p.workspace, hash);
+	const v = await getVersion(database.db, p.workspace, hash);
 	if (!v || v.path !== input.path) throw notFound(`no version ${input.scriptHash} at ${input.path}`);
 	return v;
 }
 
-export async function recordRun(h: Database, p: Principal, input: RecordInput): Promise<RecordAnswer> {
-	const version = await versionFor(h, p, input);
+export async function recordRun(database: Database, p: Principal, input: RecordInput): Promise<RecordAnswer> {
+	const version = await versionFor(database, p, input);
 	const descriptor = parseDescriptor(version?.content ?? '');
-	const wh = await getWarehouse(h, p.workspace, descriptor.warehouse);
+	const wh = await getWarehouse(database, p.workspace, descriptor.warehouse);
 	const warehouse: WarehouseTarget = { name: descriptor.warehouse, defaultDatabase: wh?.defaultDatabase ?? null };
 
 	const parsed = parseRunResults(decodeUtf8(input.runResults), { fileName: input.runResults.name, strict: true });
@@ -132,21 +132,21 @@ export async function recordRun(h: Database, p: Principal, input: RecordInput): 
 		? built
 			? new Map(built.content.nodes.filter((n) => n.assetPath).map((n) => [n.uniqueId, n.assetPath!]))
 			: key
-				? await nodeAssetPaths(h, versionKey(key.workspace, key.scriptPath, key.scriptHash))
+				? await nodeAssetPaths(database, versionKey(key.workspace, key.scriptPath, key.scriptHash))
 				: new Map<string, string>()
 		: new Map<string, string>();
 	const plan = settlementPlan(result.nodes, warehouse, fallback);
 
 	const jobId = randomUUID();
-	const snapshot = await h.db.transaction(async (tx) => {
+	const snapshot = await database.db.transaction(async (tx) => {
 		let stored = false;
 		if (built) {
 			const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, source: 'recorded' };
-			if (key) stored = await storeOwnGraph(h, tx, { ...key, jobId }, built.content, `u/${p.username}`, stats);
+			if (key) stored = await storeOwnGraph(database, tx, { ...key, jobId }, built.content, `u/${p.username}`, stats);
 			else {
 				const { digest, nodeDigests } = await digestGraphInTurns(built.content);
 				await replaceGraph(
-					h,
+					database,
 					tx,
 					{ workspace: p.workspace, scriptPath: input.path, scriptHash: null, jobId },
 					built.content,
@@ -178,9 +178,9 @@ export async function recordRun(h: Database, p: Principal, input: RecordInput): 
 			},
 			jobId
 		);
-		if (events?.changes.length) await upsertProgress(h, p.workspace, jobId, events.changes, tx);
-		await settleProgress(h, p.workspace, jobId, plan, UNREPORTED_MESSAGE, tx);
-		await pruneGraphs(h, tx, p.workspace, input.path);
+		if (events?.changes.length) await upsertProgress(database, p.workspace, jobId, events.changes, tx);
+		await settleProgress(database, p.workspace, jobId, plan, UNREPORTED_MESSAGE, tx);
+		await pruneGraphs(database, tx, p.workspace, input.path);
 		return stored;
 	});
 	return {
@@ -188,7 +188,7 @@ export async function recordRun(h: Database, p: Principal, input: RecordInput): 
 		url: `/w/${p.workspace}/run/${jobId}`,
 		status: failed ? 'failure' : 'success',
 		totals: result.totals,
-		progress_rows: (await progressOf(h, p.workspace, jobId)).length,
+		progress_rows: (await progressOf(database, p.workspace, jobId)).length,
 		graph_snapshot: snapshot
 	};
 }

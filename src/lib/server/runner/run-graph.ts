@@ -54,7 +54,7 @@ export function shapeDigest(nodes: readonly Partial<Record<(typeof NODE_FIELDS)[
 
 /** Stores `content` under `key` (a run's job) unless it is its version's graph; answers whether it did. */
 export async function storeOwnGraph(
-	h: Database,
+	database: Database,
 	tx: Tx,
 	key: GraphKey & { scriptHash: bigint },
 	content: GraphContent,
@@ -71,5 +71,5 @@ export async function storeOwnGraph(
 			}
 		}
 	}
-	return storeRunSnapshot(h, tx, key, content, permissionedAs, stats);
+	return storeRunSnapshot(database, tx, key, content, permissionedAs, stats);
 }

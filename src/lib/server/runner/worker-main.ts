@@ -23,15 +23,15 @@ async function main(): Promise<void> {
 	if (needless.length) say(`note: ${needless.join(' and ')} ${needless.length === 1 ? 'is' : 'are'} set, but a worker does not need ${needless.length === 1 ? 'it' : 'them'}: start workers with DATABASE_URL and TRIBUTARY_ENCRYPTION_KEY only`);
 	if (!process.env.TRIBUTARY_ENCRYPTION_KEY) say('note: TRIBUTARY_ENCRYPTION_KEY is not set: warehouse secrets are opened with the key derived from the share-link secret stored in the database');
 	const graceMs = shutdownGraceMs();
-	const h = await openDatabase({ url });
-	const worker = new Worker({ h, log: say }).start();
+	const database = await openDatabase({ url });
+	const worker = new Worker({ database, log: say }).start();
 	say(`worker ${worker.id} polling for dbt jobs (DBT_BIN=${process.env.DBT_BIN || 'dbt'})`);
 	exitOnStopSignals({
 		graceMs,
 		log: (line) => say(`worker ${worker.id}: ${line}`),
 		stop: async (signal) => {
 			await worker.stop({ handBack: true, withinMs: graceMs, why: signal });
-			await h.close();
+			await database.close();
 		}
 	});
 }

@@ -24,7 +24,7 @@ import { setWorkerWake } from '../wake-worker';
 export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
 
 export interface WorkerOptions {
-	h: Database;
+	database: Database;
 	/** Runs at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
 	slots?: number;
 	/**
@@ -146,7 +146,7 @@ export class Worker {
 		// A claim in flight when the stop began lands after it: that job is stopped like the rest.
 		abortAll();
 		await Promise.allSettled([...this.running.values()].map((r) => r.done));
-		await removeWorker(this.opts.h, this.id).catch(() => {});
+		await removeWorker(this.opts.database, this.id).catch(() => {});
 	}
 
 	private async run(): Promise<void> {
@@ -158,7 +158,7 @@ export class Worker {
 				for (;;) {
 					const kinds = this.freeKinds();
 					if (this.stopping || kinds.length === 0) break;
-					const job = await claimNextJob(this.opts.h, this.id, kinds);
+					const job = await claimNextJob(this.opts.database, this.id, kinds);
 					if (!job) break;
 					claimed = true;
 					this.begin(job);
@@ -186,7 +186,7 @@ export class Worker {
 		const now = Date.now();
 		if (now - this.lastPresence < Math.min(this.staleS * 250, 5_000)) return;
 		this.lastPresence = now;
-		await beatWorker(this.opts.h, { workerId: this.id, host: hostname(), pid: process.pid, slots: this.slots + this.lineageSlots, running: this.running.size });
+		await beatWorker(this.opts.database, { workerId: this.id, host: hostname(), pid: process.pid, slots: this.slots + this.lineageSlots, running: this.running.size });
 	}
 
 	/** The kinds of job this worker has a free slot for. */
@@ -208,11 +208,11 @@ export class Worker {
 		const now = Date.now();
 		if (now - this.lastReap < Math.min(this.staleS * 500, 10_000)) return;
 		this.lastReap = now;
-		const reaped = await reapStaleJobs(this.opts.h, this.staleS, WORKER_STOPPED_MESSAGE, UNREPORTED_MESSAGE);
+		const reaped = await reapStaleJobs(this.opts.database, this.staleS, WORKER_STOPPED_MESSAGE, UNREPORTED_MESSAGE);
 		for (const r of reaped) {
 			this.log(`worker ${this.id}: reclaimed job ${r.id} from ${r.workerId ?? 'an unknown worker'}, which stopped beating; marked failed`);
 			// A lineage job's plan goes with it (a run has none): its graph keeps what the deploy stored.
-			await deleteLineagePlan(this.opts.h, r.id);
+			await deleteLineagePlan(this.opts.database, r.id);
 			await killStrayGroup(r.id);
 		}
 	}
@@ -237,8 +237,8 @@ export class Worker {
 
 	private async execute(entry: Running): Promise<void> {
 		const { job, abort } = entry;
-		const h = this.opts.h;
-		const log = new JobLog((text) => appendRunningLog(h, job.id, this.id, text), {
+		const database = this.opts.database;
+		const log = new JobLog((text) => appendRunningLog(database, job.id, this.id, text), {
 			consoleBytes: this.config.consoleLogBytes,
 			flushMs: this.config.logFlushMs
 		});
@@ -247,7 +247,7 @@ export class Worker {
 		log.say(`claimed by worker ${this.id}; deadline in ${timeoutS} s`);
 		this.log(`worker ${this.id}: running job ${job.id} (${job.scriptPath})`);
 		const beat = setInterval(() => {
-			heartbeat(h, job.id, this.id).then(
+			heartbeat(database, job.id, this.id).then(
 				(b) => {
 					if (!b.owned) abort.abort('lost' satisfies StopReason);
 					else if (b.cancelRequested) abort.abort('canceled' satisfies StopReason);
@@ -258,15 +258,15 @@ export class Worker {
 		try {
 			const end =
 				job.kind === 'lineage'
-					? await executeLineageJob({ h, job, workerId: this.id, signal: abort.signal, deadline, log })
+					? await executeLineageJob({ database, job, workerId: this.id, signal: abort.signal, deadline, log })
 					: job.kind === 'deploy'
-						? await executeDeployJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) })
-						: await executeJob({ h, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
+						? await executeDeployJob({ database, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) })
+						: await executeJob({ database, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
 			clearInterval(beat);
 			let unwritten = '';
 			const stoppedByUs = abort.signal.reason === ('worker-stopped' satisfies StopReason);
 			if (stoppedByUs && this.stopOptions.handBack && end.status === 'failure') {
-				const back = await handBack(h, job, this.id, entry.commands, this.stopOptions.why, log);
+				const back = await handBack(database, job, this.id, entry.commands, this.stopOptions.why, log);
 				if (back.requeued) {
 					this.log(`worker ${this.id}: job ${job.id} handed back to the queue`);
 					return;
@@ -274,12 +274,12 @@ export class Worker {
 				unwritten = back.unwritten;
 			}
 			// Not re-queued: its plan goes with it, as with a reclaimed job.
-			if (stoppedByUs && job.kind === 'lineage') await deleteLineagePlan(h, job.id).catch(() => {});
+			if (stoppedByUs && job.kind === 'lineage') await deleteLineagePlan(database, job.id).catch(() => {});
 			if (this.config.openLineage && job.kind === 'run') {
-				await pushRunEvents(h, settledView(job, end.status), { status: end.status, result: end.result, completedAt: new Date() }, this.config.openLineage, (l) => log.say(l));
+				await pushRunEvents(database, settledView(job, end.status), { status: end.status, result: end.result, completedAt: new Date() }, this.config.openLineage, (l) => log.say(l));
 			}
 			await log.settled();
-			const finished = await finishJob(h, job.id, this.id, { status: end.status, result: end.result, log: unwritten + log.drain() });
+			const finished = await finishJob(database, job.id, this.id, { status: end.status, result: end.result, log: unwritten + log.drain() });
 			if (!finished) this.log(`worker ${this.id}: job ${job.id} was no longer ours when it ended (reclaimed)`);
 			this.log(`worker ${this.id}: job ${job.id} ${end.status}`);
 		} catch (e) {

@@ -21,19 +21,19 @@ export interface PathFootprintAnswer {
 const answerOf = (path: string, f: PathFootprint): PathFootprintAnswer => ({ path, ...f });
 
 /** What deleting `path` would take away, for a caller who may read it (the same 404 otherwise). */
-export async function readPathFootprint(h: Database, p: Principal, path: string): Promise<PathFootprintAnswer> {
+export async function readPathFootprint(database: Database, p: Principal, path: string): Promise<PathFootprintAnswer> {
 	if (!mayReadPath(p, path)) throw notFound(`nothing deployed at ${path}`);
-	const f = await pathFootprint(h, p.workspace, path);
+	const f = await pathFootprint(database, p.workspace, path);
 	if (f.languages.length === 0 && f.jobs === 0) throw notFound(`nothing deployed at ${path}`);
 	return answerOf(path, f);
 }
 
 /** Deletes everything under `path`; answers what went. */
-export async function deleteScriptPath(h: Database, p: Principal, path: string): Promise<PathFootprintAnswer> {
+export async function deleteScriptPath(database: Database, p: Principal, path: string): Promise<PathFootprintAnswer> {
 	requireScriptDelete(p, path);
-	const before = await pathFootprint(h, p.workspace, path);
+	const before = await pathFootprint(database, p.workspace, path);
 	if (before.languages.length === 0 && before.jobs === 0) throw notFound(`nothing deployed at ${path}`);
-	const gone = await deletePath(h, p.workspace, path);
+	const gone = await deletePath(database, p.workspace, path);
 	if (!gone) throw conflict(`${path} has a job queued or running: cancel it or let it end, then delete`);
 	return answerOf(path, gone);
 }

@@ -34,8 +34,8 @@ export function parseVersionHash(raw: string): bigint {
 }
 
 /** One version, for a caller who may read its path (any other caller gets the same 404 as for a missing one). */
-export async function readVersion(h: Database, p: Principal, hash: bigint): Promise<VersionAnswer> {
-	const v = await versionDetail(h, p.workspace, hash);
+export async function readVersion(database: Database, p: Principal, hash: bigint): Promise<VersionAnswer> {
+	const v = await versionDetail(database, p.workspace, hash);
 	if (!v || v.language !== 'dbt' || !mayReadPath(p, v.path)) throw notFound('no dbt project version with this hash');
 	return {
 		hash: hashToHex(v.hash),

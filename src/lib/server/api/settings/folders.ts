@@ -11,8 +11,8 @@ export async function listFoldersAs(p: Principal): Promise<FolderRow[]> {
 
 export async function saveFolderAs(p: Principal, body: Record<string, unknown>): Promise<{ created: boolean; folder: FolderRow }> {
 	requireAdminAccess(p, 'folders', 'write');
-	const h = await getDatabase();
-	const folder = await parseFolderInput(h, p.workspace, body);
-	const { created } = await replaceFolder(h, p.workspace, folder);
+	const database = await getDatabase();
+	const folder = await parseFolderInput(database, p.workspace, body);
+	const { created } = await replaceFolder(database, p.workspace, folder);
 	return { created, folder };
 }

@@ -11,8 +11,8 @@ export async function listGroupsAs(p: Principal): Promise<GroupRow[]> {
 
 export async function saveGroupAs(p: Principal, body: Record<string, unknown>): Promise<{ created: boolean; group: { name: string; members: string[] } }> {
 	requireAdminAccess(p, 'groups', 'write');
-	const h = await getDatabase();
-	const group = await parseGroupInput(h, p.workspace, body);
-	const { created } = await replaceGroup(h, p.workspace, group.name, group.members);
+	const database = await getDatabase();
+	const group = await parseGroupInput(database, p.workspace, body);
+	const { created } = await replaceGroup(database, p.workspace, group.name, group.members);
 	return { created, group };
 }

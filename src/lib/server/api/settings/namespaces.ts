@@ -20,10 +20,10 @@ export interface NamespaceChange {
 /** Maps a job namespace into a folder; a null folder removes the mapping. */
 export async function changeNamespaceAs(p: Principal, body: Record<string, unknown>): Promise<NamespaceChange> {
 	requireAdminAccess(p, 'openlineage', 'write');
-	const h = await getDatabase();
-	const input = await parseNamespaceInput(h, p.workspace, body);
-	if (input.folder === null) return { input, created: false, removed: await deleteNamespace(h, p.workspace, input.namespace) };
-	const created = await setNamespace(h, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
+	const database = await getDatabase();
+	const input = await parseNamespaceInput(database, p.workspace, body);
+	if (input.folder === null) return { input, created: false, removed: await deleteNamespace(database, p.workspace, input.namespace) };
+	const created = await setNamespace(database, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
 	return { input, created, removed: false };
 }
 

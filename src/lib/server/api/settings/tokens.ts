@@ -31,9 +31,9 @@ export async function mintTokenAs(p: Principal, body: Record<string, unknown>): 
 }
 
 export async function revokeTokenAs(p: Principal, id: string): Promise<{ id: string; label: string; deleted: true }> {
-	const h = await getDatabase();
-	const t = id ? await getToken(h, p.workspace, id) : null;
+	const database = await getDatabase();
+	const t = id ? await getToken(database, p.workspace, id) : null;
 	requireTokenRevoke(p, t);
-	await deleteToken(h, p.workspace, t.id);
+	await deleteToken(database, p.workspace, t.id);
 	return { id: t.id, label: t.label, deleted: true };
 }

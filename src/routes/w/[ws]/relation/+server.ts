@@ -15,9 +15,9 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const path = event.url.searchParams.get('path');
 	if (!path || path.length > 255) throw badRequest('path: a relation path is required');
 	const hash = parseScriptHash(new URLSearchParams(event.url.searchParams.has('hash') ? { dbt_script_hash: event.url.searchParams.get('hash')! } : {}));
-	const h = await getDatabase();
-	const named = await grant.readableVersion(h, hash, 'hash');
-	const dbt = await describeRelation(grant, h, path, named);
+	const database = await getDatabase();
+	const named = await grant.readableVersion(database, hash, 'hash');
+	const dbt = await describeRelation(grant, database, path, named);
 	if (!dbt) throw notFound('no dbt project you can read describes this relation');
 	return json(dbt, { headers: { 'cache-control': 'private, no-store' } });
 });

@@ -38,14 +38,14 @@ export const load: PageServerLoad = async (event) => {
 	const path = event.params.path;
 	// One answer for "missing" and "not yours", as everywhere else.
 	if (!parseScriptPath(path) || !canReadPath(p, path)) error(404, 'no such project');
-	const h = await getDatabase();
+	const database = await getDatabase();
 	const access = jobListAccess(p);
-	const deploys = await listJobs(h, p.workspace, { scriptPath: path, kind: 'deploy', limit: 30 }, access);
+	const deploys = await listJobs(database, p.workspace, { scriptPath: path, kind: 'deploy', limit: 30 }, access);
 	const versions: VersionRow[] = [];
 	for (const d of deploys) {
 		// A deploy that failed to pin left no version behind.
 		if (d.scriptHash === null || d.status === 'failure' || d.status === 'canceled') continue;
-		const payload = await getJobPayload(h, p.workspace, d.id, 0);
+		const payload = await getJobPayload(database, p.workspace, d.id, 0);
 		const r = (payload?.result ?? {}) as Record<string, unknown>;
 		const num = (v: unknown) => (typeof v === 'number' ? v : null);
 		versions.push({
@@ -64,7 +64,7 @@ export const load: PageServerLoad = async (event) => {
 	if (versions.length === 0) error(404, 'no deployed version of this project');
 	const asked = event.url.searchParams.get('v');
 	const version = versions.find((v) => v.hash === asked) ?? versions.find((v) => v.live) ?? versions[0];
-	const detail = await readVersion(h, p, hexToHash(version.hash)!).catch(() => null);
+	const detail = await readVersion(database, p, hexToHash(version.hash)!).catch(() => null);
 	// Said beside the Run button before anyone presses it: this worker cannot start dbt at all.
 	const runProblem = detail && mayRun(p, path) ? await processWorker()?.engineProblem(engineKindOf(detail)) : null;
 	let graph;
@@ -72,12 +72,12 @@ export const load: PageServerLoad = async (event) => {
 		// GET assets/graph's gate. The canvas needs the shape only; the details pane reads a
 		// relation's authored fields on selection.
 		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(grantOf(p), h, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
+		graph = await unpinnedAssetGraph(grantOf(p), database, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;
 	}
-	const runs = (await listJobs(h, p.workspace, { scriptPath: path, limit: 40 }, access)).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
+	const runs = (await listJobs(database, p.workspace, { scriptPath: path, limit: 40 }, access)).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
 	return {
 		path,
 		versions,

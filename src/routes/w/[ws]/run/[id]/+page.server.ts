@@ -27,14 +27,14 @@ export const load: PageServerLoad = async (event) => {
 		if (e.status === 401 && !event.locals.auth) redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
 		error(e.status, e.message);
 	}
-	const h = await getDatabase();
+	const database = await getDatabase();
 	// No log: the page reads its tail when its panel is opened (most viewers never do); only
 	// whether there is one, for a viewer who may read it.
-	const payload = await getJobPayloadLogPresence(h, access.job.workspace, access.job.id);
+	const payload = await getJobPayloadLogPresence(database, access.job.workspace, access.job.id);
 	if (!payload) error(404, 'no such job');
 	const job = jobDetailOf(access.job, payload, access.canReadScript);
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
-	const changes = await progressSince(h, access.job.workspace, access.job.id, 0n);
+	const changes = await progressSince(database, access.job.workspace, access.job.id, 0n);
 	// As JSON text: SvelteKit's devalue walks each of thousands of row objects on every open, at
 	// ten times the cost of JSON.stringify (bench/README.md, "polling"); a string it copies whole.
 	const progressJson = JSON.stringify(changes.rows.map((r) => progressItemOf(r, access.canReadScript)));
@@ -44,7 +44,7 @@ export const load: PageServerLoad = async (event) => {
 	const direction = directionFromCookies(event.cookies);
 	let run;
 	try {
-		run = await jobRunCanvas(pinned, h, direction);
+		run = await jobRunCanvas(pinned, database, direction);
 	} catch (e) {
 		if (!(e instanceof ApiError)) throw e;
 		error(e.status, e.message);
@@ -63,7 +63,7 @@ export const load: PageServerLoad = async (event) => {
 		canvasEtag: canvas.etag,
 		canvasDirection: direction,
 		/** The worst result of each relation's tests in this run (the test lens). */
-		testStatuses: await testStatusesOfRun(h, access.job, graph, payload.result),
+		testStatuses: await testStatusesOfRun(database, access.job, graph, payload.result),
 		ownSnapshot: graph.dbt_snapshot_job === access.job.id,
 		graphIngestedAt: graph.dbt_graph_ingested_at ?? null,
 		viewToken,
@@ -75,6 +75,6 @@ export const load: PageServerLoad = async (event) => {
 				: 'You are viewing this run through a share link: SQL, descriptions, columns and column lineage are not shown.',
 		...rights,
 		/** What this viewer can start from this run (resume it, or run a recorded run's project here), or null. */
-		runOffer: rights.mayResume ? await runOffer(h, access.job) : null
+		runOffer: rights.mayResume ? await runOffer(database, access.job) : null
 	};
 };

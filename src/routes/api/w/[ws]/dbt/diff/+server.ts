@@ -12,8 +12,8 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	const path = requireScriptPath(q.get('path'));
 	const to = q.get('to');
 	if (!to) throw badRequest('to: name the ref to compare (a version hash, a preview or run job id, or latest)');
-	const h = await getDatabase();
-	const fromGrant = await diffRefAccess(event, h, event.params.ws, path, q.get('from') || 'latest');
-	const toGrant = await diffRefAccess(event, h, event.params.ws, path, to);
-	return jsonSafe(await lineageDiff(fromGrant, toGrant, h));
+	const database = await getDatabase();
+	const fromGrant = await diffRefAccess(event, database, event.params.ws, path, q.get('from') || 'latest');
+	const toGrant = await diffRefAccess(event, database, event.params.ws, path, to);
+	return jsonSafe(await lineageDiff(fromGrant, toGrant, database));
 });

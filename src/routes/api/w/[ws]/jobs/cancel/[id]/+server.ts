@@ -7,8 +7,8 @@ import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
 	const p = await workspacePrincipal(event, event.params.ws);
-	const h = await getDatabase();
-	const job = await jobToCancel(h, p.workspace, event.params.id);
+	const database = await getDatabase();
+	const job = await jobToCancel(database, p.workspace, event.params.id);
 	requireCancelAccess(p, job);
-	return jsonSafe(await cancelRun(h, p, job));
+	return jsonSafe(await cancelRun(database, p, job));
 });

@@ -16,12 +16,12 @@ import type { RequestHandler } from './$types';
 export const GET: RequestHandler = handleApi(async (event) => {
 	const q = parseJobGetQuery(event.url.searchParams);
 	const a = await jobAccess(event, event.params.ws, event.params.id);
-	const h = await getDatabase();
+	const database = await getDatabase();
 	let answer: JobPoll;
 	const headers: Record<string, string> = { 'cache-control': 'private, no-store' };
 	if (q.progressSince !== null && q.progressSince !== 0n && (q.mode === 'none' || !a.canReadScript)) {
 		// The run page's usual poll (no log, progress changes): one statement.
-		const p = await jobPollWithoutLog(h, a.job.workspace, a.job.id, q.progressSince);
+		const p = await jobPollWithoutLog(database, a.job.workspace, a.job.id, q.progressSince);
 		if (!p) throw new JobNotFoundError();
 		answer = jobDetailOf(a.job, p.payload, a.canReadScript);
 		if (q.mode === 'from') answer = { ...answer, log_from: 0, log_length: 0 };
@@ -30,7 +30,7 @@ export const GET: RequestHandler = handleApi(async (event) => {
 		return jsonSafe(answer, { headers });
 	}
 	if (q.mode === 'from' && a.canReadScript) {
-		const p = await getJobPayloadFrom(h, a.job.workspace, a.job.id, q.offset, JOB_LOG_TAIL);
+		const p = await getJobPayloadFrom(database, a.job.workspace, a.job.id, q.offset, JOB_LOG_TAIL);
 		if (!p) throw new JobNotFoundError();
 		answer = {
 			...jobDetailOf(a.job, { args: p.args, result: p.result, logs: p.logs, logsTruncated: p.from > q.offset }, true),
@@ -40,14 +40,14 @@ export const GET: RequestHandler = handleApi(async (event) => {
 	} else {
 		// A redacted answer carries no log, and neither does logs=false: the log is not read at all.
 		const withLog = a.canReadScript && q.mode === 'tail';
-		const payload = withLog ? await getJobPayload(h, a.job.workspace, a.job.id, JOB_LOG_TAIL) : await getJobPayloadWithoutLog(h, a.job.workspace, a.job.id);
+		const payload = withLog ? await getJobPayload(database, a.job.workspace, a.job.id, JOB_LOG_TAIL) : await getJobPayloadWithoutLog(database, a.job.workspace, a.job.id);
 		if (!payload) throw new JobNotFoundError();
 		answer = jobDetailOf(a.job, payload, a.canReadScript);
 		// A redacted log_offset answer: no log, nothing of it to continue from.
 		if (q.mode === 'from') answer = { ...answer, log_from: 0, log_length: 0 };
 	}
 	if (q.progressSince !== null) {
-		const c = await progressSince(h, a.job.workspace, a.job.id, q.progressSince);
+		const c = await progressSince(database, a.job.workspace, a.job.id, q.progressSince);
 		answer.progress = { cursor: c.cursor, total: c.total, rows: c.rows.map((r) => progressItemOf(r, a.canReadScript)) };
 		headers['x-progress-cursor'] = c.cursor;
 	}
