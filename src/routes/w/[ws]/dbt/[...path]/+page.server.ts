@@ -3,14 +3,14 @@
 // jobs/list; the graph is the asset graph with that version named (GET assets/graph?
 // dbt_script_hash=), narrowed to this project's relations.
 import { error } from '@sveltejs/kit';
-import { canReadPath, grantOf, jobListAccess, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
+import { canReadPath, grantOf, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobSummaryOf } from '$lib/server/jobs-api';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
 import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
 import { folderOf, parseScriptPath } from '$lib/server/paths';
-import { getJobPayload, listJobs } from '$lib/server/repo/jobs';
+import { jobResultOf, jobRowsAs } from '$lib/server/api/jobs/reads';
 import { hexToHash } from '$lib/types/script-hash';
 import { readVersion } from '$lib/server/api/scripts/version';
 import { describeLock } from '$lib/server/dbt-engine-spec';
@@ -39,13 +39,12 @@ export const load: PageServerLoad = async (event) => {
 	// One answer for "missing" and "not yours", as everywhere else.
 	if (!parseScriptPath(path) || !canReadPath(p, path)) error(404, 'no such project');
 	const database = await getDatabase();
-	const access = jobListAccess(p);
-	const deploys = await listJobs(database, p.workspace, { scriptPath: path, kind: 'deploy', limit: 30 }, access);
+	const deploys = await jobRowsAs(p, { scriptPath: path, kind: 'deploy', limit: 30 });
 	const versions: VersionRow[] = [];
 	for (const d of deploys) {
 		// A deploy that failed to pin left no version behind.
 		if (d.scriptHash === null || d.status === 'failure' || d.status === 'canceled') continue;
-		const payload = await getJobPayload(database, p.workspace, d.id, 0);
+		const payload = await jobResultOf(p.workspace, d.id);
 		const r = (payload?.result ?? {}) as Record<string, unknown>;
 		const num = (v: unknown) => (typeof v === 'number' ? v : null);
 		versions.push({
@@ -77,7 +76,7 @@ export const load: PageServerLoad = async (event) => {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;
 	}
-	const runs = (await listJobs(database, p.workspace, { scriptPath: path, limit: 40 }, access)).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
+	const runs = (await jobRowsAs(p, { scriptPath: path, limit: 40 })).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
 	return {
 		path,
 		versions,

@@ -5,11 +5,11 @@ import { error, redirect } from '@sveltejs/kit';
 import { runPageAccess, runPageRights, type JobAccess, type PinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
-import { jobDetailOf, progressItemOf } from '$lib/server/jobs-api';
+import { jobDetailOf } from '$lib/server/jobs-api';
 import { jobRunCanvas } from '$lib/server/lineage-api';
 import { directionFromCookies } from '$lib/server/pages/canvas';
 import { testStatusesOfRun } from '$lib/server/pages/latest-runs';
-import { getJobPayloadLogPresence, progressSince } from '$lib/server/repo/jobs';
+import { jobForRunPage, runProgressOf } from '$lib/server/api/jobs/reads';
 import { runOffer } from '$lib/server/runner/enqueue';
 import type { PageServerLoad } from './$types';
 
@@ -30,14 +30,14 @@ export const load: PageServerLoad = async (event) => {
 	const database = await getDatabase();
 	// No log: the page reads its tail when its panel is opened (most viewers never do); only
 	// whether there is one, for a viewer who may read it.
-	const payload = await getJobPayloadLogPresence(database, access.job.workspace, access.job.id);
+	const payload = await jobForRunPage(access);
 	if (!payload) error(404, 'no such job');
 	const job = jobDetailOf(access.job, payload, access.canReadScript);
 	// Every row, and the cursor the page's polls continue from (they then read changes only).
-	const changes = await progressSince(database, access.job.workspace, access.job.id, 0n);
+	const changes = await runProgressOf(access, 0n);
 	// As JSON text: SvelteKit's devalue walks each of thousands of row objects on every open, at
 	// ten times the cost of JSON.stringify (bench/README.md, "polling"); a string it copies whole.
-	const progressJson = JSON.stringify(changes.rows.map((r) => progressItemOf(r, access.canReadScript)));
+	const progressJson = JSON.stringify(changes.rows);
 	// The canvas itself is not in the page data: the page reads it from jobs/run_canvas (bytes
 	// cached per pinned graph and redaction, with an ETag), so an open no longer serializes it.
 	// The shape graph stays here for the test statuses; it is the graph cache's shared object.
