@@ -101,6 +101,38 @@ describe('constructs per dialect', () => {
 		expect(edges(u)).toEqual(['id <- sales.id:copy', 'month <- sales.feb:mod, sales.jan:mod', 'amount <- sales.feb:copy, sales.jan:copy']);
 	});
 
+	it.each<[SqlDialect, string]>([
+		['postgres', 'SELECT db.orders.id, y.amount AS amount FROM db.orders AS y'],
+		['duckdb', 'SELECT main.orders.id, orders.amount FROM main.orders'],
+		['snowflake', 'SELECT db.main.orders.id, amount FROM db.main.orders o'],
+		['redshift', 'SELECT orders.id, o.amount FROM public.orders o']
+	])('%s: a column qualified by its schema (and database) is that column, a copy, named by its last part', (dialect, sql) => {
+		const [r] = run(sql, dialect);
+		expect(r.outcome).toBe('analyzed');
+		expect(edges(r)).toEqual(['id <- orders.id:copy', 'amount <- orders.amount:copy']);
+	});
+
+	it('a struct field without an alias is named by the field, lineage of its root column', () => {
+		const [r] = run('SELECT o.customer.city FROM orders AS o', 'bigquery');
+		expect(edges(r)).toEqual(['city <- orders.customer:mod']);
+	});
+
+	it('`t.*` over an aliased table names it by its own name', () => {
+		const [r] = run('SELECT sales.* FROM sales s JOIN orders o ON s.id = o.id', 'databricks');
+		expect(edges(r)).toEqual(['id <- sales.id:copy', 'jan <- sales.jan:copy', 'feb <- sales.feb:copy', 'scan: orders.id, sales.id']);
+	});
+
+	it.each<[SqlDialect, string]>([
+		['postgres', 'SELECT o.id, s.jan FROM ((orders AS o JOIN sales AS s ON o.id = s.id))'],
+		['snowflake', 'SELECT o.id, s.jan FROM (orders o JOIN sales s ON o.id = s.id)'],
+		['trino', 'SELECT o.id, s.jan FROM daily d JOIN (orders o JOIN sales s ON o.id = s.id) ON d.id = o.id']
+	])('%s: the tables of a parenthesised join are inputs of the SELECT', (dialect, sql) => {
+		const [r] = run(sql, dialect);
+		expect(r.outcome).toBe('analyzed');
+		expect(edges(r).slice(0, 2)).toEqual(['id <- orders.id:copy', 'jan <- sales.jan:copy']);
+		expect(edges(r)[2]).toMatch(/^scan: .*orders\.id, sales\.id$/);
+	});
+
 	it('a quoted name keeps its case in the output; matching stays case-insensitive', () => {
 		const [r] = run('SELECT "Amount" AS "Total", ID FROM orders', 'snowflake');
 		expect(edges(r)).toEqual(['Total <- orders.amount:copy', 'ID <- orders.id:copy']);

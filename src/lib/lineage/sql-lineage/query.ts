@@ -487,7 +487,18 @@ function evalSet(v: Ast, scope: Scope, ctx: QueryContext, except: boolean): Rel 
 function selectItemName(e: Ast): string | null {
 	if (e.alias) return identName(e.alias.alias);
 	if (e.column) return identName(e.column.name);
+	// `t.s.a`, `db.t.x`: named by the last field, as the warehouses name it.
+	const parts = dotParts(e);
+	if (parts) return parts[parts.length - 1];
 	return null;
+}
+
+/** The join inside a parenthesised FROM item without an alias, if it is one. */
+function joinedTable(item: Ast): Ast | null {
+	let v = item;
+	while (isObj(v) && isObj(v.paren)) v = v.paren.this;
+	if (!isObj(v) || !isObj(v.joined_table) || v.joined_table.alias) return null;
+	return v.joined_table;
 }
 
 function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
@@ -497,9 +508,15 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		const n = identName(w.name);
 		if (n) (scope.windows ??= new Map()).set(lower(n), w.spec);
 	}
-	for (const item of sel.from?.expressions ?? []) scope.entries.push(fromItem(item, scope, ctx));
 	const conditions: Ast[] = [];
-	for (const j of sel.joins ?? []) {
+	const addJoin = (j: Ast) => {
+		const nested = joinedTable(j.this);
+		if (nested) {
+			// `a JOIN (b JOIN c ON …) ON …`: the inner inputs are inputs of this SELECT.
+			addNested(nested);
+			if (j.on) conditions.push(j.on);
+			return;
+		}
 		const entry = fromItem(j.this, scope, ctx);
 		const using = (j.using ?? []).map(identName).filter(Boolean) as string[];
 		entry.using = using.length ? using : null;
@@ -513,7 +530,21 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		}
 		scope.entries.push(entry);
 		if (j.on) conditions.push(j.on);
+	};
+	// `FROM ((a JOIN b ON …))`: a parenthesised join without an alias joins its tables into this
+	// SELECT as if written without the parentheses.
+	const addNested = (jt: Ast) => {
+		const left = joinedTable(jt.left);
+		if (left) addNested(left);
+		else scope.entries.push(fromItem(jt.left, scope, ctx));
+		for (const j of jt.joins ?? []) addJoin(j);
+	};
+	for (const item of sel.from?.expressions ?? []) {
+		const nested = joinedTable(item);
+		if (nested) addNested(nested);
+		else scope.entries.push(fromItem(item, scope, ctx));
 	}
+	for (const j of sel.joins ?? []) addJoin(j);
 	// Hive's and Spark's `LATERAL VIEW explode(arr) t AS x`: a table function over the rows before it.
 	for (const lv of (sel.lateral_views ?? []) as Ast[]) {
 		const rel = relOfSource({ function: { name: Object.keys(lv.this ?? {})[0] ?? 'function', args: [lv.this] } }, scope, ctx);
@@ -582,12 +613,26 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 	return { label: 'select', node: null, complete, ordered, columns, scans, unknown, open, fromFunction, functionEdges, starFrom: starFrom.size ? [...starFrom] : undefined };
 }
 
-function entryMatches(e: Entry, qualifier: string[]): boolean {
+function entryMatches(e: Entry, qualifier: string[], byTableName = false): boolean {
 	const q = qualifier.map(lower);
-	if (e.alias !== null) return q.length === 1 && lower(e.alias) === q[0];
+	if (e.alias !== null && !byTableName) return q.length === 1 && lower(e.alias) === q[0];
 	if (!e.name) return false;
 	const n = e.name.map(lower);
 	return q.length <= n.length && q.every((p, k) => p === n[n.length - q.length + k]);
+}
+
+/**
+ * The input a qualifier names: its alias, or its table's name when it has none; failing both, an
+ * aliased table by its own name (`SELECT db.t.x FROM db.t AS t1`, `tab2.*` over `tab2 a`), which
+ * several warehouses accept and no other input can mean.
+ */
+function findEntry(scope: Scope, qualifier: string[]): Entry | null {
+	for (const byTableName of [false, true])
+		for (let s: Scope | null = scope; s; s = s.parent) {
+			const hit = s.entries.find((e) => entryMatches(e, qualifier, byTableName));
+			if (hit) return hit;
+		}
+	return null;
 }
 
 function expandStar(
@@ -599,7 +644,7 @@ function expandStar(
 	let entries = scope.entries;
 	const qualifier = star.table ? [identName(star.table)!].filter(Boolean) : null;
 	if (qualifier) {
-		const hit = scope.entries.find((e) => entryMatches(e, qualifier));
+		const hit = scope.entries.find((e) => entryMatches(e, qualifier)) ?? scope.entries.find((e) => entryMatches(e, qualifier, true));
 		if (!hit) return { columns: [], complete: false, ordered: true, fromFunction: false, starFrom: [], why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
 		entries = [hit];
 	}
@@ -694,10 +739,8 @@ function columnOf(rel: Rel, column: string): Resolved {
 
 function resolveRef(table: string[] | null, column: string, scope: Scope): Resolved {
 	if (table && table.length) {
-		for (let s: Scope | null = scope; s; s = s.parent) {
-			const hit = s.entries.find((e) => entryMatches(e, table));
-			if (hit) return columnOf(hit.rel, column);
-		}
+		const hit = findEntry(scope, table);
+		if (hit) return columnOf(hit.rel, column);
 		// `s.field` on a struct column `s`.
 		const struct = resolveRef(null, table[0], scope);
 		if (!struct.problem) return { edges: asMod(struct.edges), problem: null };
@@ -766,6 +809,10 @@ function analyzeExpr(expr: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet,
 	const e = unwrap(expr);
 	if (top && isObj(e)) {
 		if (e.column) return refOf(e.column, scope);
+		if (e.dot) {
+			const r = dottedRef(e, scope);
+			if (r) return r.problem ? { edges: [], problem: r.problem } : { edges: r.edges, problem: null };
+		}
 		// `(select max(x) …)`: a scalar subquery's value is its one column, kind kept.
 		if (queryOf(e)) return collect(e, scope, ctx, scans, false);
 		const arg = minMaxArgument(e);
@@ -781,6 +828,43 @@ function analyzeExpr(expr: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet,
 		}
 	}
 	return collect(e, scope, ctx, scans, true);
+}
+
+/**
+ * A dotted reference the parser read as field access on a column (`db.t.x`, `t.s.a`): its
+ * parts, root first, when the chain starts at a column and every step names a field.
+ */
+function dotParts(e: Ast): string[] | null {
+	const fields: string[] = [];
+	let v = e;
+	while (isObj(v) && isObj(v.dot)) {
+		const f = identName(v.dot.field);
+		if (!f) return null;
+		fields.unshift(f);
+		v = v.dot.this;
+	}
+	if (!isObj(v) || !isObj(v.column) || !fields.length) return null;
+	const root = [identName(v.column.schema), identName(v.column.table), identName(v.column.name)];
+	if (root[2] === null) return null;
+	return [...root.filter((p): p is string => p !== null), ...fields];
+}
+
+/**
+ * A dotted chain as a column of a named input when its leading parts name one (`db.t.x`: column
+ * x of table db.t, a copy), the longest qualifier first; the parts after the column are struct
+ * fields (lineage of that column, mod). Null when no leading parts name an input.
+ */
+function dottedRef(e: Ast, scope: Scope): (ExprResult & { field: boolean }) | null {
+	const parts = dotParts(e);
+	if (!parts) return null;
+	for (let q = Math.min(parts.length - 1, 3); q >= 1; q--) {
+		const hit = findEntry(scope, parts.slice(0, q));
+		if (!hit) continue;
+		const r = columnOf(hit.rel, parts[q]);
+		const field = q + 1 < parts.length;
+		return r.problem ? { ...r, field } : { edges: field ? asMod(r.edges) : r.edges, problem: null, field };
+	}
+	return null;
 }
 
 function refOf(column: Ast, scope: Scope): ExprResult {
@@ -827,6 +911,14 @@ function collect(node: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet, asM
 			if (r.problem) problem ??= r.problem;
 			else lists.push(r.edges);
 			return;
+		}
+		if (isObj(v.dot)) {
+			const r = dottedRef(v, scope);
+			if (r) {
+				if (r.problem) problem ??= r.problem;
+				else lists.push(r.edges);
+				return;
+			}
 		}
 		if (v.lambda && isObj(v.lambda)) {
 			const params = ((v.lambda.parameters ?? []) as Ast[]).map((p) => lower(identName(p) ?? ''));
