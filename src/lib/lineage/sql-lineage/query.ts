@@ -10,7 +10,8 @@
 //
 // The rule throughout: where the SQL alone does not decide where a column comes from, the column
 // is reported untraced with the reason. A missing edge is visible; a wrong one is not.
-import type { KnownRelation } from './types';
+import { foldIdentifier } from './dialect';
+import type { KnownRelation, SqlDialect } from './types';
 
 /** Nesting deeper than this (parentheses, subqueries) is "too complex to analyse". */
 const MAX_DEPTH = 400;
@@ -92,6 +93,8 @@ export interface QueryContext {
 	depth: number;
 	deadline: number;
 	budgetMs: number;
+	/** How identifiers fold (output names; the exact match among names differing only in case). */
+	dialect?: SqlDialect;
 }
 
 export class TooComplex extends Error {}
@@ -484,12 +487,17 @@ function evalSet(v: Ast, scope: Scope, ctx: QueryContext, except: boolean): Rel 
 	return { label: 'set operation', node: null, complete: true, ordered: true, columns, scans };
 }
 
-function selectItemName(e: Ast): string | null {
-	if (e.alias) return identName(e.alias.alias);
-	if (e.column) return identName(e.column.name);
+/** An identifier as the dialect folds it (a plain string is taken as unquoted). */
+function foldedName(v: Ast, ctx: QueryContext): string | null {
+	const name = identName(v);
+	return name === null ? null : foldIdentifier(ctx.dialect, name, isObj(v) && v.quoted === true);
+}
+
+function selectItemName(e: Ast, ctx: QueryContext): string | null {
+	if (e.alias) return foldedName(e.alias.alias, ctx);
+	if (e.column) return foldedName(e.column.name, ctx);
 	// `t.s.a`, `db.t.x`: named by the last field, as the warehouses name it.
-	const parts = dotParts(e);
-	if (parts) return parts[parts.length - 1];
+	if (dotParts(e)) return foldedName(e.dot.field, ctx);
 	return null;
 }
 
@@ -583,7 +591,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 			columns.push(...expanded.columns);
 			continue;
 		}
-		const name = selectItemName(item);
+		const name = selectItemName(item, ctx);
 		const expr = item.alias ? item.alias.this : item;
 		const r = analyzeExpr(expr, scope, ctx, scans, true);
 		const col: Col = r.problem ? { name, edges: [], untraced: r.problem } : { name, edges: r.edges };
@@ -717,9 +725,11 @@ function expandStar(
 
 // ─── Column references ────────────────────────────────────────────────────────────────────
 
+/** Matched case-insensitively; among names that differ only in case, the one written as the reference folds. */
 function findColumn(rel: Rel, column: string): Col | null {
 	const k = lower(column);
-	return rel.columns?.find((c) => c.name !== null && lower(c.name) === k) ?? null;
+	const hits = rel.columns?.filter((c) => c.name !== null && lower(c.name) === k) ?? [];
+	return hits.length > 1 ? (hits.find((c) => c.name === column) ?? hits[0]) : (hits[0] ?? null);
 }
 
 type Resolved = { edges: Edge[]; problem: null } | { edges: []; problem: string };
@@ -808,7 +818,7 @@ function minMaxArgument(e: Ast): Ast | null {
 function analyzeExpr(expr: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet, top: boolean): ExprResult {
 	const e = unwrap(expr);
 	if (top && isObj(e)) {
-		if (e.column) return refOf(e.column, scope);
+		if (e.column) return refOf(e.column, scope, ctx);
 		if (e.dot) {
 			const r = dottedRef(e, scope);
 			if (r) return r.problem ? { edges: [], problem: r.problem } : { edges: r.edges, problem: null };
@@ -816,11 +826,11 @@ function analyzeExpr(expr: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet,
 		// `(select max(x) …)`: a scalar subquery's value is its one column, kind kept.
 		if (queryOf(e)) return collect(e, scope, ctx, scans, false);
 		const arg = minMaxArgument(e);
-		if (arg) return refOf(arg.column, scope);
+		if (arg) return refOf(arg.column, scope, ctx);
 		if (e.window_function) {
 			const w = e.window_function;
 			const inner = unwrap(w.this);
-			const head = isObj(inner) && minMaxArgument(inner) ? refOf(minMaxArgument(inner).column, scope) : collect(inner, scope, ctx, scans, true);
+			const head = isObj(inner) && minMaxArgument(inner) ? refOf(minMaxArgument(inner).column, scope, ctx) : collect(inner, scope, ctx, scans, true);
 			const named = identName(w.over?.window_name);
 			const over = collect([w.over, named ? (scope.windows?.get(lower(named)) ?? null) : null], scope, ctx, scans, true);
 			const problem = head.problem ?? over.problem;
@@ -867,8 +877,8 @@ function dottedRef(e: Ast, scope: Scope): (ExprResult & { field: boolean }) | nu
 	return null;
 }
 
-function refOf(column: Ast, scope: Scope): ExprResult {
-	const name = identName(column.name);
+function refOf(column: Ast, scope: Scope, ctx: QueryContext): ExprResult {
+	const name = foldedName(column.name, ctx);
 	if (!name) return { edges: [], problem: 'a column reference without a name' };
 	const table = column.table ? [identName(column.schema), identName(column.table)].filter((p): p is string => p !== null) : null;
 	return resolveRef(table, name, scope);
@@ -907,7 +917,7 @@ function collect(node: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet, asM
 		if (v.column && isObj(v.column) && v.column.name !== undefined && Object.keys(v).length === 1) {
 			const name = identName(v.column.name);
 			if (name && !v.column.table && bound.includes(lower(name))) return;
-			const r = refOf(v.column, scope);
+			const r = refOf(v.column, scope, ctx);
 			if (r.problem) problem ??= r.problem;
 			else lists.push(r.edges);
 			return;
