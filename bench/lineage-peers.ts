@@ -150,7 +150,7 @@ export async function run(): Promise<BenchResult> {
 	const metrics: Metric[] = [
 		metric('cll_public_suite_f1', f1('tributary', 'ALL'), 'ratio', db, { goal: 0.97, better: 'higher', note: 'all four sources, held-out included' }),
 		metric('cll_public_suite_f1_min_dialect', minDialect, 'ratio', db, { goal: 0.95, better: 'higher', note: `the lowest of ${TARGET_DIALECTS.join(', ')}` }),
-		metric('cll_public_suite_f1_held_out', f1('tributary', 'held-out'), 'F1', db, { note: 'OpenLineage (never used to tune)' }),
+		metric('cll_public_suite_f1_held_out', f1('tributary', 'held-out'), 'F1', db, { better: 'higher', note: 'OpenLineage (held out: no convention set by it)' }),
 		metric('cll_speedup_over_sqlglot_3000', speedup, '×', db, {
 			goal: QUICK ? null : 50,
 			better: 'higher',

@@ -175,13 +175,13 @@ describe('inferModel: kinds, scopes and scans', () => {
 			name: 'Snowflake',
 			sql: 'select "ORDER_ID", iff(amount > 0, amount, null) as a from DB.MAIN.ORDERS qualify row_number() over (order by ordered_at) = 1',
 			dialect: 'snowflake',
-			want: ['ORDER_ID <- orders.order_id:copy', 'a <- orders.amount:mod', 'scan: orders.ordered_at']
+			want: ['ORDER_ID <- orders.order_id:copy', 'A <- orders.amount:mod', 'scan: orders.ordered_at']
 		},
 		{
 			name: 'a word the parser reserves but the warehouse does not (`proc`) still works as an alias',
 			sql: 'select proc.order_id, c.name from DB.MAIN.ORDERS proc join DB.MAIN.CUSTOMERS c on c.customer_id = proc.customer_id',
 			dialect: 'snowflake',
-			want: ['order_id <- orders.order_id:copy', 'name <- customers.name:copy', 'scan: customers.customer_id, orders.customer_id']
+			want: ['ORDER_ID <- orders.order_id:copy', 'NAME <- customers.name:copy', 'scan: customers.customer_id, orders.customer_id']
 		},
 		{
 			name: 'SQL that does not parse fails with the line and column',

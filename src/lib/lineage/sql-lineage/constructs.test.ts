@@ -11,7 +11,9 @@ const RELATIONS: Record<string, KnownRelation> = {
 	orders: { node: 'orders', label: 'orders', columns: ['id', 'customer', 'amount', 'items', 'status'], complete: true },
 	sales: { node: 'sales', label: 'sales', columns: ['id', 'jan', 'feb'], complete: true },
 	target: { node: 'target', label: 'target', columns: ['id', 'amount'], complete: true },
-	daily: { node: 'daily', label: 'daily', columns: ['id', 'amount', 'dt'], complete: true }
+	daily: { node: 'daily', label: 'daily', columns: ['id', 'amount', 'dt'], complete: true },
+	// Two columns whose names differ only in case (a quoted name beside an unquoted one).
+	mixed: { node: 'mixed', label: 'mixed', columns: ['id', 'ID', 'Amount', 'amount'], complete: true }
 };
 const resolve: NameResolver = (parts) => RELATIONS[parts[parts.length - 1].toLowerCase()] ?? { unknown: `${parts.join('.')} is not known here` };
 
@@ -29,7 +31,7 @@ function edges(r: StatementLineage): string[] {
 describe('constructs per dialect', () => {
 	it.each<[SqlDialect, string]>([
 		['bigquery', 'SELECT o.customer.address.city AS city FROM orders AS o'],
-		['snowflake', 'SELECT o.customer:address.city::text AS city FROM orders AS o'],
+		['snowflake', 'SELECT o.customer:address.city::text AS "city" FROM orders AS o'],
 		['databricks', "SELECT o.customer['address'] AS city FROM orders AS o"],
 		['duckdb', 'SELECT o.customer.address AS city FROM orders AS o'],
 		['trino', 'SELECT o.customer[1] AS city FROM orders AS o']
@@ -41,7 +43,7 @@ describe('constructs per dialect', () => {
 
 	it.each<[SqlDialect, string]>([
 		['bigquery', 'SELECT o.id, item FROM orders AS o, UNNEST(o.items) AS item'],
-		['snowflake', 'SELECT o.id, f.value AS item FROM orders AS o, LATERAL FLATTEN(input => o.items) f'],
+		['snowflake', 'SELECT o.id AS "id", f.value AS "item" FROM orders AS o, LATERAL FLATTEN(input => o.items) f'],
 		['databricks', 'SELECT o.id, item FROM orders AS o LATERAL VIEW explode(o.items) t AS item'],
 		['postgres', 'SELECT o.id, item FROM orders AS o CROSS JOIN LATERAL unnest(o.items) AS item'],
 		['trino', 'SELECT o.id, item FROM orders AS o CROSS JOIN UNNEST(o.items) AS t (item)']
@@ -66,7 +68,7 @@ describe('constructs per dialect', () => {
 
 	it('QUALIFY reads its columns to filter (a scan)', () => {
 		const [r] = run('SELECT id FROM orders QUALIFY row_number() OVER (PARTITION BY customer ORDER BY amount DESC) = 1', 'snowflake');
-		expect(edges(r)).toEqual(['id <- orders.id:copy', 'scan: orders.amount, orders.customer']);
+		expect(edges(r)).toEqual(['ID <- orders.id:copy', 'scan: orders.amount, orders.customer']);
 	});
 
 	it('MERGE gives lineage into both its update and its insert targets', () => {
@@ -96,9 +98,65 @@ describe('constructs per dialect', () => {
 
 	it('PIVOT: pivoted columns from the aggregate, the key a scan; UNPIVOT: values and names from the columns listed', () => {
 		const [p] = run("SELECT * FROM (SELECT id, status, amount FROM orders) PIVOT (sum(amount) FOR status IN ('paid' AS paid, 'open' AS open))", 'snowflake');
-		expect(edges(p)).toEqual(['id <- orders.id:copy', 'paid <- orders.amount:mod', 'open <- orders.amount:mod', 'scan: orders.status']);
+		expect(edges(p)).toEqual(['ID <- orders.id:copy', 'paid <- orders.amount:mod', 'open <- orders.amount:mod', 'scan: orders.status']);
 		const [u] = run('SELECT * FROM sales UNPIVOT (amount FOR month IN (jan, feb))', 'snowflake');
 		expect(edges(u)).toEqual(['id <- sales.id:copy', 'month <- sales.feb:mod, sales.jan:mod', 'amount <- sales.feb:copy, sales.jan:copy']);
+	});
+
+	it.each<[SqlDialect, string]>([
+		['postgres', 'SELECT db.orders.id, y.amount AS amount FROM db.orders AS y'],
+		['duckdb', 'SELECT main.orders.id, orders.amount FROM main.orders'],
+		['snowflake', 'SELECT db.main.orders.id AS "id", amount AS "amount" FROM db.main.orders o'],
+		['redshift', 'SELECT orders.id, o.amount FROM public.orders o']
+	])('%s: a column qualified by its schema (and database) is that column, a copy, named by its last part', (dialect, sql) => {
+		const [r] = run(sql, dialect);
+		expect(r.outcome).toBe('analyzed');
+		expect(edges(r)).toEqual(['id <- orders.id:copy', 'amount <- orders.amount:copy']);
+	});
+
+	it('a struct field without an alias is named by the field, lineage of its root column', () => {
+		const [r] = run('SELECT o.customer.city FROM orders AS o', 'bigquery');
+		expect(edges(r)).toEqual(['city <- orders.customer:mod']);
+	});
+
+	it('`t.*` over an aliased table names it by its own name', () => {
+		const [r] = run('SELECT sales.* FROM sales s JOIN orders o ON s.id = o.id', 'databricks');
+		expect(edges(r)).toEqual(['id <- sales.id:copy', 'jan <- sales.jan:copy', 'feb <- sales.feb:copy', 'scan: orders.id, sales.id']);
+	});
+
+	it.each<[SqlDialect, string]>([
+		['postgres', 'SELECT o.id, s.jan FROM ((orders AS o JOIN sales AS s ON o.id = s.id))'],
+		['databricks', 'SELECT o.id, s.jan FROM (orders o JOIN sales s ON o.id = s.id)'],
+		['trino', 'SELECT o.id, s.jan FROM daily d JOIN (orders o JOIN sales s ON o.id = s.id) ON d.id = o.id']
+	])('%s: the tables of a parenthesised join are inputs of the SELECT', (dialect, sql) => {
+		const [r] = run(sql, dialect);
+		expect(r.outcome).toBe('analyzed');
+		expect(edges(r).slice(0, 2)).toEqual(['id <- orders.id:copy', 'jan <- sales.jan:copy']);
+		expect(edges(r)[2]).toMatch(/^scan: .*orders\.id, sales\.id$/);
+	});
+
+	it.each<[SqlDialect, string[]]>([
+		['snowflake', ['ID <- orders.id:copy', 'TOTAL <- orders.amount:copy', 'Total <- orders.amount:copy']],
+		['postgres', ['id <- orders.id:copy', 'total <- orders.amount:copy', 'Total <- orders.amount:copy']],
+		['redshift', ['id <- orders.id:copy', 'total <- orders.amount:copy', 'total <- orders.amount:copy']],
+		['trino', ['id <- orders.id:copy', 'total <- orders.amount:copy', 'total <- orders.amount:copy']],
+		['bigquery', ['Id <- orders.id:copy', 'Total <- orders.amount:copy', 'Total <- orders.amount:copy']],
+		['duckdb', ['Id <- orders.id:copy', 'Total <- orders.amount:copy', 'Total <- orders.amount:copy']]
+	])('%s: output names fold as the warehouse folds unquoted (and quoted) identifiers', (dialect, want) => {
+		const q = dialect === 'bigquery' ? '`' : '"';
+		const [r] = run(`SELECT Id, amount AS Total, amount AS ${q}Total${q} FROM orders`, dialect);
+		expect(edges(r)).toEqual(want);
+	});
+
+	it('names that differ only in case: the reference is the column its folded name is', () => {
+		expect(edges(run('SELECT id AS a, "id" AS b FROM mixed', 'snowflake')[0])).toEqual(['A <- mixed.ID:copy', 'B <- mixed.id:copy']);
+		expect(edges(run('SELECT AMOUNT AS a, "Amount" AS b FROM mixed', 'postgres')[0])).toEqual(['a <- mixed.amount:copy', 'b <- mixed.Amount:copy']);
+	});
+
+	it('a word the parser reserves, quoted to parse, still folds as the dialect folds it', () => {
+		const [r] = run('SELECT proc.id, first.amount FROM orders proc JOIN daily first ON first.id = proc.id', 'snowflake');
+		expect(r.outcome).toBe('analyzed');
+		expect(edges(r).slice(0, 2)).toEqual(['ID <- orders.id:copy', 'AMOUNT <- daily.amount:copy']);
 	});
 
 	it('a quoted name keeps its case in the output; matching stays case-insensitive', () => {

@@ -4,7 +4,7 @@
 // inference threads, the producer-analysis thread, tests and benchmarks.
 import { generate, parse } from '@polyglot-sql/sdk';
 import { COMPLEXITY_LIMITS } from '../infer/complexity';
-import { POLYGLOT_DIALECT, quoteIdentifier } from './dialect';
+import { foldIdentifier, POLYGLOT_DIALECT, quoteIdentifier } from './dialect';
 import { queryRoot, type Ast } from './query';
 import { blankComments, querySpan, statementHead, type StatementHead } from './text';
 import type { SqlDialect, SqlPosition } from './types';
@@ -32,7 +32,7 @@ export interface ParsedStatement {
  * Parses, and where the parser refuses a word its grammar reserves but the warehouse does not
  * (`from claims proc`, `join values first` parse on Snowflake), quotes the word it stopped at and
  * tries again. Compiled SQL has run on its warehouse, so a refusal is the parser's, not the SQL's.
- * Identifiers are matched case-insensitively here, so quoting does not change what it names.
+ * The word is quoted in the case the dialect folds it to, so quoting does not change what it names.
  * The first failure is the one reported when no retry helps.
  */
 function parseTolerantly(sql: string, dialect: SqlDialect): Ast {
@@ -45,7 +45,8 @@ function parseTolerantly(sql: string, dialect: SqlDialect): Ast {
 		if (typeof start !== 'number' || /["`\w]/.test(text[start - 1] ?? '')) break;
 		const word = /^[A-Za-z_][A-Za-z0-9_]*/.exec(text.slice(start))?.[0];
 		if (!word) break;
-		text = `${text.slice(0, start)}${quoteIdentifier(dialect, word)}${text.slice(start + word.length)}`;
+		// Quoted as the dialect folds it unquoted, so the name it gives is the same.
+		text = `${text.slice(0, start)}${quoteIdentifier(dialect, foldIdentifier(dialect, word, false))}${text.slice(start + word.length)}`;
 		current = parse(text, name) as Ast;
 	}
 	return current.success ? current : first;

@@ -10,7 +10,8 @@
 //
 // The rule throughout: where the SQL alone does not decide where a column comes from, the column
 // is reported untraced with the reason. A missing edge is visible; a wrong one is not.
-import type { KnownRelation } from './types';
+import { foldIdentifier } from './dialect';
+import type { KnownRelation, SqlDialect } from './types';
 
 /** Nesting deeper than this (parentheses, subqueries) is "too complex to analyse". */
 const MAX_DEPTH = 400;
@@ -92,6 +93,8 @@ export interface QueryContext {
 	depth: number;
 	deadline: number;
 	budgetMs: number;
+	/** How identifiers fold (output names; the exact match among names differing only in case). */
+	dialect?: SqlDialect;
 }
 
 export class TooComplex extends Error {}
@@ -484,10 +487,26 @@ function evalSet(v: Ast, scope: Scope, ctx: QueryContext, except: boolean): Rel 
 	return { label: 'set operation', node: null, complete: true, ordered: true, columns, scans };
 }
 
-function selectItemName(e: Ast): string | null {
-	if (e.alias) return identName(e.alias.alias);
-	if (e.column) return identName(e.column.name);
+/** An identifier as the dialect folds it (a plain string is taken as unquoted). */
+function foldedName(v: Ast, ctx: QueryContext): string | null {
+	const name = identName(v);
+	return name === null ? null : foldIdentifier(ctx.dialect, name, isObj(v) && v.quoted === true);
+}
+
+function selectItemName(e: Ast, ctx: QueryContext): string | null {
+	if (e.alias) return foldedName(e.alias.alias, ctx);
+	if (e.column) return foldedName(e.column.name, ctx);
+	// `t.s.a`, `db.t.x`: named by the last field, as the warehouses name it.
+	if (dotParts(e)) return foldedName(e.dot.field, ctx);
 	return null;
+}
+
+/** The join inside a parenthesised FROM item without an alias, if it is one. */
+function joinedTable(item: Ast): Ast | null {
+	let v = item;
+	while (isObj(v) && isObj(v.paren)) v = v.paren.this;
+	if (!isObj(v) || !isObj(v.joined_table) || v.joined_table.alias) return null;
+	return v.joined_table;
 }
 
 function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
@@ -497,9 +516,15 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		const n = identName(w.name);
 		if (n) (scope.windows ??= new Map()).set(lower(n), w.spec);
 	}
-	for (const item of sel.from?.expressions ?? []) scope.entries.push(fromItem(item, scope, ctx));
 	const conditions: Ast[] = [];
-	for (const j of sel.joins ?? []) {
+	const addJoin = (j: Ast) => {
+		const nested = joinedTable(j.this);
+		if (nested) {
+			// `a JOIN (b JOIN c ON …) ON …`: the inner inputs are inputs of this SELECT.
+			addNested(nested);
+			if (j.on) conditions.push(j.on);
+			return;
+		}
 		const entry = fromItem(j.this, scope, ctx);
 		const using = (j.using ?? []).map(identName).filter(Boolean) as string[];
 		entry.using = using.length ? using : null;
@@ -513,7 +538,21 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 		}
 		scope.entries.push(entry);
 		if (j.on) conditions.push(j.on);
+	};
+	// `FROM ((a JOIN b ON …))`: a parenthesised join without an alias joins its tables into this
+	// SELECT as if written without the parentheses.
+	const addNested = (jt: Ast) => {
+		const left = joinedTable(jt.left);
+		if (left) addNested(left);
+		else scope.entries.push(fromItem(jt.left, scope, ctx));
+		for (const j of jt.joins ?? []) addJoin(j);
+	};
+	for (const item of sel.from?.expressions ?? []) {
+		const nested = joinedTable(item);
+		if (nested) addNested(nested);
+		else scope.entries.push(fromItem(item, scope, ctx));
 	}
+	for (const j of sel.joins ?? []) addJoin(j);
 	// Hive's and Spark's `LATERAL VIEW explode(arr) t AS x`: a table function over the rows before it.
 	for (const lv of (sel.lateral_views ?? []) as Ast[]) {
 		const rel = relOfSource({ function: { name: Object.keys(lv.this ?? {})[0] ?? 'function', args: [lv.this] } }, scope, ctx);
@@ -552,7 +591,7 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 			columns.push(...expanded.columns);
 			continue;
 		}
-		const name = selectItemName(item);
+		const name = selectItemName(item, ctx);
 		const expr = item.alias ? item.alias.this : item;
 		const r = analyzeExpr(expr, scope, ctx, scans, true);
 		const col: Col = r.problem ? { name, edges: [], untraced: r.problem } : { name, edges: r.edges };
@@ -582,12 +621,26 @@ function evalSelect(sel: Ast, outer: Scope, ctx: QueryContext): Rel {
 	return { label: 'select', node: null, complete, ordered, columns, scans, unknown, open, fromFunction, functionEdges, starFrom: starFrom.size ? [...starFrom] : undefined };
 }
 
-function entryMatches(e: Entry, qualifier: string[]): boolean {
+function entryMatches(e: Entry, qualifier: string[], byTableName = false): boolean {
 	const q = qualifier.map(lower);
-	if (e.alias !== null) return q.length === 1 && lower(e.alias) === q[0];
+	if (e.alias !== null && !byTableName) return q.length === 1 && lower(e.alias) === q[0];
 	if (!e.name) return false;
 	const n = e.name.map(lower);
 	return q.length <= n.length && q.every((p, k) => p === n[n.length - q.length + k]);
+}
+
+/**
+ * The input a qualifier names: its alias, or its table's name when it has none; failing both, an
+ * aliased table by its own name (`SELECT db.t.x FROM db.t AS t1`, `tab2.*` over `tab2 a`), which
+ * several warehouses accept and no other input can mean.
+ */
+function findEntry(scope: Scope, qualifier: string[]): Entry | null {
+	for (const byTableName of [false, true])
+		for (let s: Scope | null = scope; s; s = s.parent) {
+			const hit = s.entries.find((e) => entryMatches(e, qualifier, byTableName));
+			if (hit) return hit;
+		}
+	return null;
 }
 
 function expandStar(
@@ -599,7 +652,7 @@ function expandStar(
 	let entries = scope.entries;
 	const qualifier = star.table ? [identName(star.table)!].filter(Boolean) : null;
 	if (qualifier) {
-		const hit = scope.entries.find((e) => entryMatches(e, qualifier));
+		const hit = scope.entries.find((e) => entryMatches(e, qualifier)) ?? scope.entries.find((e) => entryMatches(e, qualifier, true));
 		if (!hit) return { columns: [], complete: false, ordered: true, fromFunction: false, starFrom: [], why: `no input named ${qualifier.join('.')} for ${qualifier.join('.')}.*` };
 		entries = [hit];
 	}
@@ -672,9 +725,11 @@ function expandStar(
 
 // ─── Column references ────────────────────────────────────────────────────────────────────
 
+/** Matched case-insensitively; among names that differ only in case, the one written as the reference folds. */
 function findColumn(rel: Rel, column: string): Col | null {
 	const k = lower(column);
-	return rel.columns?.find((c) => c.name !== null && lower(c.name) === k) ?? null;
+	const hits = rel.columns?.filter((c) => c.name !== null && lower(c.name) === k) ?? [];
+	return hits.length > 1 ? (hits.find((c) => c.name === column) ?? hits[0]) : (hits[0] ?? null);
 }
 
 type Resolved = { edges: Edge[]; problem: null } | { edges: []; problem: string };
@@ -694,10 +749,8 @@ function columnOf(rel: Rel, column: string): Resolved {
 
 function resolveRef(table: string[] | null, column: string, scope: Scope): Resolved {
 	if (table && table.length) {
-		for (let s: Scope | null = scope; s; s = s.parent) {
-			const hit = s.entries.find((e) => entryMatches(e, table));
-			if (hit) return columnOf(hit.rel, column);
-		}
+		const hit = findEntry(scope, table);
+		if (hit) return columnOf(hit.rel, column);
 		// `s.field` on a struct column `s`.
 		const struct = resolveRef(null, table[0], scope);
 		if (!struct.problem) return { edges: asMod(struct.edges), problem: null };
@@ -765,15 +818,19 @@ function minMaxArgument(e: Ast): Ast | null {
 function analyzeExpr(expr: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet, top: boolean): ExprResult {
 	const e = unwrap(expr);
 	if (top && isObj(e)) {
-		if (e.column) return refOf(e.column, scope);
+		if (e.column) return refOf(e.column, scope, ctx);
+		if (e.dot) {
+			const r = dottedRef(e, scope);
+			if (r) return r.problem ? { edges: [], problem: r.problem } : { edges: r.edges, problem: null };
+		}
 		// `(select max(x) …)`: a scalar subquery's value is its one column, kind kept.
 		if (queryOf(e)) return collect(e, scope, ctx, scans, false);
 		const arg = minMaxArgument(e);
-		if (arg) return refOf(arg.column, scope);
+		if (arg) return refOf(arg.column, scope, ctx);
 		if (e.window_function) {
 			const w = e.window_function;
 			const inner = unwrap(w.this);
-			const head = isObj(inner) && minMaxArgument(inner) ? refOf(minMaxArgument(inner).column, scope) : collect(inner, scope, ctx, scans, true);
+			const head = isObj(inner) && minMaxArgument(inner) ? refOf(minMaxArgument(inner).column, scope, ctx) : collect(inner, scope, ctx, scans, true);
 			const named = identName(w.over?.window_name);
 			const over = collect([w.over, named ? (scope.windows?.get(lower(named)) ?? null) : null], scope, ctx, scans, true);
 			const problem = head.problem ?? over.problem;
@@ -783,8 +840,45 @@ function analyzeExpr(expr: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet,
 	return collect(e, scope, ctx, scans, true);
 }
 
-function refOf(column: Ast, scope: Scope): ExprResult {
-	const name = identName(column.name);
+/**
+ * A dotted reference the parser read as field access on a column (`db.t.x`, `t.s.a`): its
+ * parts, root first, when the chain starts at a column and every step names a field.
+ */
+function dotParts(e: Ast): string[] | null {
+	const fields: string[] = [];
+	let v = e;
+	while (isObj(v) && isObj(v.dot)) {
+		const f = identName(v.dot.field);
+		if (!f) return null;
+		fields.unshift(f);
+		v = v.dot.this;
+	}
+	if (!isObj(v) || !isObj(v.column) || !fields.length) return null;
+	const root = [identName(v.column.schema), identName(v.column.table), identName(v.column.name)];
+	if (root[2] === null) return null;
+	return [...root.filter((p): p is string => p !== null), ...fields];
+}
+
+/**
+ * A dotted chain as a column of a named input when its leading parts name one (`db.t.x`: column
+ * x of table db.t, a copy), the longest qualifier first; the parts after the column are struct
+ * fields (lineage of that column, mod). Null when no leading parts name an input.
+ */
+function dottedRef(e: Ast, scope: Scope): (ExprResult & { field: boolean }) | null {
+	const parts = dotParts(e);
+	if (!parts) return null;
+	for (let q = Math.min(parts.length - 1, 3); q >= 1; q--) {
+		const hit = findEntry(scope, parts.slice(0, q));
+		if (!hit) continue;
+		const r = columnOf(hit.rel, parts[q]);
+		const field = q + 1 < parts.length;
+		return r.problem ? { ...r, field } : { edges: field ? asMod(r.edges) : r.edges, problem: null, field };
+	}
+	return null;
+}
+
+function refOf(column: Ast, scope: Scope, ctx: QueryContext): ExprResult {
+	const name = foldedName(column.name, ctx);
 	if (!name) return { edges: [], problem: 'a column reference without a name' };
 	const table = column.table ? [identName(column.schema), identName(column.table)].filter((p): p is string => p !== null) : null;
 	return resolveRef(table, name, scope);
@@ -823,10 +917,18 @@ function collect(node: Ast, scope: Scope, ctx: QueryContext, scans: ScanSet, asM
 		if (v.column && isObj(v.column) && v.column.name !== undefined && Object.keys(v).length === 1) {
 			const name = identName(v.column.name);
 			if (name && !v.column.table && bound.includes(lower(name))) return;
-			const r = refOf(v.column, scope);
+			const r = refOf(v.column, scope, ctx);
 			if (r.problem) problem ??= r.problem;
 			else lists.push(r.edges);
 			return;
+		}
+		if (isObj(v.dot)) {
+			const r = dottedRef(v, scope);
+			if (r) {
+				if (r.problem) problem ??= r.problem;
+				else lists.push(r.edges);
+				return;
+			}
 		}
 		if (v.lambda && isObj(v.lambda)) {
 			const params = ((v.lambda.parameters ?? []) as Ast[]).map((p) => lower(identName(p) ?? ''));

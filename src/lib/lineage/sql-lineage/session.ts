@@ -72,7 +72,8 @@ export class LineageSession {
 			unresolved: new Map(),
 			depth: 0,
 			deadline: 0,
-			budgetMs: this.budgetMs
+			budgetMs: this.budgetMs,
+			dialect: st.dialect
 		};
 		const close = () => {
 			out.reads = [...reads];
@@ -248,12 +249,13 @@ export class LineageSession {
 				const u = updateTree(v);
 				const w = this.writeTarget(tableNameParts(u.table), false);
 				out.target = w.target;
-				const rel = evaluateQuery(u.select, ctx);
+				const evaluated = evaluateQuery(u.select, ctx);
+				const rel = { ...evaluated, columns: namedAsTarget(evaluated.columns ?? [], this.tables.get(w.key) ?? (w.known ? knownRel(w.known) : null)) };
 				// The target's own rows are read only to be changed: not a read of the statement.
 				if (w.target.node) reads.delete(w.target.node);
 				out.outcome = 'analyzed';
 				out.scanned = [...rel.scans.values()];
-				this.update(w, rel.columns ?? []);
+				this.update(w, rel.columns);
 				Object.assign(out, describe({ ...rel, complete: true }, null, st.dialect));
 				return close();
 			}
@@ -294,7 +296,7 @@ export class LineageSession {
 			if (w.target.node) reads.delete(w.target.node);
 			out.outcome = 'analyzed';
 			out.scanned = [...scans.values()];
-			const columns = [...byName.values()];
+			const columns = namedAsTarget([...byName.values()], into);
 			this.update(w, columns);
 			Object.assign(out, describe({ label: 'MERGE', node: null, complete: true, ordered: true, columns, scans }, null, st.dialect));
 			out.untraced = [...untraced, ...out.untraced];
@@ -402,6 +404,13 @@ function insertColumns(h: InsertShape, rel: Rel, target: Rel | null, label: stri
 		return { why: `INSERT INTO ${name}: ${what} for ${names.length} columns` };
 	}
 	return { columns: rel.columns.map((c, k) => ({ ...c, name: names[k] })) };
+}
+
+/** Written columns named as the target's known columns are (an unquoted `SET amount` folds to `AMOUNT` on Snowflake; the target says how it is stored). */
+function namedAsTarget(columns: Col[], into: Rel | null): Col[] {
+	if (!into?.columns) return columns;
+	const known = new Map(into.columns.filter((c) => c.name !== null).map((c) => [lower(c.name!), c.name!]));
+	return columns.map((c) => (c.name !== null && known.has(lower(c.name)) ? { ...c, name: known.get(lower(c.name))! } : c));
 }
 
 /**

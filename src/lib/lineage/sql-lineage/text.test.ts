@@ -23,6 +23,23 @@ describe('blankComments and splitStatements', () => {
 		expect(lineIndex(sql)(st[1].start)).toBe(3);
 	});
 
+	it.each([
+		['BigQuery', 'CREATE PROCEDURE ds.p(a INT64)\nBEGIN\n  INSERT INTO t2 (c) SELECT c FROM t1;\n  UPDATE t3 SET c = 1;\nEND'],
+		['T-SQL / Oracle', 'CREATE OR ALTER PROCEDURE p AS BEGIN INSERT INTO t2 (c) SELECT c FROM t1; UPDATE t3 SET c = 1; END'],
+		['a bare block', 'BEGIN INSERT INTO t2 (c) SELECT c FROM t1; UPDATE t3 SET c = 1; END']
+	])('%s: the statements of a procedure body or block are statements of their own', (_, sql) => {
+		const st = splitStatements(blankComments(sql));
+		expect(st.map((s) => s.text.replace(/\s+/g, ' '))).toEqual(['INSERT INTO t2 (c) SELECT c FROM t1', 'UPDATE t3 SET c = 1', 'END']);
+		expect(sql.slice(st[0].start, st[0].end)).toBe(st[0].text);
+	});
+
+	it('a transaction BEGIN and a dollar-quoted procedure body are left as they are', () => {
+		expect(splitStatements('BEGIN; INSERT INTO t SELECT 1; COMMIT').map((s) => s.text)).toEqual(['BEGIN', 'INSERT INTO t SELECT 1', 'COMMIT']);
+		expect(splitStatements('BEGIN TRANSACTION; SELECT 1').map((s) => s.text)).toEqual(['BEGIN TRANSACTION', 'SELECT 1']);
+		const pg = 'CREATE PROCEDURE p() LANGUAGE plpgsql AS $$ BEGIN INSERT INTO t SELECT 1; END $$';
+		expect(splitStatements(pg).map((s) => s.text)).toEqual([pg]);
+	});
+
 	it('an unterminated string or comment runs to the end without throwing', () => {
 		expect(splitStatements(blankComments(`select 'abc; select 2`))).toHaveLength(1);
 		expect(splitStatements(blankComments(`select 1; /* never closed; select 2`))).toHaveLength(1);

@@ -31,14 +31,31 @@ export interface StatementText {
 	end: number;
 }
 
-/** Statements of comment-blanked code, split on `;` outside quotes. Empty statements are skipped. */
+/**
+ * The opening of a procedure's body or of a block (`CREATE PROCEDURE p() [AS] BEGIN`, `BEGIN`)
+ * before the body's first statement: split on `;`, that statement would otherwise be read as
+ * part of the CREATE PROCEDURE (or as a transaction's BEGIN) and lost. A dollar-quoted body
+ * (Postgres) is one string, not statements, and is left alone.
+ */
+const BLOCK_OPENING = /^(?:CREATE\s+(?:OR\s+(?:REPLACE|ALTER)\s+)?PROC(?:EDURE)?\b[^$]*?\bBEGIN|BEGIN)\s+(?=(?:INSERT|UPDATE|MERGE|DELETE|SELECT|WITH|CREATE|COPY)\b)/i;
+
+/**
+ * Statements of comment-blanked code, split on `;` outside quotes. Empty statements are skipped;
+ * the statements inside a procedure's body or a BEGIN … END block are statements of their own
+ * (the control flow around them, IF and LOOP, is not followed).
+ */
 export function splitStatements(code: string): StatementText[] {
 	const out: StatementText[] = [];
 	let start = 0;
 	const push = (end: number) => {
 		const raw = code.slice(start, end);
-		const lead = raw.length - raw.trimStart().length;
-		const text = raw.trim();
+		let lead = raw.length - raw.trimStart().length;
+		let text = raw.trim();
+		const opening = BLOCK_OPENING.exec(text);
+		if (opening) {
+			lead += opening[0].length;
+			text = text.slice(opening[0].length);
+		}
 		if (text !== '') out.push({ text, start: start + lead, end: start + lead + text.length });
 	};
 	let i = 0;

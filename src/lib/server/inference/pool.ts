@@ -20,7 +20,7 @@ import type { ModelOutcomeKind } from '../../types/asset-graph';
 
 const THREAD_TAG = 'tributary-lineage-inference';
 /** Changes whenever what inference answers for the same input may change: old cache entries then miss. */
-export const ENGINE_VERSION = 'polyglot-0.12.1/infer-2';
+export const ENGINE_VERSION = 'polyglot-0.12.1/infer-3';
 
 export type { ModelOutcomeKind };
 
