@@ -131,7 +131,7 @@ export type TakeBack = (bytes: Uint8Array, catalog?: Uint8Array) => void;
 
 /**
  * Instead of a TakeBack: the bytes are lent and never come back, so they are freed with the
- * thread when it ends rather than whenever the request thread's collector gets to them (a 128 MB
+ * thread when it ends rather than whenever the request thread's collector gets to them (a large
  * manifest taken back stayed in the server's memory for minutes after its upload).
  */
 export const GIVEN_UP = 'given up';
