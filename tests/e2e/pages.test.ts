@@ -255,34 +255,39 @@ describe('pages (chromium, built app, demo workspace)', () => {
 	it('settings: an admin adds a member, a group, a folder grant and a warehouse; mints and revokes a token', async () => {
 		const page = await member.newPage();
 		await page.goto(`${app.url}/w/demo/settings`);
-		await page.getByLabel("New member's username").fill('dana');
-		await page.getByLabel('Password for a new account').fill('dana-password-1');
+		await page.locator('html[data-hydrated]').waitFor({ state: 'attached' });
+		await page.locator('#member-username').fill('dana');
+		await page.locator('#member-password').fill('dana-password-1');
 		await page.getByRole('button', { name: 'Add member' }).click();
-		await expect.poll(() => page.getByRole('status').textContent()).toContain('dana');
-		await page.getByLabel('Group name').fill('analysts');
-		await page.getByLabel('Group members').fill('dana');
+		await expect.poll(() => page.locator('section[aria-labelledby=members-h]').textContent()).toContain('dana');
+		await page.locator('#group-name').fill('analysts');
+		await page.locator('#group-members').fill('dana');
 		await page.getByRole('button', { name: 'Save group' }).click();
-		await expect.poll(() => page.locator('td', { hasText: 'g/analysts' }).count()).toBe(1);
-		await page.getByLabel('Folder name').fill('sales');
-		await page.getByLabel('Folder readers').fill('g/analysts');
-		await page.getByRole('button', { name: 'Save folder' }).click();
-		await expect.poll(() => page.locator('tr', { hasText: 'f/sales' }).textContent()).toContain('g/analysts');
-		await page.getByLabel('Warehouse name').fill('lake');
-		await page.getByLabel('Warehouse settings (JSON)').fill('{"type": "duckdb", "secrets": {"password": "hunter2"}}');
-		await page.getByRole('button', { name: 'Save warehouse' }).click();
-		await expect.poll(() => page.locator('tr', { hasText: 'lake' }).first().textContent()).toContain('***');
+		await expect.poll(() => page.locator('section[aria-labelledby=groups-h] td', { hasText: 'analysts' }).count()).toBeGreaterThan(0);
+		// A new folder's readers are checkboxes, one per member and group.
+		await page.getByText('New folder', { exact: true }).click();
+		await page.locator('#folder-new-name').fill('sales');
+		await page.getByLabel('group analysts reads the new folder').check();
+		await page.getByRole('button', { name: 'Create folder' }).click();
+		await expect.poll(() => page.locator('tr', { hasText: 'f/sales' }).first().textContent()).toContain('g/analysts');
+		await page.getByText('Create or replace one as JSON').click();
+		await page.locator('#whj-name').fill('lake');
+		await page.locator('#whj-settings').fill('{"type": "duckdb", "secrets": {"password": "hunter2"}}');
+		await page.locator('form[action="?/saveWarehouseJson"]').getByRole('button', { name: 'Save warehouse' }).click();
+		await expect.poll(() => page.locator('section[aria-labelledby=warehouses-h] summary', { hasText: 'lake' }).first().textContent()).toContain('1 secret');
 		expect(await page.content()).not.toContain('hunter2');
-		// A refusal is said on the form, not thrown away.
-		await page.getByLabel('Folder name').fill('sales');
-		await page.getByLabel('Folder readers').fill('u/nobody_here');
-		await page.getByRole('button', { name: 'Save folder' }).click();
-		await expect.poll(() => page.getByRole('status').textContent()).toMatch(/nobody_here/);
+		// A refusal is said at the form, not thrown away.
+		await page.locator('#group-name').fill('ghosts');
+		await page.locator('#group-members').fill('nobody_here');
+		await page.getByRole('button', { name: 'Save group' }).click();
+		await expect.poll(() => page.locator('section[aria-labelledby=groups-h] [role=alert]').first().textContent()).toMatch(/nobody_here/);
 
-		await page.getByLabel('Label').fill('ci');
+		await page.locator('#token-label').fill('ci');
 		await page.getByRole('button', { name: 'Create token' }).click();
 		await expect.poll(() => page.getByText('Copy it now').count()).toBe(1);
-		await page.locator('tr', { hasText: 'ci' }).getByRole('button', { name: 'Revoke' }).click();
-		await expect.poll(() => page.locator('tr', { hasText: 'ci' }).count()).toBe(0);
+		const own = page.locator('section', { has: page.locator('form[action="?/mintToken"]') });
+		await own.locator('tr', { hasText: 'ci' }).getByRole('button', { name: /Revoke/ }).click();
+		await expect.poll(() => own.locator('tbody tr', { hasText: 'ci' }).count()).toBe(0);
 		await shot(page, 'settings');
 		await page.close();
 	});
