@@ -40,7 +40,8 @@ export const init: ServerInit = async () => {
 		}
 	}
 	if (process.env.TRIBUTARY_WORKER !== '0') {
-		const [{ startProcessWorker }, { runnerIngest }] = await Promise.all([import('$lib/server/runner/worker'), import('$lib/server/runner-ingest')]);
+		const { startProcessWorker } = await import('$lib/server/runner/worker');
+		const { runnerIngest } = await import('$lib/server/runner-ingest');
 		startProcessWorker({ database, ingest: runnerIngest, log });
 	}
 	// The built server (adapter-node) stops on SIGTERM/SIGINT as shutdown.ts says; `vite dev` stops itself.
