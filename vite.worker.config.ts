@@ -12,7 +12,7 @@ const pkg = JSON.parse(readFileSync(path.resolve('package.json'), 'utf8')) as { 
 const external = Object.keys(pkg.dependencies ?? {});
 
 const ENTRIES: Record<string, { source: string; file: string }> = {
-	worker: { source: 'src/lib/server/runner/worker-main.ts', file: 'worker.js' },
+	worker: { source: 'src/lib/server/worker-main.ts', file: 'worker.js' },
 	'manifest-thread': { source: 'src/lib/server/ingest/manifest-thread-main.ts', file: 'manifest-thread.js' },
 	'producer-thread': { source: 'src/lib/server/producers/analysis-thread-main.ts', file: 'producer-thread.js' }
 };

@@ -41,7 +41,8 @@ export const init: ServerInit = async () => {
 	}
 	if (process.env.TRIBUTARY_WORKER !== '0') {
 		const { startProcessWorker } = await import('$lib/server/runner/worker');
-		startProcessWorker({ database, log });
+		const { runnerIngest } = await import('$lib/server/runner-ingest');
+		startProcessWorker({ database, ingest: runnerIngest, log });
 	}
 	// The built server (adapter-node) stops on SIGTERM/SIGINT as shutdown.ts says; `vite dev` stops itself.
 	if (!dev) exitOnStopSignals({ graceMs, log, stop: (signal) => stopWebProcess(signal, graceMs, log) });

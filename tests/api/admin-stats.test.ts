@@ -9,6 +9,7 @@ import { generateProject } from '../../src/lib/server/demo/generator';
 import { graphCacheOf } from '../../src/lib/server/graph-cache';
 import { insertJob } from '../../src/lib/server/repo/jobs';
 import { Worker } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import type { InstanceStats } from '../../src/lib/types/admin';
 import { ApiClient, login, useInstanceAdmin } from '../support/api';
 import { testBackends } from '../support/db';
@@ -64,7 +65,7 @@ describe.each(testBackends())('admin stats on $name', (backend) => {
 
 	it('counts the workers alive and the jobs queued', async () => {
 		expect((await stats()).workers.alive).toBe(0);
-		const worker = new Worker({ database, pollMs: 30, heartbeatMs: 100, staleS: 5, slots: 3, lineageSlots: 1 }).start();
+		const worker = new Worker({ database, ingest: runnerIngest, pollMs: 30, heartbeatMs: 100, staleS: 5, slots: 3, lineageSlots: 1 }).start();
 		try {
 			await expect.poll(async () => (await stats()).workers, { timeout: 10_000 }).toMatchObject({ alive: 1, slots: 4 });
 		} finally {

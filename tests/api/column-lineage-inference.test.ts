@@ -15,6 +15,7 @@ import { graphCounts, readMarker, versionKey } from '../../src/lib/server/repo/g
 import { INFER_CACHE_DAYS } from '../../src/lib/server/repo/inference';
 import { claimNextJob } from '../../src/lib/server/repo/queue';
 import { Worker } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import type { ColumnLineageEdge, DbtProvenance } from '../../src/lib/types/asset-graph';
 import { hexToHash } from '../../src/lib/types/script-hash';
 import { ApiClient } from '../support/api';
@@ -70,7 +71,7 @@ describeFixtures('column lineage inferred from compiled SQL', () => {
 
 		const startWorker = (opts: { staleS?: number } = {}) => {
 			// No run slot at all: lineage jobs have slots of their own.
-			worker = new Worker({ database, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 100, staleS: opts.staleS ?? 30 }).start();
+			worker = new Worker({ database, ingest: runnerIngest, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 100, staleS: opts.staleS ?? 30 }).start();
 			return worker;
 		};
 		const stopWorker = async () => {

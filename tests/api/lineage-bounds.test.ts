@@ -14,6 +14,7 @@ import { insertJob } from '../../src/lib/server/repo/jobs';
 import { claimNextJob } from '../../src/lib/server/repo/queue';
 import { jobBudgetMs } from '../../src/lib/server/runner/lineage-job';
 import { Worker } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import { ApiClient } from '../support/api';
 import { testBackends } from '../support/db';
 import { pathologicalSql } from '../support/pathological-sql';
@@ -57,7 +58,7 @@ describe.each(testBackends())('lineage inference bounded and shared fairly, on $
 
 	const startWorker = () => {
 		// No run slot: one lineage slot, as a worker has by default.
-		worker = new Worker({ database, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 200 }).start();
+		worker = new Worker({ database, ingest: runnerIngest, slots: 0, lineageSlots: 1, pollMs: 30, heartbeatMs: 200 }).start();
 	};
 	const stopWorker = async () => {
 		await worker?.stop();

@@ -15,6 +15,7 @@ import { roasteryProjectSpec } from '../../src/lib/server/demo/roastery-project'
 import { isExecutable, type ModelSpec, type RelationSpec } from '../../src/lib/server/demo/spec';
 import { DEMO_PROJECT_PATH, DEMO_WORKSPACE, ROASTERY_PROJECT_PATH, seedDemo, wantDemo, type DemoSeed } from '../../src/lib/server/demo/seed';
 import { Worker } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import type { ColumnLineageAnswer, DbtProvenance } from '../../src/lib/types/asset-graph';
 import type { JobPoll } from '../../src/lib/types/jobs';
 import type { RunNodeResult, RunResult } from '../../src/lib/types/runner';
@@ -316,7 +317,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		expect((await relation(ACCOUNTS)).column_lineage).toMatchObject({ source: 'inferred', job: { id: seeded.roastery.lineageJobId, status: 'queued' }, outcome: null });
 
 		// The worker of `npm start`, started as the app starts it after seeding, with the default budget.
-		const worker = new Worker({ database, pollMs: 20, heartbeatMs: 100, staleS: 30 }).start();
+		const worker = new Worker({ database, ingest: runnerIngest, pollMs: 20, heartbeatMs: 100, staleS: 30 }).start();
 		let job: JobPoll;
 		try {
 			const deadline = Date.now() + 120_000;

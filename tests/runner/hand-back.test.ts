@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
 import { requestCancel } from '../../src/lib/server/repo/queue';
 import { Worker } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import { testBackends } from '../support/db';
 import { describeFixtures, fixture } from '../support/fixtures';
 import { buildRunnerWorld, FOLDER, PG_LOGS, replay, runnerConfig, SANDBOX_INPUTS, WS, type RunnerWorld } from '../support/runner-world';
@@ -36,8 +37,8 @@ describeFixtures('a worker handing its jobs back when it stops', () => {
 		let database: Database;
 		let w: RunnerWorld;
 		const workers: Worker[] = [];
-		const worker = (opts: ConstructorParameters<typeof Worker>[0]) => {
-			const x = new Worker({ pollMs: 30, heartbeatMs: 100, ...opts }).start();
+		const worker = (opts: Omit<ConstructorParameters<typeof Worker>[0], 'ingest'>) => {
+			const x = new Worker({ ingest: runnerIngest, pollMs: 30, heartbeatMs: 100, ...opts }).start();
 			workers.push(x);
 			return x;
 		};

@@ -12,6 +12,7 @@ import { insertJob, progressOf, upsertProgress } from '../../src/lib/server/repo
 import { claimNextJob, heartbeat, requestCancel } from '../../src/lib/server/repo/queue';
 import { jobDirs } from '../../src/lib/server/runner/workdir';
 import { Worker, WORKER_STOPPED_MESSAGE } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import { testBackends } from '../support/db';
 import { describeFixtures } from '../support/fixtures';
 import { buildRunnerWorld, hostPidOf, PG_LOGS, replay, runnerConfig, WS, type RunnerWorld } from '../support/runner-world';
@@ -88,8 +89,8 @@ describeFixtures('the job queue', () => {
 		it('two workers polling one queue run each job once', async () => {
 			const ids = [];
 			for (let i = 0; i < 8; i++) ids.push(await w.run('ok', { command: 'run' }));
-			const a = new Worker({ database, id: 'worker-a', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
-			const b = new Worker({ database, id: 'worker-b', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+			const a = new Worker({ database, ingest: runnerIngest, id: 'worker-a', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+			const b = new Worker({ database, ingest: runnerIngest, id: 'worker-b', slots: 1, pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
 			try {
 				const by = new Map<string, number>();
 				for (const id of ids) {
@@ -122,7 +123,7 @@ describeFixtures('the job queue', () => {
 			writeFileSync(dirs.pidFile, `${stray.pid}\n${dirs.project}\n`);
 			await database.rows(sql`update job set heartbeat_at = now() - interval '1 hour' where id = ${id}::uuid`);
 
-			const reaper = new Worker({ database, id: 'reaper', pollMs: 20, heartbeatMs: 100, staleS: 1, config: runnerConfig() }).start();
+			const reaper = new Worker({ database, ingest: runnerIngest, id: 'reaper', pollMs: 20, heartbeatMs: 100, staleS: 1, config: runnerConfig() }).start();
 			try {
 				const job = await w.waitJob(id, 20_000);
 				expect(job.status).toBe('failure');
@@ -141,7 +142,7 @@ describeFixtures('the job queue', () => {
 		}, 60_000);
 
 		it('a worker whose job was taken from it stops the child at once', async () => {
-			const worker = new Worker({ database, id: 'loser', pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
+			const worker = new Worker({ database, ingest: runnerIngest, id: 'loser', pollMs: 20, heartbeatMs: 100, staleS: 30, config: runnerConfig() }).start();
 			try {
 				const id = await w.run('hang', { command: 'build' });
 				let pid = 0;

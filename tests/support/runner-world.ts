@@ -10,6 +10,7 @@ import { setDatabase, type Database } from '../../src/lib/server/db';
 import { tarGz } from '../../src/lib/server/demo/tarball';
 import type { RunnerConfig } from '../../src/lib/server/runner/config';
 import { Worker } from '../../src/lib/server/runner/worker';
+import { runnerIngest } from '../../src/lib/server/runner-ingest';
 import { ApiClient } from './api';
 import { fixture } from './fixtures';
 import { SANDBOX_INPUTS, SANDBOX_READ_ONLY } from './sandbox-inputs';
@@ -145,7 +146,7 @@ export async function buildRunnerWorld(database: Database, workerOpts: { slots?:
 	// These worlds test runs: no lineage job may take a slot or a claim (tests/api/column-lineage-inference.test.ts tests those).
 	process.env.TRIBUTARY_LINEAGE_INFERENCE = '0';
 	const config = runnerConfig(workerOpts.config);
-	const worker = new Worker({ database, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
+	const worker = new Worker({ database, ingest: runnerIngest, slots: workerOpts.slots ?? 2, pollMs: 30, heartbeatMs: 100, staleS: 5, config, log: process.env.DEBUG_WORKER ? (l) => process.stderr.write(`${l}\n`) : undefined });
 	if (workerOpts.start !== false) worker.start();
 
 	const world: RunnerWorld = {

@@ -4,6 +4,14 @@
 export const DBT_COMMANDS = ['build', 'run', 'test', 'parse', 'show', 'retry', 'compile', 'seed', 'snapshot'] as const;
 export type DbtCommand = (typeof DBT_COMMANDS)[number];
 
+/**
+ * When a deploy with project files is pinned (its `pin` form field, stored in its deploy job's
+ * args): `before_live` keeps the version pending until the pin succeeds, `after_live` makes it
+ * live at once and pins it in the background, `at_first_run` leaves the pin to its first run.
+ */
+export const PIN_MODES = ['before_live', 'after_live', 'at_first_run'] as const;
+export type PinMode = (typeof PIN_MODES)[number];
+
 /** Job args keys with a meaning of their own; any other key is a value for a `{{ placeholder }}`. */
 export const RESERVED_RUN_ARGS = ['command', 'select', 'exclude', 'vars', 'model', 'limit', 'retry_job', 'timeout_s'] as const;
 

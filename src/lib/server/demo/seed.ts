@@ -16,6 +16,7 @@ import { upsertWarehouse } from '../repo/warehouses';
 import { createWorkspace } from '../repo/workspaces';
 import { deploySqlScript } from '../producers/deploy';
 import { recordRun } from '../runner/record';
+import { runnerIngest } from '../runner-ingest';
 import { demoProducers, generateProject, projectTarGz, roasteryProducers, type GeneratedProject } from './generator';
 
 export const DEMO_WORKSPACE = 'demo';
@@ -71,7 +72,7 @@ async function uploadOf(project: GeneratedProject): Promise<Pick<UploadRequest, 
 /** What `tributary record` uploads after a CI build: run_results and the JSON log, through POST jobs/record's service. */
 async function recordDemoRun(database: Database, p: Principal, project: GeneratedProject): Promise<string> {
 	requireRunAccess(p, DEMO_PROJECT_PATH);
-	const answer = await recordRun(database, p, {
+	const answer = await recordRun(database, runnerIngest, p, {
 		path: DEMO_PROJECT_PATH,
 		runResults: { name: 'run_results.json', bytes: encode(project.runResults) },
 		log: { name: 'dbt.log', bytes: encode(project.eventLog) }

@@ -4,8 +4,7 @@
 // the inference expands `select *` with them.
 import { requireCatalogBytes, requireCatalogShape } from '../limits';
 import { IngestError } from '../dbt-files/errors';
-import { decodeUtf8Bytes } from './manifest';
-import type { UploadedFile } from '../dbt-files/uploaded-file';
+import { decodeUtf8Bytes, type UploadedFile } from '../dbt-files/uploaded-file';
 
 export interface ParsedCatalog {
 	/** The parsed JSON, as inferencePlan takes it. */

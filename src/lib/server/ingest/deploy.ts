@@ -3,13 +3,14 @@
 // job and its graph visible in ONE transaction, so a failure leaves what was stored before
 // exactly as it was and nothing of the new graph behind.
 import { randomUUID } from 'node:crypto';
+import type { PinMode } from '$lib/types/runner';
 import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { ZERO_UUID } from '../schema';
 import { analyzeGraphTables, deleteGraph, digestGraphInTurns, pruneGraphs, replaceGraph, setMarkerLineageJob, stageGraph, type GraphKey } from '../repo/graph';
 import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
-import { dropPendingVersion, insertScriptVersion, newScriptHash, publishAssetUsage, settlePendingVersion, storeArchive, type AssetUse } from '../repo/scripts';
+import { dropPendingVersion, insertScriptVersion, newScriptHash, publishAssetUsage, settlePendingVersion, storeArchive, type AssetUse, type PendingPublish } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
 import { wakeWorker } from '../wake-worker';
 import type { PlannedInference } from './inference-plan';
@@ -53,14 +54,6 @@ export interface UploadRequest {
 	into?: { hash: bigint; jobId: string };
 	/** With `into`: store nothing when the new graph's digest equals this one (the graph is unchanged). */
 	unlessDigest?: string;
-}
-
-export const PIN_MODES = ['before_live', 'after_live', 'at_first_run'] as const;
-export type PinMode = (typeof PIN_MODES)[number];
-
-/** What a pin-after deploy's job publishes once the version goes live (asset usage waits for liveness). */
-export interface PendingPublish {
-	uses: [path: string, access: AssetUse['access']][];
 }
 
 export interface DeployAnswer {

@@ -7,7 +7,7 @@ import { readColumnLineage, readNodeColumns } from '../dbt-files/column-index';
 import { IngestError } from '../dbt-files/errors';
 import { requireManifestBytes } from '../limits';
 import { GIVEN_UP, parseUploadBytes } from './manifest-thread';
-import { decodeUtf8Bytes, type ParsedGraph, type ParsedNode, type Selection } from './manifest';
+import type { ParsedGraph, ParsedNode, Selection } from './manifest';
 import { mark, type IngestProfile } from '../profile';
 import type { UploadedFile } from '../dbt-files/uploaded-file';
 import { resolveConsumers } from '$lib/lineage/consumers';
@@ -60,10 +60,6 @@ export interface BuiltGraph {
 }
 
 const fmt = (n: number) => n.toLocaleString('en-US');
-
-export function decodeUtf8(f: UploadedFile): string {
-	return decodeUtf8Bytes(f.bytes, f.name);
-}
 
 /**
  * Parses the manifest (an IngestError refuses it) and folds in the index, which only ever

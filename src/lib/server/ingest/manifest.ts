@@ -18,6 +18,7 @@ import { extractConsumers } from '$lib/lineage/consumers';
 import type { Consumer } from '$lib/types/consumers';
 import { requireManifestNodes } from '../limits';
 import { IngestError } from '../dbt-files/errors';
+import { decodeUtf8Bytes } from '../dbt-files/uploaded-file';
 import { JsonSectionsError, readJsonSections } from './json-sections';
 
 export { IngestError };
@@ -177,15 +178,6 @@ function readManifestDocument(bytes: Uint8Array, file: string): Json {
 	}
 	// Not a JSON object the section reader could cut: the whole text gives the precise error.
 	return parseJson(decodeUtf8Bytes(bytes, file), file);
-}
-
-/** UTF-8 text of an uploaded dbt JSON file, or an IngestError naming it. */
-export function decodeUtf8Bytes(bytes: Uint8Array, fileName: string): string {
-	try {
-		return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-	} catch {
-		throw new IngestError(fileName, 'is not UTF-8 text (expected dbt JSON)');
-	}
 }
 
 function graphOfDocument(doc: Json, opts: ManifestOptions): ParsedGraph {

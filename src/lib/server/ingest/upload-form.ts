@@ -6,7 +6,8 @@ import { uploadFileLimit, type UploadFileKind } from '../limits';
 import { readMultipart, type MultipartBody, type MultipartSpec } from '../multipart';
 import { refuseJsonNul } from '../dbt-files/json-nul';
 import { requireScriptPath } from '../paths';
-import { PIN_MODES, type PinMode, type SourceDeployRequest, type UploadedFile, type UploadRequest } from './deploy';
+import { PIN_MODES, type PinMode } from '$lib/types/runner';
+import type { SourceDeployRequest, UploadedFile, UploadRequest } from './deploy';
 
 const FILES = {
 	manifest: ['manifest.json', 'manifest'],

@@ -108,6 +108,14 @@ export interface AssetUse {
 	access: 'r' | 'w' | 'rw';
 }
 
+/**
+ * What a pin-after deploy's job publishes once the version goes live (asset usage waits for
+ * liveness): stored in the job's result by the deploy, read back by the deploy job.
+ */
+export interface PendingPublish {
+	uses: [path: string, access: AssetUse['access']][];
+}
+
 const ASSET_USAGE_COPY_COLUMNS = ['workspace', 'script_path', 'asset_kind', 'asset_path', 'access'];
 
 /**

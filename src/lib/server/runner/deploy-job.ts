@@ -8,12 +8,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { hashToHex } from '$lib/types/script-hash';
-import type { RunArgs } from '$lib/types/runner';
+import type { PinMode, RunArgs } from '$lib/types/runner';
 import { describeLock, type EngineLock } from '../dbt-engine-spec';
 import { parseDescriptor } from '../dbt-files/descriptor';
-import { ingestUpload, type PendingPublish, type PinMode } from '../ingest/deploy';
 import { getJob } from '../repo/jobs';
-import { dropPendingVersion, getVersion, makeVersionLive, publishAssetUsage, setVersionLock } from '../repo/scripts';
+import { dropPendingVersion, getVersion, makeVersionLive, publishAssetUsage, setVersionLock, type PendingPublish } from '../repo/scripts';
 import {
 	depsPhase,
 	EngineMissingFailure,
@@ -164,7 +163,7 @@ async function manifestFromSource(p: Prepared, hash: bigint, scriptPath: string,
 		ctx.log.say(`dbt compile failed (${exitText(compiled.outcome)}; is the warehouse reachable?): the graph is stored from the parse, without compiled SQL, so no column lineage is inferred${stderrTail(compiled.outcome, p.mask, 8)}`);
 	} else if (existsSync(path.join(p.dirs.target, 'manifest.json'))) manifestPath = path.join(p.dirs.target, 'manifest.json');
 	const bytes = new Uint8Array(await readFile(manifestPath));
-	const answer = await ingestUpload(ctx.database, {
+	const answer = await ctx.ingest.ingestUpload(ctx.database, {
 		workspace: ctx.job.workspace,
 		path: scriptPath,
 		kind: 'deploy',

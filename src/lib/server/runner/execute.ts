@@ -15,9 +15,8 @@ import { mayRunAgainstWarehouse } from '../access';
 import { ApiError } from '../http';
 import { parseDescriptor, type DbtDescriptor } from '../dbt-files/descriptor';
 import { IngestError } from '../dbt-files/errors';
-import { buildGraphContent, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
+import type { UploadedFile } from '../dbt-files/uploaded-file';
 import { digestGraphInTurns, pruneGraphs, readMarker, replaceGraph, versionKey, type GraphKey } from '../repo/graph';
-import { ingestUpload } from '../ingest/deploy';
 import { getJob, upsertProgress } from '../repo/jobs';
 import { nodeAssetPaths, readArchive, settleProgress, type ClaimedJob } from '../repo/queue';
 import { getVersion, setVersionLock, type ScriptVersion } from '../repo/scripts';
@@ -46,6 +45,7 @@ import { storeOwnGraph } from './run-graph';
 import { engineForJob, EngineRefused, type JobEngine } from './engine/for-job';
 import { declaresPackages, PACKAGE_LOCK, readPackageLock, restorePackages, savePackages } from './engine/packages';
 import type { Engine } from './engine/provision';
+import type { BuiltGraphView, IngestPort } from './ingest-port';
 import { createJobDirs, jobDirs, removeJobDirs, unpackProject, type JobDirs } from './workdir';
 import { warehousesRoot, withEmbeddedPath } from './embedded-warehouse';
 
@@ -72,6 +72,7 @@ export class EngineMissingFailure extends JobFailure {}
 
 export interface ExecContext {
 	database: Database;
+	ingest: IngestPort;
 	job: ClaimedJob;
 	workerId: string;
 	/** Aborted with a StopReason. */
@@ -548,11 +549,11 @@ async function indexFiles(target: string): Promise<{ columnLineage?: UploadedFil
 	return {};
 }
 
-export async function graphFrom(p: Prepared, manifestPath: string, index: { columnLineage?: UploadedFile; nodeColumns?: UploadedFile }): Promise<BuiltGraph> {
+export async function graphFrom(p: Prepared, manifestPath: string, index: { columnLineage?: UploadedFile; nodeColumns?: UploadedFile }): Promise<BuiltGraphView> {
 	const manifest = await fileIfExists(manifestPath, 'manifest.json');
 	if (!manifest) throw new JobFailure(`dbt wrote no manifest.json (${path.basename(path.dirname(manifestPath))})`);
 	try {
-		return await buildGraphContent({
+		return await p.ctx.ingest.buildGraphContent({
 			manifest,
 			...index,
 			warehouse: p.warehouse.name,
@@ -567,7 +568,7 @@ export async function graphFrom(p: Prepared, manifestPath: string, index: { colu
 }
 
 /** Stores the run's graph under its job (a versioned run: only when it differs from the version's). */
-async function storeGraph(p: Prepared, built: BuiltGraph): Promise<boolean> {
+async function storeGraph(p: Prepared, built: BuiltGraphView): Promise<boolean> {
 	const { database, job } = p.ctx;
 	const key: GraphKey = { workspace: job.workspace, scriptPath: job.scriptPath!, scriptHash: job.scriptHash, jobId: job.id };
 	const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, column_edges: built.content.columnEdges?.length ?? null, typed_nodes: built.typedNodes, source: 'run' };
@@ -591,7 +592,7 @@ async function storeGraph(p: Prepared, built: BuiltGraph): Promise<boolean> {
 	return stored;
 }
 
-async function parsePhase(p: Prepared): Promise<BuiltGraph> {
+async function parsePhase(p: Prepared): Promise<BuiltGraphView> {
 	const { outcome } = await invoke(p, { label: 'parse', argv: ['parse', ...p.common, '--target-path', p.dirs.parseTarget, ...varsArgv(p)] });
 	if (outcome.exitCode !== 0) throw new JobFailure(`dbt parse failed (${exitText(outcome)}), so this run's models are unknown and nothing was built${stderrTail(outcome, p.mask)}`);
 	const built = await graphFrom(p, path.join(p.dirs.parseTarget, 'manifest.json'), {});
@@ -643,7 +644,7 @@ async function lineagePass(p: Prepared): Promise<{ index: { columnLineage?: Uplo
 
 /** The run's own graph (parse, lineage pass) before anything is built. */
 async function graphPhases(p: Prepared, withLineage: boolean): Promise<void> {
-	let built: BuiltGraph | null = null;
+	let built: BuiltGraphView | null = null;
 	if (ownModelSet(p.descriptor, p.args)) {
 		p.ctx.log.say("this run's model set is its own (vars or selection overridden, or placeholders in the descriptor): parsing it first");
 		built = await parsePhase(p);
@@ -974,7 +975,7 @@ async function catalogPass(p: Prepared, phase: PhaseOutcome): Promise<CatalogPas
 	if (!catalog || !manifest) return failed(`dbt docs generate wrote no ${catalog ? 'manifest.json' : 'catalog.json'}`);
 	try {
 		const version = await getVersion(database.db, job.workspace, job.scriptHash);
-		const answer = await ingestUpload(database, {
+		const answer = await ctx.ingest.ingestUpload(database, {
 			workspace: job.workspace,
 			path: job.scriptPath,
 			kind: 'deploy',

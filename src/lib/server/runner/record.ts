@@ -10,13 +10,14 @@ import type { Principal } from '../access';
 import type { Database } from '../db';
 import { badRequest, notFound } from '../http';
 import { parseDescriptor } from '../dbt-files/descriptor';
-import { buildGraphContent, decodeUtf8, type BuiltGraph, type UploadedFile } from '../ingest/graph-content';
+import { decodeUtf8, type UploadedFile } from '../dbt-files/uploaded-file';
 import { digestGraphInTurns, pruneGraphs, replaceGraph, versionKey } from '../repo/graph';
 import { insertJob, progressOf, upsertProgress, type ProgressUpdate } from '../repo/jobs';
 import { nodeAssetPaths, settleProgress } from '../repo/queue';
 import { getVersion, newestVersion, type ScriptVersion } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
 import { UNREPORTED_MESSAGE } from './execute';
+import type { BuiltGraphView, IngestPort } from './ingest-port';
 import { LineSplitter } from './log-tail';
 import { storeOwnGraph } from './run-graph';
 import { ProgressTracker } from './node-events';
@@ -87,16 +88,16 @@ async function versionFor(database: Database, p: Principal, input: RecordInput):
 	return v;
 }
 
-export async function recordRun(database: Database, p: Principal, input: RecordInput): Promise<RecordAnswer> {
+export async function recordRun(database: Database, ingest: IngestPort, p: Principal, input: RecordInput): Promise<RecordAnswer> {
 	const version = await versionFor(database, p, input);
 	const descriptor = parseDescriptor(version?.content ?? '');
 	const wh = await getWarehouse(database, p.workspace, descriptor.warehouse);
 	const warehouse: WarehouseTarget = { name: descriptor.warehouse, defaultDatabase: wh?.defaultDatabase ?? null };
 
 	const parsed = parseRunResults(decodeUtf8(input.runResults), { fileName: input.runResults.name, strict: true });
-	let built: BuiltGraph | null = null;
+	let built: BuiltGraphView | null = null;
 	if (input.manifest) {
-		built = await buildGraphContent({
+		built = await ingest.buildGraphContent({
 			manifest: input.manifest,
 			warehouse: warehouse.name,
 			defaultDatabase: warehouse.defaultDatabase ?? null,

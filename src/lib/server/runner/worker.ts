@@ -16,6 +16,7 @@ import { handBack } from './hand-back';
 import { JobLog } from './job-log';
 import { executeLineageJob } from './lineage-job';
 import { executeDeployJob } from './deploy-job';
+import type { IngestPort } from './ingest-port';
 import { enginesOf, FUSION_MISSING } from './engine/for-job';
 import { EngineUnavailable, findPython } from './engine/provision';
 import { jobDirs } from './workdir';
@@ -25,6 +26,8 @@ export const WORKER_STOPPED_MESSAGE = 'the worker running this job stopped';
 
 export interface WorkerOptions {
 	database: Database;
+	/** What run and deploy jobs store their graphs through (the ingest, passed in: see ingest-port.ts). */
+	ingest: IngestPort;
 	/** Runs at once by this worker (TRIBUTARY_WORKER_SLOTS, default 1). */
 	slots?: number;
 	/**
@@ -237,7 +240,7 @@ export class Worker {
 
 	private async execute(entry: Running): Promise<void> {
 		const { job, abort } = entry;
-		const database = this.opts.database;
+		const { database, ingest } = this.opts;
 		const log = new JobLog((text) => appendRunningLog(database, job.id, this.id, text), {
 			consoleBytes: this.config.consoleLogBytes,
 			flushMs: this.config.logFlushMs
@@ -260,8 +263,8 @@ export class Worker {
 				job.kind === 'lineage'
 					? await executeLineageJob({ database, job, workerId: this.id, signal: abort.signal, deadline, log })
 					: job.kind === 'deploy'
-						? await executeDeployJob({ database, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) })
-						: await executeJob({ database, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
+						? await executeDeployJob({ database, ingest, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) })
+						: await executeJob({ database, ingest, job, workerId: this.id, signal: abort.signal, deadline, config: this.config, log, ...this.stopHooks(entry) });
 			clearInterval(beat);
 			let unwritten = '';
 			const stoppedByUs = abort.signal.reason === ('worker-stopped' satisfies StopReason);

@@ -3,6 +3,7 @@ import { requireRunAccess, workspacePrincipal } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
 import { recordRun } from '$lib/server/runner/record';
+import { runnerIngest } from '$lib/server/runner-ingest';
 import { readRecordForm } from '$lib/server/runner/record-form';
 import { gateUpload, readUploadHead } from '$lib/server/upload-head';
 import type { RequestHandler } from './$types';
@@ -13,5 +14,5 @@ export const POST: RequestHandler = handleApi(async (event) => {
 	const head = await readUploadHead(event.request, event.url, 'a `run_results` file');
 	const path = gateUpload(head, (path) => requireRunAccess(p, path));
 	const input = await readRecordForm(head.request, path);
-	return jsonSafe(await recordRun(await getDatabase(), p, input), { status: 201 });
+	return jsonSafe(await recordRun(await getDatabase(), runnerIngest, p, input), { status: 201 });
 });

@@ -3,9 +3,10 @@
 // claims, the jobs in flight handed back (their dbt process groups stopped; re-queued or failed
 // as hand-back.ts decides), the database closed, exit 0.
 import { isMainThread } from 'node:worker_threads';
-import { openDatabase } from '../db';
-import { exitOnStopSignals, shutdownGraceMs } from '../shutdown';
-import { Worker } from './worker';
+import { openDatabase } from './db';
+import { runnerIngest } from './runner-ingest';
+import { exitOnStopSignals, shutdownGraceMs } from './shutdown';
+import { Worker } from './runner/worker';
 
 const say = (line: string) => process.stdout.write(`${line}\n`);
 
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
 	if (!process.env.TRIBUTARY_ENCRYPTION_KEY) say('note: TRIBUTARY_ENCRYPTION_KEY is not set: warehouse secrets are opened with the key derived from the share-link secret stored in the database');
 	const graceMs = shutdownGraceMs();
 	const database = await openDatabase({ url });
-	const worker = new Worker({ database, log: say }).start();
+	const worker = new Worker({ database, ingest: runnerIngest, log: say }).start();
 	say(`worker ${worker.id} polling for dbt jobs (DBT_BIN=${process.env.DBT_BIN || 'dbt'})`);
 	exitOnStopSignals({
 		graceMs,
