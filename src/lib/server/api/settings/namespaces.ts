@@ -26,7 +26,3 @@ export async function changeNamespaceAs(p: Principal, body: Record<string, unkno
 	const created = await setNamespace(database, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
 	return { input, created, removed: false };
 }
-
-export async function saveNamespaceAs(p: Principal, body: { namespace: string; folder: string | null }): Promise<{ namespace: string; folder: string | null }> {
-	return (await changeNamespaceAs(p, body)).input;
-}

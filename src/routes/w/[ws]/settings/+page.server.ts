@@ -9,7 +9,7 @@ import { saveFolderAs } from '$lib/server/api/settings/folders';
 import { formCall } from '$lib/server/api/settings/form-failure';
 import { saveGroupAs } from '$lib/server/api/settings/groups';
 import { addMemberAs, removeMemberAs } from '$lib/server/api/settings/members';
-import { saveNamespaceAs } from '$lib/server/api/settings/namespaces';
+import { changeNamespaceAs } from '$lib/server/api/settings/namespaces';
 import { settingsPage } from '$lib/server/api/settings/page';
 import { mintTokenAs, revokeTokenAs } from '$lib/server/api/settings/tokens';
 import { warehouseBodyFromForm } from '$lib/server/api/settings/warehouse-form';
@@ -122,7 +122,7 @@ export const actions: Actions = {
 	saveNamespace: withForm(async (p, form) =>
 		formCall({ section: 'namespaces', fields: ['namespace', 'folder'] }, async () => {
 			const folder = text(form, 'folder').trim();
-			const r = await saveNamespaceAs(p, { namespace: text(form, 'namespace'), folder: folder === '' ? null : folder });
+			const r = (await changeNamespaceAs(p, { namespace: text(form, 'namespace'), folder: folder === '' ? null : folder })).input;
 			return { done: r.folder === null ? `Removed the mapping of ${r.namespace}.` : `${r.namespace} writes into f/${r.folder}.` };
 		})
 	),
