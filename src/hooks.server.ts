@@ -2,7 +2,6 @@
 // (kit's origin check is off because the CLI posts multipart without an Origin header).
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { dev } from '$app/environment';
-import { workspaceGrant } from '$lib/server/access';
 import { authenticate } from '$lib/server/auth/authenticate';
 import { bootstrap, firstStartBanner } from '$lib/server/bootstrap';
 import { DATABASE_UNAVAILABLE_MESSAGE, getDatabase, isDatabaseUnavailable } from '$lib/server/db';
@@ -64,9 +63,6 @@ const authenticateAndCheckOrigin: Handle = async ({ event, resolve }) => {
 		if (isDatabaseUnavailable(e)) return errorResponse(503, DATABASE_UNAVAILABLE_MESSAGE, { 'retry-after': '1' });
 		throw e;
 	}
-	// The caller's grant in a workspace, computed on first ask and then kept for the request:
-	// a request that names no workspace (sign-in, static pages) builds none.
-	event.locals.grant = (ws) => workspaceGrant(event, ws);
 	if (!SAFE_METHODS.has(event.request.method)) {
 		const origin = event.request.headers.get('origin');
 		// A browser names the page's origin; a cookie-carrying write from another origin, or a

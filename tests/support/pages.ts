@@ -2,7 +2,6 @@
 // the way the hook does it, for tests comparing what a page serves with what the API answers.
 import { isActionFailure, isHttpError, isRedirect, type Cookies, type RequestEvent } from '@sveltejs/kit';
 import { authenticate } from '../../src/lib/server/auth/authenticate';
-import { workspaceGrant } from '../../src/lib/server/access';
 import type { ApiClient } from './api';
 
 /** A page event for `url` carrying the client's credentials; `params` as the route names them. */
@@ -44,7 +43,6 @@ export async function pageEventOf(
 		getClientAddress: () => client.clientAddress
 	} as unknown as RequestEvent;
 	event.locals.auth = await authenticate(event);
-	event.locals.grant = (ws) => workspaceGrant(event, ws);
 	return event;
 }
 

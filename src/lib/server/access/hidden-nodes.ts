@@ -22,11 +22,6 @@ export function authoredPathFilter(p: Principal): ScriptPathFilter {
 	return { readable: readablePathFilter(p), scope: s.all ? null : { exact: s.exact, prefixes: s.prefixes } };
 }
 
-/** authoredPathFilter as a predicate in process: the same gate over one script path. */
-export function authoredPathReadable(p: Principal): (scriptPath: string) => boolean {
-	return (path) => mayReadPath(p, path, 'scripts');
-}
-
 /** The token's `assets:read` narrowing over asset paths (everything for a session or a public link). */
 export function assetPathGate(p: Principal | null): (assetPath: string) => boolean {
 	if (p === null) return () => true;

@@ -14,7 +14,7 @@ export { requireAdmin, adminAllows, requireAdminAccess, requireWorkspaceCreate, 
 export type { AdminResource } from './admin';
 export { ASK_FOR_SHARE_LINK, jobReadDecision, requireJobRead, jobListAccess, jobScopeAllows, JobNotFoundError, jobAccess, requireShareMint, mayMintShare, runPageRights, mayRun, requireScriptWrite, requireScriptDelete, mayDelete, requireRunAccess, requireCancelAccess } from './jobs';
 export type { JobReadDecision, JobAccess, JobListAccess } from './jobs';
-export { shapePathFilter, authoredPathFilter, authoredPathReadable, assetPathGate, authoredShownOf, readableLineageOwners, readableVersion, pinnedAuthoredShown } from './hidden-nodes';
+export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, readableLineageOwners, readableVersion, pinnedAuthoredShown } from './hidden-nodes';
 export { columnLineageAccess, principalWithLineageStamp, lineageStampOf, pinnedAccessOf, pinnedAccess } from './lineage-gates';
 export type { PinnedAccess } from './lineage-gates';
 export { pageAuth, pagePrincipal, runPageAccess, layoutAccess, requireLevelsOfRun } from './pages';
