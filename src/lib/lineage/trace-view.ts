@@ -163,20 +163,29 @@ export function traceFrame(g: TraceLayout, graph: ColumnGraph, focus: readonly C
 	for (const s of g.scripts) cards.push({ id: `script\u0000${s.path}`, x: s.x, y: s.y, w: s.w, h: s.h });
 	const core = focus.filter((c) => g.rows.has(c));
 	const heads = [...new Set(core.map((c) => graph.nodes.get(c)).filter((n) => !!n).map((n) => head(n!.kind, n!.path)))];
-	const near: string[] = [];
+	// Its direct neighbours, upstream and downstream apart, each with the script carrying the edge.
 	const own = new Set(core);
+	const sides: [string, string | null][][] = [[], []];
+	const add = (side: 0 | 1, m: ColumnId, key: string) => {
+		if (own.has(m) || !g.rows.has(m)) return;
+		const s = g.through.get(key);
+		sides[side].push([m, s ? `script\u0000${s.path}` : null]);
+	};
 	for (const c of core) {
-		for (const [adj, out] of [
-			[graph.down.get(c), true],
-			[graph.up.get(c), false]
-		] as const) {
-			for (const m of adj ?? []) {
-				if (own.has(m) || !g.rows.has(m)) continue;
-				near.push(m);
-				const s = g.through.get(out ? edgeKey(c, m) : edgeKey(m, c));
-				if (s) near.push(`script\u0000${s.path}`);
-			}
-		}
+		for (const m of graph.up.get(c) ?? []) add(0, m, edgeKey(m, c));
+		for (const m of graph.down.get(c) ?? []) add(1, m, edgeKey(c, m));
+	}
+	// The nearest on each side first, so a frame with room for only some shows both directions.
+	const at = core.length ? g.rows.get(core[0])! : null;
+	const dist = (id: string) => {
+		const r = g.rows.get(id)!;
+		return at ? Math.hypot(r.x - at.x, r.y - at.y) : 0;
+	};
+	const nearest: string[] = [];
+	const rest: string[] = [];
+	for (const list of sides) {
+		list.sort((a, b) => dist(a[0]) - dist(b[0]));
+		list.forEach(([m, s], i) => (i === 0 ? nearest : rest).push(m, ...(s ? [s] : [])));
 	}
 	const fit = fitFrame({
 		cards,
@@ -184,7 +193,7 @@ export function traceFrame(g: TraceLayout, graph: ColumnGraph, focus: readonly C
 		width: vw,
 		height: vh,
 		obstacles: [],
-		priority: core.length ? [[...core, ...heads], near] : [],
+		priority: core.length ? [[...core, ...heads], nearest, rest] : [],
 		readableZoom: whole ? 0 : TRACE_READABLE_ZOOM,
 		maxZoom: TRACE_READABLE_ZOOM,
 		padding: pad
