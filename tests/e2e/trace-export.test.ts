@@ -59,7 +59,7 @@ async function download(page: Page, testId: string, name: string): Promise<Buffe
 describe('trace from a column and export (chromium, built app, demo workspace)', () => {
 	const demo = useDemoBrowser();
 
-	it('traces a column of the pane\'s table over the canvas, fitted, scripts as boxes; focus keeps only its path and gives the view back', async () => {
+	it('traces a column of the pane\'s table over the canvas, readable and whole with Fit, scripts as boxes; focus keeps only its path and gives the view back', async () => {
 		const page = await demo.member.newPage();
 		await page.setViewportSize({ width: 1440, height: 900 });
 		const errors = watchErrors(page);
