@@ -132,6 +132,7 @@ describe('focus on a column (chromium, built app, demo workspace)', () => {
 		const canvas = page.getByTestId('canvas');
 		await expect.poll(() => canvas.getAttribute('data-focused')).toBe('true');
 		expect(await toggle.getAttribute('aria-pressed')).toBe('true');
+		await expect.poll(() => toggle.getAttribute('aria-busy')).toBe('false');
 		// Only the path's cards, once the view has settled on them.
 		await expect.poll(async () => (await drawnCards(page)).paths, { timeout: 20_000 }).toEqual(expected);
 		await docShot(page, 'canvas-focus-1440');
@@ -151,6 +152,44 @@ describe('focus on a column (chromium, built app, demo workspace)', () => {
 		await expect.poll(() => transform(page)).toBe(before.transform);
 		expect(await pane.getAttribute('data-path')).toBe(before.selected);
 		await expect.poll(async () => (await drawnCards(page)).paths).toEqual(before.cards);
+		expect(errors).toEqual([]);
+		await page.close();
+	}, 120_000);
+
+	it('focuses on a column traced on a card, with no pane open: the whole path fits, readable', async () => {
+		const page = await demo.member.newPage();
+		await page.setViewportSize({ width: 1440, height: 900 });
+		const errors = watchErrors(page);
+		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo`);
+		await page.getByTestId('fit-all').click();
+		const orders = page.locator(`.svelte-flow__node[data-id="${ORDERS}"]`);
+		await orders.locator('[data-testid=expand-columns]').click();
+		const row = orders.locator('[data-testid=card-columns] .row[data-column=customer_id]');
+		await row.waitFor({ timeout: 30_000 });
+		await row.click();
+		await expect.poll(() => page.getByTestId('canvas-trace').getAttribute('data-edges').then(Number), { timeout: 30_000 }).toBeGreaterThan(0);
+		expect(await page.getByTestId('details-pane').count()).toBe(0);
+		// The path as the canvas's own trace lights it: every card with a lit row.
+		const expected = await page.evaluate(`[...new Set([...document.querySelectorAll('[data-testid=card-columns]')].filter((el) => el.querySelector('.row.lit')).map((el) => el.getAttribute('data-path')))].sort()`);
+		expect((expected as string[]).length).toBeGreaterThan(2);
+		const before = await transform(page);
+
+		await page.keyboard.press('f');
+		const canvas = page.getByTestId('canvas');
+		await expect.poll(() => canvas.getAttribute('data-focused')).toBe('true');
+		// Laid out and its view settled (the toggle is busy until then).
+		await expect.poll(() => page.getByTestId('canvas-focus').getAttribute('aria-busy')).toBe('false');
+		await expect.poll(async () => (await drawnCards(page)).paths, { timeout: 20_000 }).toEqual(expected);
+		await expect.poll(async () => (await drawnCards(page)).bad).toEqual([]);
+		expect((await smallestCardTextPx(page)).px).toBeGreaterThanOrEqual(11);
+		// The trace is drawn across the cards at their new places.
+		expect(Number(await page.getByTestId('canvas-trace').getAttribute('data-edges'))).toBeGreaterThan(0);
+		await docShot(page, 'canvas-focus-card-1440');
+
+		await page.getByTestId('canvas-focus').click();
+		await expect.poll(() => canvas.getAttribute('data-focused')).toBe('false');
+		await expect.poll(() => transform(page)).toBe(before);
+		expect(await page.getByTestId('details-pane').count()).toBe(0);
 		expect(errors).toEqual([]);
 		await page.close();
 	}, 120_000);
