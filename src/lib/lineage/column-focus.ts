@@ -22,8 +22,8 @@ export interface CanvasPath {
 /**
  * The canvas cards and edges a traced column's path (`columns`: `traced`, its upstream and its
  * downstream) runs through. A column edge a producer script carries (`via`) runs through the
- * script's card; a relation or script this canvas does not show (another folder) is left out
- * with its edges.
+ * script's card, or straight across when this canvas does not show the script; a relation it
+ * does not show (another folder) is left out with its edges.
  */
 export function pathOnCanvas(
 	traced: ColumnId,
