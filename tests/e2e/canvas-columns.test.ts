@@ -125,7 +125,9 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 		const wideBox = (await wide.boundingBox())!;
 		expect(wideBox.width).toBeGreaterThan(canvasBox.width - 2);
 		expect(await pane.getByTestId('trace-widened').count()).toBe(1);
-		// Widened, the trace is fitted into its own frame: no box cut at any edge.
+		// Widened, the trace opens readable around the relation's columns; Fit shows it whole: no box cut at any edge.
+		await expect.poll(async () => Number(await wide.getByTestId('trace-frame').getAttribute('data-zoom'))).toBeGreaterThanOrEqual(1);
+		await wide.getByTestId('trace-fit').click();
 		await expect
 			.poll(() =>
 				wide.evaluate((root) => {

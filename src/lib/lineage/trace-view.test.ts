@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { producerVia } from './canvas-columns';
 import { buildDbtColumnGraph, buildProducerColumnGraph, columnId, connectedComponent, edgeKey, edgesAmong, mergeColumnGraphs, TRACE, traceLanes, traceScrollLeft } from './column-trace';
-import { fitTrace, focusLanes, SCRIPT, traceLayout, tracePath, visibleArea, zoomAt } from './trace-view';
+import { focusLanes, SCRIPT, traceFrame, traceLayout, tracePath, TRACE_READABLE_ZOOM, TRACE_ZOOM, visibleArea, zoomAt } from './trace-view';
 import { col, edge, producer } from '../../../tests/support/trace-fixtures';
 
 const id = (ref: string) => {
@@ -104,16 +104,44 @@ describe('traceLayout: producer scripts as boxes', () => {
 });
 
 describe('fitting and zooming the widened trace', () => {
-	it('fits a big drawing whole, centred, and a small one at 1:1', () => {
-		const v = fitTrace(4000, 1000, 1000, 600);
-		expect(4000 * v.zoom).toBeLessThanOrEqual(1000);
-		expect(1000 * v.zoom).toBeLessThanOrEqual(600);
-		expect(v.x).toBeCloseTo((1000 - 4000 * v.zoom) / 2, 5);
-		expect(fitTrace(300, 200, 1000, 600).zoom).toBe(1);
-		// The whole drawing is in the visible area.
-		const a = visibleArea(v, 1000, 600);
+	const whole = traceLayout(traceLanes(component, g), edgesAmong(component, g), via);
+	/** The drawing's rectangle `r` on screen under view `v`, inside a `vw`×`vh` frame? */
+	const inside = (v: { x: number; y: number; zoom: number }, r: { x: number; y: number; w: number; h: number }, vw: number, vh: number) =>
+		r.x * v.zoom + v.x >= -0.5 && r.y * v.zoom + v.y >= -0.5 && (r.x + r.w) * v.zoom + v.x <= vw + 0.5 && (r.y + r.h) * v.zoom + v.y <= vh + 0.5;
+
+	it('opens a trace that reads whole at 11 px whole, centred, never above 1:1', () => {
+		const v = traceFrame(whole, g, [id('orders.amount')], whole.width + 400, whole.height + 300);
+		expect(v.zoom).toBe(TRACE_READABLE_ZOOM);
+		expect(v.x).toBeCloseTo(200, 5);
+		for (const b of whole.boxes) expect(inside(v, b, whole.width + 400, whole.height + 300)).toBe(true);
+	});
+
+	it('opens a wide trace at the readable zoom around the traced column and its direct neighbours; Fit shows it whole', () => {
+		// Room for three lanes and a script's gap at 1:1, not for all four.
+		const vw = 900;
+		expect(whole.width).toBeGreaterThan(vw);
+		const vh = 400;
+		const traced = id('orders.amount');
+		const v = traceFrame(whole, g, [traced], vw, vh);
+		expect(v.zoom).toBe(TRACE_READABLE_ZOOM);
+		const row = (c: string) => whole.rows.get(c)!;
+		// The traced column, the one it comes from and the lake column it goes to (through its script's box).
+		for (const c of [traced, id('stg_orders.amount'), id('lake:daily.total')]) expect(inside(v, row(c), vw, vh)).toBe(true);
+		expect(inside(v, whole.scripts.find((s) => s.path === 'main/jobs/daily.sql')!, vw, vh)).toBe(true);
+		// Two hops upstream is not a direct neighbour, and does not fit beside them.
+		expect(inside(v, row(id('raw.orders.amount')), vw, vh)).toBe(false);
+
+		const all = traceFrame(whole, g, [traced], vw, vh, true);
+		expect(all.zoom).toBeLessThan(TRACE_READABLE_ZOOM);
+		for (const b of [...whole.boxes, ...whole.scripts]) expect(inside(all, b, vw, vh)).toBe(true);
+		const a = visibleArea(all, vw, vh);
 		expect(a.x).toBeLessThanOrEqual(0);
-		expect(a.x + a.w).toBeGreaterThanOrEqual(4000);
+		expect(a.x + a.w).toBeGreaterThanOrEqual(whole.width);
+	});
+
+	it('shows a drawing too big for the least zoom from its top left', () => {
+		const v = traceFrame(whole, g, [], 40, 30, true);
+		expect(v).toEqual({ x: 12, y: 12, zoom: TRACE_ZOOM.min });
 	});
 
 	it('zooms about the pointer: the point under it stays there', () => {

@@ -3,6 +3,7 @@
 // script), what lies on a traced column's path (its columns and the scripts carrying them) for
 // the focus toggle, and the zoom and pan that fit a trace into its frame. Pure, so the page and
 // the tests share it.
+import { fitFrame } from './canvas-fit';
 import { edgeKey, TRACE, traceColumn, traceLanes, type ColumnGraph, type ColumnId, type Lane, type TraceBox } from './column-trace';
 
 /** A producer script between two lanes: the columns it carries are routed through it. */
@@ -130,15 +131,6 @@ export interface TraceViewport {
 
 export const TRACE_ZOOM = { min: 0.15, max: 1.5 } as const;
 
-/** The zoom and offset that show a `w`×`h` drawing whole in a `vw`×`vh` frame, centred, never above 1:1. */
-export function fitTrace(w: number, h: number, vw: number, vh: number, pad = 12): TraceViewport {
-	if (w <= 0 || h <= 0 || vw <= 0 || vh <= 0) return { x: 0, y: 0, zoom: 1 };
-	const zoom = Math.max(TRACE_ZOOM.min, Math.min(1, (vw - 2 * pad) / w, (vh - 2 * pad) / h));
-	const x = w * zoom <= vw ? (vw - w * zoom) / 2 : pad;
-	const y = h * zoom <= vh ? Math.min((vh - h * zoom) / 2, pad) : pad;
-	return { x, y, zoom };
-}
-
 /** A zoom by `factor` that keeps the drawing's point under (`px`, `py`) where it is. */
 export function zoomAt(v: TraceViewport, factor: number, px: number, py: number): TraceViewport {
 	const zoom = Math.max(TRACE_ZOOM.min, Math.min(TRACE_ZOOM.max, v.zoom * factor));
@@ -149,4 +141,64 @@ export function zoomAt(v: TraceViewport, factor: number, px: number, py: number)
 /** The drawing's area in view, in its own units (what a big trace draws). */
 export function visibleArea(v: TraceViewport, vw: number, vh: number): { x: number; y: number; w: number; h: number } {
 	return { x: -v.x / v.zoom, y: -v.y / v.zoom, w: vw / v.zoom, h: vh / v.zoom };
+}
+
+/** The zoom at which a trace's text (11 px at 1:1) reads at 11 px on screen. */
+export const TRACE_READABLE_ZOOM = 1;
+
+/**
+ * Where a widened trace opens in a `vw`×`vh` frame, by the canvases' own rule (canvas-fit): the
+ * whole trace when it reads at 11 px that way; else, at that zoom, framed on `focus` (the traced
+ * column, or the selected relation's own columns) with its asset's header, then its direct
+ * neighbours (the columns one edge away and the scripts carrying those edges), as many as fit.
+ * `whole`: the whole trace however small (the Fit button), never below the trace's least zoom.
+ */
+export function traceFrame(g: TraceLayout, graph: ColumnGraph, focus: readonly ColumnId[], vw: number, vh: number, whole = false): TraceViewport {
+	if (g.width <= 0 || g.height <= 0 || vw <= 0 || vh <= 0) return { x: 0, y: 0, zoom: 1 };
+	const pad = 12;
+	const cards: { id: string; x: number; y: number; w: number; h: number }[] = [];
+	for (const [id, r] of g.rows) cards.push({ id, ...r });
+	const head = (kind: string, path: string) => `head\u0000${kind}\u0000${path}`;
+	for (const b of g.boxes) cards.push({ id: head(b.kind, b.path), x: b.x, y: b.y, w: b.w, h: TRACE.header });
+	for (const s of g.scripts) cards.push({ id: `script\u0000${s.path}`, x: s.x, y: s.y, w: s.w, h: s.h });
+	const core = focus.filter((c) => g.rows.has(c));
+	const heads = [...new Set(core.map((c) => graph.nodes.get(c)).filter((n) => !!n).map((n) => head(n!.kind, n!.path)))];
+	// Its direct neighbours, upstream and downstream apart, each with the script carrying the edge.
+	const own = new Set(core);
+	const sides: [string, string | null][][] = [[], []];
+	const add = (side: 0 | 1, m: ColumnId, key: string) => {
+		if (own.has(m) || !g.rows.has(m)) return;
+		const s = g.through.get(key);
+		sides[side].push([m, s ? `script\u0000${s.path}` : null]);
+	};
+	for (const c of core) {
+		for (const m of graph.up.get(c) ?? []) add(0, m, edgeKey(m, c));
+		for (const m of graph.down.get(c) ?? []) add(1, m, edgeKey(c, m));
+	}
+	// The nearest on each side first, so a frame with room for only some shows both directions.
+	const at = core.length ? g.rows.get(core[0])! : null;
+	const dist = (id: string) => {
+		const r = g.rows.get(id)!;
+		return at ? Math.hypot(r.x - at.x, r.y - at.y) : 0;
+	};
+	const nearest: string[] = [];
+	const rest: string[] = [];
+	for (const list of sides) {
+		list.sort((a, b) => dist(a[0]) - dist(b[0]));
+		list.forEach(([m, s], i) => (i === 0 ? nearest : rest).push(m, ...(s ? [s] : [])));
+	}
+	const fit = fitFrame({
+		cards,
+		bounds: { x: 0, y: 0, w: g.width, h: g.height },
+		width: vw,
+		height: vh,
+		obstacles: [],
+		priority: core.length ? [[...core, ...heads], nearest, rest] : [],
+		readableZoom: whole ? 0 : TRACE_READABLE_ZOOM,
+		maxZoom: TRACE_READABLE_ZOOM,
+		padding: pad
+	});
+	// Bigger than the least zoom shows whole: its top left, at that zoom.
+	if (fit.view.zoom < TRACE_ZOOM.min) return { x: pad, y: pad, zoom: TRACE_ZOOM.min };
+	return fit.view;
 }

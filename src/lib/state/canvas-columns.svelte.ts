@@ -178,6 +178,11 @@ export class CanvasColumns {
 		return p ? cardAnchor(p) : null;
 	}
 
+	/** The producer script carrying each producer column edge, by `edgeKey`. */
+	get via(): ReadonlyMap<string, string> {
+		return this.#via;
+	}
+
 	setProducers(lineage: readonly { path: string; column_lineage: ProducerColumnLineage[] }[]): void {
 		this.#producers = buildProducerColumnGraph({
 			runnables: lineage.map((l) => ({ path: l.path, language: 'sql', script_hash: null, column_lineage: l.column_lineage }))

@@ -13,6 +13,15 @@ import { evaluateSelector, selectorGraph, type SelectorResult } from '$lib/linea
 import type { ColumnSearch } from './column-search.svelte';
 import type { NodeStatus } from '$lib/types/canvas';
 
+/** What the canvas shows instead of its cut while focused on a column's path. */
+export interface FocusCut {
+	nodes: ReadonlySet<string>;
+	edges: UnitEdge[];
+	composed: ComposedCut;
+	/** What its first view frames first when it does not read whole (as `priority`). */
+	priority: readonly (readonly string[])[];
+}
+
 export type LayoutFetcher = (levels: LevelInput[], direction: Direction) => Promise<Record<string, LevelLayout>>;
 
 /** The viewport helpers of the mounted flow (what `useSvelteFlow` gives inside it). */
@@ -65,8 +74,13 @@ export class CanvasState {
 	/** A cut asked of the server whose answer has not come yet. */
 	layoutPending = $state(false);
 	layoutError = $state<string | null>(null);
-	composed: ComposedCut | null = $derived(composeCut(this.tree, this.open, this.layouts));
-	edges: UnitEdge[] = $derived(unitEdges(this.tree, this.open, this.canvas.edges));
+	/**
+	 * A traced column's path laid out on its own (the focus toggle, state/column-focus): while
+	 * set, the canvas shows these cards and edges instead of the cut, which stays as it was.
+	 */
+	focusCut = $state.raw<FocusCut | null>(null);
+	composed: ComposedCut | null = $derived(this.focusCut ? this.focusCut.composed : composeCut(this.tree, this.open, this.layouts));
+	edges: UnitEdge[] = $derived(this.focusCut ? this.focusCut.edges : unitEdges(this.tree, this.open, this.canvas.edges));
 
 	/** The way the layers run; a change lays the cut out again (server-side, cached). */
 	direction = $state<Direction>('LR');
@@ -100,9 +114,10 @@ export class CanvasState {
 	 */
 	priority = $state.raw<readonly (readonly string[])[]>([]);
 
-	/** The cards a first view frames first: the selection and its lineage, else the page's priority. */
+	/** The cards a first view frames first: a focused path's own, else the selection and its lineage, else the page's priority. */
 	framePriority: string[][] = $derived.by(() => {
 		const units = (ids: Iterable<string>) => [...new Set([...ids].map((id) => this.unitOf(id)))];
+		if (this.focusCut) return this.focusCut.priority.map((t) => [...t]);
 		if (this.selected && this.nodeById.has(this.selected)) {
 			const self = this.unitOf(this.selected);
 			return [[self], units(this.lineage).filter((u) => u !== self)];
@@ -191,8 +206,9 @@ export class CanvasState {
 		return this.setOpen(reveal(this.tree, this.open, id));
 	}
 
-	/** The card standing for a node in the current cut. */
+	/** The card standing for a node in the current cut (in focus, a node of the path is its own card). */
 	unitOf(id: string): string {
+		if (this.focusCut?.nodes.has(id)) return id;
 		return unitOf(this.tree, this.open, id);
 	}
 
@@ -210,6 +226,8 @@ export class CanvasState {
 
 	/** Cards lit by the current focus (selection lineage, else search matches); null = no focus. */
 	focusUnits: Set<string> | null = $derived.by(() => {
+		// In focus every card shown is on the path: none is dimmed.
+		if (this.focusCut) return null;
 		// A search that matches nothing leaves the canvas as it was, rather than dimming it all.
 		const ids = this.selected ? this.lineage : this.matches.length ? new Set(this.matches) : null;
 		if (!ids) return null;

@@ -18,7 +18,7 @@ import {
 	type Lane
 } from '$lib/lineage/column-trace';
 import { producerVia } from '$lib/lineage/canvas-columns';
-import { fitTrace, focusLanes, traceLayout, tracePath, zoomAt, type ScriptBox, type TraceLayout, type TraceViewport } from '$lib/lineage/trace-view';
+import { focusLanes, traceFrame, traceLayout, tracePath, zoomAt, type ScriptBox, type TraceLayout, type TraceViewport } from '$lib/lineage/trace-view';
 import type { DbtProvenance, ModelColumnLineage, ProducerColumnLineage } from '$lib/types/asset-graph';
 import { consumerIndex, consumersReached, type ConsumerHit, type ConsumerIndex } from '$lib/lineage/consumer-trace';
 import type { GraphConsumer } from '$lib/types/consumers';
@@ -183,7 +183,9 @@ export class ColumnTraceView {
 	/** The widened trace's own zoom and pan. */
 	viewport = $state.raw<TraceViewport>({ x: 0, y: 0, zoom: 1 });
 	/** The view before focus, given back when focus ends. */
-	#beforeFocus: TraceViewport | null = null;
+	#beforeFocus: { viewport: TraceViewport; whole: boolean } | null = null;
+	/** Whether the view was last framed whole (the Fit button) or readable (opening). */
+	#whole = false;
 	/** The widened trace's frame size, for fitting. */
 	#frame = { w: 0, h: 0 };
 	/** Which producer script carries each producer edge, by `edgeKey`. */
@@ -269,6 +271,11 @@ export class ColumnTraceView {
 		return paths.length ? this.lineage.refresh(paths, this.#pin) : Promise.resolve();
 	}
 
+	/** The producer script carrying each producer column edge, by `edgeKey`. */
+	get via(): ReadonlyMap<string, string> {
+		return this.#via;
+	}
+
 	setProducers(lineage: readonly { path: string; column_lineage: ProducerColumnLineage[] }[]): void {
 		this.#via = producerVia(lineage);
 		this.#producers = buildProducerColumnGraph({
@@ -315,7 +322,7 @@ export class ColumnTraceView {
 	trace(id: ColumnId | null): void {
 		this.traced = this.traced === id ? null : id;
 		if (!this.traced) this.#endFocus();
-		else if (this.focused) this.fit();
+		else if (this.focused) this.open();
 	}
 
 	/** Trace the column a link named, and open the trace on it. */
@@ -326,26 +333,46 @@ export class ColumnTraceView {
 
 	/**
 	 * A column of the details pane's table, clicked: traced, and the trace widened over the
-	 * canvas and fitted, where the user is looking (the pane's own trace is below the fold).
+	 * canvas and opened at a readable zoom, where the user is looking (the pane's own trace is
+	 * below the fold).
 	 */
 	traceFromTable(id: ColumnId): void {
 		this.traced = id;
 		this.linked = id;
 		if (this.focused) this.#endFocus();
 		this.wide = true;
-		this.fit();
+		this.open();
 	}
 
-	/** The widened trace's frame was measured (or resized); `refit`: show the whole trace in it. */
+	/** The widened trace's frame was measured (or resized); `refit`: framed again the way it last was. */
 	frame(w: number, h: number, refit: boolean): void {
 		this.#frame = { w, h };
-		if (refit) this.fit();
+		if (refit) this.refit();
 	}
 
-	/** The whole trace (or, in focus, the whole path) in the frame. */
+	/** The whole trace (or, in focus, the whole path) in the frame, however small: the Fit button. */
 	fit(): void {
-		const g = this.geometry;
-		this.viewport = fitTrace(g.width, g.height, this.#frame.w, this.#frame.h);
+		this.#whole = true;
+		this.viewport = this.#framed(true);
+	}
+
+	/**
+	 * The trace as it opens: whole when its text reads at 11 px that way, else at that size around
+	 * the traced column (or the selected relation's columns) and its direct neighbours.
+	 */
+	open(): void {
+		this.#whole = false;
+		this.viewport = this.#framed(false);
+	}
+
+	/** Framed again the way it last was (the trace grew, the frame was resized). */
+	refit(): void {
+		this.viewport = this.#framed(this.#whole);
+	}
+
+	#framed(whole: boolean): TraceViewport {
+		const focus = this.traced !== null && this.geometry.rows.has(this.traced) ? [this.traced] : this.ownColumns;
+		return traceFrame(this.geometry, this.graph, focus, this.#frame.w, this.#frame.h, whole);
 	}
 
 	zoomBy(factor: number, px = this.#frame.w / 2, py = this.#frame.h / 2): void {
@@ -364,15 +391,18 @@ export class ColumnTraceView {
 			return;
 		}
 		if (!this.canFocus) return;
-		this.#beforeFocus = this.viewport;
+		this.#beforeFocus = { viewport: this.viewport, whole: this.#whole };
 		this.focused = true;
-		this.fit();
+		this.open();
 	}
 
 	#endFocus(): void {
 		if (!this.focused) return;
 		this.focused = false;
-		if (this.#beforeFocus) this.viewport = this.#beforeFocus;
+		if (this.#beforeFocus) {
+			this.viewport = this.#beforeFocus.viewport;
+			this.#whole = this.#beforeFocus.whole;
+		}
 		this.#beforeFocus = null;
 	}
 

@@ -13,6 +13,8 @@ import { ColumnSearch } from './column-search.svelte';
 import { ColumnTraceView, RelationDetails, type RelationFetcher } from './details.svelte';
 import { CanvasColumns, type ScanFetcher } from './canvas-columns.svelte';
 import { ImpactList, httpImpactFetcher, type ImpactFetcher } from './impact.svelte';
+import { ColumnFocus, type FocusSource } from './column-focus.svelte';
+import type { LayoutFetcher } from './canvas.svelte';
 
 export interface LineagePageData {
 	wire: CanvasWire;
@@ -37,6 +39,7 @@ export interface LineagePageOptions {
 	relationFetcher?: RelationFetcher;
 	scanFetcher?: ScanFetcher;
 	impactFetcher?: ImpactFetcher;
+	layoutFetcher?: LayoutFetcher;
 }
 
 export function httpRelationFetcher(url: (path: string) => string, viewToken?: string | null): RelationFetcher {
@@ -60,13 +63,16 @@ export class LineagePage {
 	columns: CanvasColumns;
 	/** The impact list of a traced column. */
 	impact: ImpactList;
+	/** The canvas showing only the traced column's path (the focus toggle). */
+	focus: ColumnFocus;
 	/** The consumer layer's entries by canvas node id: what a consumer's details pane shows. */
 	consumers = $state.raw(new Map<string, GraphConsumer>());
 	#authored: boolean;
 	selectedNode: CanvasNode | null;
 
 	constructor(o: LineagePageOptions) {
-		this.canvas = new CanvasState(httpLayoutFetcher(o.workspace, o.viewToken, o.layoutJob));
+		const layout = o.layoutFetcher ?? httpLayoutFetcher(o.workspace, o.viewToken, o.layoutJob);
+		this.canvas = new CanvasState(layout);
 		// A lineage job that ends while its relation is shown changed that relation's lineage.
 		this.details = new RelationDetails(o.relationFetcher ?? httpRelationFetcher(o.relationUrl, o.viewToken), {
 			onLineageSettled: () => void this.trace.refresh()
@@ -86,6 +92,7 @@ export class LineagePage {
 			known: (path) => (this.details.path === path ? this.details.dbt : null)
 		});
 		this.impact = new ImpactList(o.impactFetcher ?? httpImpactFetcher(o.workspace), o.pin);
+		this.focus = new ColumnFocus(this.canvas, () => this.#focusSource(), layout);
 		this.selectedNode = $derived(this.canvas.selected ? (this.canvas.nodeById.get(this.canvas.selected) ?? null) : null);
 		// The trace lists an asset's columns in the order its analyzed schema gives, when the
 		// pane has that schema (the selected relation); others by name.
@@ -95,9 +102,21 @@ export class LineagePage {
 		});
 	}
 
+	/** The column the focus toggle focuses on: the one traced on the canvas's cards, else the details pane's. */
+	#focusSource(): FocusSource | null {
+		const c = this.columns;
+		if (c.traced && c.impact) return { column: c.traced, columns: c.impact, graph: c.graph, via: c.via };
+		const t = this.trace;
+		if (t.traced && t.path) return { column: t.traced, columns: t.path.columns, graph: t.graph, via: t.via };
+		return null;
+	}
+
 	load(data: LineagePageData): void {
 		// Another graph: its cards are other cards (a run's re-read of the same graph keeps them).
-		if (data.wire.digest !== this.canvas.canvas.digest && this.canvas.canvas.digest) this.columns.reset();
+		if (data.wire.digest !== this.canvas.canvas.digest && this.canvas.canvas.digest) {
+			this.columns.reset();
+			this.focus.drop();
+		}
 		this.canvas.load({ canvas: fromWire(data.wire), open: data.open, layouts: data.layouts, direction: data.direction });
 		this.trace.setProducers(data.producerLineage);
 		this.trace.setConsumers(data.consumers ?? []);
