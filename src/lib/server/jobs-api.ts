@@ -1,6 +1,7 @@
 // The jobs/* read API between the routes and the repo: query parsing (400s naming the field)
 // and the mapping of rows onto the wire types, including what a viewer of a run who may not
-// read its project is not shown.
+// read its project is not shown (the run's grant says which: RunGrant.redactRun).
+import type { RunGrant } from './access';
 import {
 	JOB_KINDS,
 	JOB_STATUSES,
@@ -183,13 +184,15 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const pick = (o: Record<string, unknown>, keys: ReadonlySet<string>) => Object.fromEntries(Object.entries(o).filter(([k]) => keys.has(k)));
 
 /**
- * `GET jobs/get/{id}`. A caller who may read the run but not its script (canReadScript false)
- * gets the run's shape and outcome: status, times, the command and selection, and the result
+ * `GET jobs/get/{id}`. A caller who may read the run but not its script (the grant redacts it
+ * to its shape) gets the run's shape and outcome: status, times, the command and selection, and the result
  * (which nodes ran and dbt's status word for each) without code, paths, variables or dbt's
  * messages, and no log (dbt's log prints compiled SQL and file paths, and cannot be cleaned
  * reliably line by line).
  */
-export function jobDetailOf(j: JobView, payload: JobPayload, canReadScript: boolean): JobDetail {
+export function jobDetailOf(grant: RunGrant, payload: JobPayload): JobDetail {
+	const j = grant.job;
+	const canReadScript = grant.redactRun() === 'authored';
 	const args = isObject(payload.args) ? payload.args : {};
 	const result = isObject(payload.result) ? payload.result : null;
 	return {
@@ -250,12 +253,17 @@ function genericError(nodes: unknown, status: JobStatus): string {
 }
 
 /** One progress row; dbt's message on a failed relation only for a caller who may read the project (it quotes SQL and paths). */
-export function progressItemOf(r: ProgressRow, canReadScript: boolean): RunProgressItem {
+export function progressItemOf(grant: RunGrant, r: ProgressRow): RunProgressItem {
+	const shape = progressShapeOf(r);
+	return r.error === null || grant.redactRun() === 'shape' ? shape : { ...shape, error: r.error };
+}
+
+/** One progress row without dbt's message: what any viewer of the run sees (a canvas's run lens). */
+export function progressShapeOf(r: ProgressRow): RunProgressItem {
 	return {
 		asset_kind: r.assetKind,
 		asset_path: r.assetPath,
 		status: r.status,
-		...(r.rowCount === null ? {} : { row_count: r.rowCount }),
-		...(r.error === null || !canReadScript ? {} : { error: r.error })
+		...(r.rowCount === null ? {} : { row_count: r.rowCount })
 	};
 }

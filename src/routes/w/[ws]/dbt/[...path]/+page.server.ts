@@ -3,7 +3,7 @@
 // jobs/list; the graph is the asset graph with that version named (GET assets/graph?
 // dbt_script_hash=), narrowed to this project's relations.
 import { error } from '@sveltejs/kit';
-import { canReadPath, grantOf, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
+import { pageGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { jobSummaryOf } from '$lib/server/jobs-api';
@@ -34,17 +34,17 @@ export interface VersionRow {
 }
 
 export const load: PageServerLoad = async (event) => {
-	const p = await pagePrincipal(event, event.params.ws);
+	const grant = await pageGrant(event, event.params.ws);
 	const path = event.params.path;
 	// One answer for "missing" and "not yours", as everywhere else.
-	if (!parseScriptPath(path) || !canReadPath(p, path)) error(404, 'no such project');
+	if (!parseScriptPath(path) || !grant.maySee(path)) error(404, 'no such project');
 	const database = await getDatabase();
-	const deploys = await jobRowsAs(p, { scriptPath: path, kind: 'deploy', limit: 30 });
+	const deploys = await jobRowsAs(grant, { scriptPath: path, kind: 'deploy', limit: 30 });
 	const versions: VersionRow[] = [];
 	for (const d of deploys) {
 		// A deploy that failed to pin left no version behind.
 		if (d.scriptHash === null || d.status === 'failure' || d.status === 'canceled') continue;
-		const payload = await jobResultOf(p.workspace, d.id);
+		const payload = await jobResultOf(grant, d.id);
 		const r = (payload?.result ?? {}) as Record<string, unknown>;
 		const num = (v: unknown) => (typeof v === 'number' ? v : null);
 		versions.push({
@@ -63,28 +63,28 @@ export const load: PageServerLoad = async (event) => {
 	if (versions.length === 0) error(404, 'no deployed version of this project');
 	const asked = event.url.searchParams.get('v');
 	const version = versions.find((v) => v.hash === asked) ?? versions.find((v) => v.live) ?? versions[0];
-	const detail = await readVersion(database, p, hexToHash(version.hash)!).catch(() => null);
+	const detail = await readVersion(grant, database, hexToHash(version.hash)!).catch(() => null);
 	// Said beside the Run button before anyone presses it: this worker cannot start dbt at all.
-	const runProblem = detail && mayRun(p, path) ? await processWorker()?.engineProblem(engineKindOf(detail)) : null;
+	const runProblem = detail && grant.mayRun(path) ? await processWorker()?.engineProblem(engineKindOf(detail)) : null;
 	let graph;
 	try {
 		// GET assets/graph's gate. The canvas needs the shape only; the details pane reads a
 		// relation's authored fields on selection.
-		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(grantOf(p), database, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
+		grant.require('assets', 'read');
+		graph = await unpinnedAssetGraph(grant, database, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
 	} catch (e) {
 		if (e instanceof ApiError) error(e.status, e.message);
 		throw e;
 	}
-	const runs = (await jobRowsAs(p, { scriptPath: path, limit: 40 })).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
+	const runs = (await jobRowsAs(grant, { scriptPath: path, limit: 40 })).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
 	return {
 		path,
 		versions,
 		version,
 		runs,
-		mayRun: mayRun(p, path),
-		mayDeploy: mayWritePath(p, path),
-		mayDelete: mayDelete(p, path),
+		mayRun: grant.mayRun(path),
+		mayDeploy: grant.mayWrite(path),
+		mayDelete: grant.mayDelete(path),
 		lockLine: detail?.lock ? describeLock(detail.lock) : null,
 		pinJob: detail && !detail.live ? detail.deploy_job : null,
 		runProblem: runProblem ?? null,
