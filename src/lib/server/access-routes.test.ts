@@ -24,6 +24,7 @@ const GATES = [
 	'columnLineageAccess',
 	'principalWithLineageStamp',
 	'runPageAccess',
+	'runPageGrant',
 	'layoutAccess',
 	'diffRefAccess',
 	'openLineageSender'

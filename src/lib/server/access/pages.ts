@@ -47,6 +47,20 @@ export async function runPageAccess(event: Pick<RequestEvent, 'locals' | 'url' |
 	return { run: runGrantOf(access), pinned: pinnedAccessOf(access) };
 }
 
+/**
+ * runPageAccess for the run page's load: without credentials (and without a link that lets the
+ * caller in) a redirect to the sign-in page; any other refusal is the page's status.
+ */
+export async function runPageGrant(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<{ run: RunGrant; pinned: PinnedAccess }> {
+	try {
+		return await runPageAccess(event, ws, id);
+	} catch (e) {
+		if (!(e instanceof ApiError)) throw e;
+		if (e.status === 401 && !event.locals.auth) redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
+		error(e.status, e.message);
+	}
+}
+
 // ─── Canvas layout ─────────────────────────────────────────────────────────────────────────
 
 /**

@@ -7,11 +7,13 @@ import { evaluateSelector, selectorGraph } from '../../lineage/selector';
 import { assetReadGrant, diffRefAccess, lineageStampOf, runGrant } from '../access';
 import { runStatusOf } from '../api/jobs/reads';
 import { getDatabase } from '../db';
-import { lineageDiff } from '../graph-diff-api';
+import { lineageDiff } from '../api/diff/reads';
 import { badRequest } from '../http';
-import { parseImpactQuery, unpinnedColumnImpact, unpinnedColumnTrace } from '../impact-api';
-import { parseAssetPaths, unpinnedAssetGraph } from '../lineage-api';
-import { describeRelation } from '../pages/relation';
+import { parseImpactQuery } from '../api/impact/parse';
+import { unpinnedColumnImpact, unpinnedColumnTrace } from '../api/impact/reads';
+import { parseAssetPaths } from '../api/graph/parse';
+import { unpinnedAssetGraph } from '../api/graph/reads';
+import { describeRelation } from '../api/graph/relation';
 import { requireScriptPath } from '../paths';
 import { hexToHash } from '../../types/script-hash';
 

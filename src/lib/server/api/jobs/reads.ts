@@ -3,7 +3,8 @@
 // wire types, authored parts left out where the grant redacts them.
 import { JobNotFoundError, type Grant, type RunGrant } from '../../access';
 import { getDatabase } from '../../db';
-import { jobDetailOf, jobSummaryOf, progressItemOf, type JobLogQuery } from '../../jobs-api';
+import { jobDetailOf, jobSummaryOf, progressItemOf } from './wire';
+import type { JobLogQuery } from './parse';
 import { getJobPayload, getJobPayloadFrom, getJobPayloadLogPresence, getJobPayloadWithoutLog, jobPollWithoutLog, listJobs, progressSince, type JobListFilter, type JobListRow, type JobPayload } from '../../repo/jobs';
 import { JOB_LOG_TAIL, type JobDetail, type JobPoll, type JobSummary, type RunProgressChanges, type RunProgressItem } from '../../../types/jobs';
 

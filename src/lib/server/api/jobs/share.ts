@@ -3,7 +3,8 @@
 import type { RunGrant } from '../../access';
 import { getDatabase } from '../../db';
 import { notFound } from '../../http';
-import { shareLinkInfoOf, type ShareLinkInput } from '../../jobs-api';
+import { shareLinkInfoOf } from './wire';
+import type { ShareLinkInput } from './parse';
 import { createShareLink, revokeShareLink, shareLinksOf } from '../../share';
 import type { ShareLink, ShareLinkInfo } from '../../../types/jobs';
 

@@ -2,7 +2,7 @@
 import { workspaceGrant } from '$lib/server/access';
 import { jobListAs } from '$lib/server/api/jobs/reads';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseJobListQuery } from '$lib/server/jobs-api';
+import { parseJobListQuery } from '$lib/server/api/jobs/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -8,7 +8,7 @@
 import { runGrant } from '$lib/server/access';
 import { jobPoll } from '$lib/server/api/jobs/reads';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseJobGetQuery } from '$lib/server/jobs-api';
+import { parseJobGetQuery } from '$lib/server/api/jobs/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

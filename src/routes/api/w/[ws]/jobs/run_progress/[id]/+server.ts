@@ -5,7 +5,7 @@
 import { runGrant } from '$lib/server/access';
 import { runProgressOf } from '$lib/server/api/jobs/reads';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseProgressQuery } from '$lib/server/jobs-api';
+import { parseProgressQuery } from '$lib/server/api/jobs/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -5,7 +5,7 @@
 import { shareGrant } from '$lib/server/access';
 import { mintShareLink } from '$lib/server/api/jobs/share';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseShareQuery } from '$lib/server/jobs-api';
+import { parseShareQuery } from '$lib/server/api/jobs/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

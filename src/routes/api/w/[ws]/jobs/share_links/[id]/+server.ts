@@ -4,7 +4,7 @@
 import { shareGrant } from '$lib/server/access';
 import { mintShareLink, shareLinksOfRun } from '$lib/server/api/jobs/share';
 import { handleApi, jsonSafe, readJsonObject } from '$lib/server/http';
-import { parseShareLinkBody } from '$lib/server/jobs-api';
+import { parseShareLinkBody } from '$lib/server/api/jobs/parse';
 import type { RequestHandler } from './$types';
 
 const PRIVATE = { 'cache-control': 'private, no-store' };

@@ -6,7 +6,7 @@ import type { Grant } from '$lib/server/access';
 import { latestOpenLineageRuns } from '$lib/server/repo/openlineage-in';
 import { OPENLINEAGE_LANGUAGE } from '$lib/lineage/openlineage-in';
 import type { Database } from '$lib/server/db';
-import { progressShapeOf } from '$lib/server/jobs-api';
+import { progressShapeOf } from '$lib/server/api/jobs/wire';
 import { getJobPayloadWithoutLog, listJobs, progressOf } from '$lib/server/repo/jobs';
 import { pinnedGraphOf, testOwnersOf } from '$lib/server/repo/lineage';
 import { testStatusesByOwner, type RunState, type TestState } from '$lib/lineage/canvas-lens';
