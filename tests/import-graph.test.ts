@@ -93,7 +93,7 @@ describe('the import graph of src/', () => {
 		expect(broken(edge('src/lib/lineage/x.ts', '$app/environment', null))).toEqual([RULES[1].name]);
 		expect(broken(edge('src/lib/types/x.ts', '../lineage/y', 'src/lib/lineage/y.ts'))).toEqual([RULES[2].name]);
 		expect(broken(edge('src/lib/server/repo/x.ts', '../access', 'src/lib/server/access.ts'))).toEqual([RULES[3].name]);
-		expect(broken(edge('src/lib/server/repo/x.ts', '../lineage-api', 'src/lib/server/lineage-api.ts'))).toEqual([RULES[3].name]);
+		expect(broken(edge('src/lib/server/repo/x.ts', '../api/graph/reads', 'src/lib/server/api/graph/reads.ts'))).toEqual([RULES[3].name]);
 		expect(broken(edge('src/lib/server/pages/x.ts', '$lib/state/y.svelte', 'src/lib/state/y.svelte.ts'))).toEqual([RULES[4].name]);
 		expect(broken(edge('src/lib/server/ingest/x.ts', '../runner/worker', 'src/lib/server/runner/worker.ts'))).toEqual([RULES[5].name]);
 		expect(broken(edge('src/lib/server/runner/x.ts', '../ingest/deploy', 'src/lib/server/ingest/deploy.ts'))).toEqual([RULES[6].name]);

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import { parseArgs } from 'node:util';
 import { openDatabase } from '../../src/lib/server/db';
-import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
+import { unpinnedColumnLineage } from '../../src/lib/server/api/lineage/reads';
 import { compareAnswers, runCte, type CteForm, type CteKey, type EdgeTuple } from '../cte';
 import { grantOf } from '../../src/lib/server/access';
 import { benchAdmin } from '../lib';

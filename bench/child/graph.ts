@@ -6,7 +6,7 @@
 import { sql } from 'drizzle-orm';
 import { parseArgs } from 'node:util';
 import { openDatabase, type Database } from '../../src/lib/server/db';
-import { unpinnedAssetGraph } from '../../src/lib/server/lineage-api';
+import { unpinnedAssetGraph } from '../../src/lib/server/api/graph/reads';
 import { grantOf } from '../../src/lib/server/access';
 import { benchAdmin } from '../lib';
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { grantOf, type Principal } from '../../src/lib/server/access';
 import type { Database } from '../../src/lib/server/db';
-import { latestRuns } from '../../src/lib/server/pages/latest-runs';
+import { latestRuns } from '../../src/lib/server/api/jobs/latest-runs';
 import { insertJob, upsertProgress, type NewJob } from '../../src/lib/server/repo/jobs';
 import type { AssetGraph, DbtProvenance } from '../../src/lib/types/asset-graph';
 import { testBackends } from '../support/db';

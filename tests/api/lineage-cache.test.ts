@@ -1,4 +1,4 @@
-// The cached component read of GET assets/column_lineage (lineage-api.ts cachedRankedEdges), on
+// The cached component read of GET assets/column_lineage (api/lineage/reads.ts cachedRankedEdges), on
 // both databases: an entry is keyed by the graph marker version the request read from the
 // database beside its principal, so a repeated read is a hit, and a new deploy, a graph replaced
 // in place, a write through another connection pool (another process's), a lost folder grant,

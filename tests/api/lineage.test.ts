@@ -9,7 +9,7 @@ import { authoredPathFilter, columnLineageAccess, grantOf, readableLineageOwners
 import type { AuthContext } from '../../src/lib/server/auth/context';
 import { findAccountByUsername } from '../../src/lib/server/repo/accounts';
 import type { Database } from '../../src/lib/server/db';
-import { unpinnedColumnLineage } from '../../src/lib/server/lineage-api';
+import { unpinnedColumnLineage } from '../../src/lib/server/api/lineage/reads';
 import { graphDigest, replaceGraph, versionKey, type GraphContent, type NodeRow } from '../../src/lib/server/repo/graph';
 import { componentEdgesSql, componentIdsSql, componentReadSql, lineageOwners, lineageOwnersSql } from '../../src/lib/server/repo/lineage';
 import { insertScriptVersion, newScriptHash, publishAssetUsage } from '../../src/lib/server/repo/scripts';

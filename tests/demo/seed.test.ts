@@ -194,7 +194,7 @@ describe.each(testBackends())('demo workspace on $name', (backend) => {
 		const singular = page.job.result.nodes.find((n) => n.unique_id.startsWith('test.coffee_shop.assert_payments_do_not_exceed_order_amount'));
 		expect(singular, 'the demo has one singular test').toBeTruthy();
 		const warned = { ...page.job.result, nodes: page.job.result.nodes.map((n) => (n === singular ? { ...n, status: 'warn', outcome: 'warned' } : n)) };
-		const { testStatusesOfRun } = await import('../../src/lib/server/pages/latest-runs');
+		const { testStatusesOfRun } = await import('../../src/lib/server/api/jobs/latest-runs');
 		const [row] = await database.rows<{ script_hash: string }>(sql`select script_hash::text from job where id = ${seeded.runs.succeeded}::uuid`);
 		const job = { workspace: DEMO_WORKSPACE, id: seeded.runs.succeeded, scriptPath: DEMO_PROJECT_PATH, scriptHash: BigInt(row.script_hash) };
 		const graph = (await admin.get(`/api/w/${DEMO_WORKSPACE}/jobs/dbt_graph/${seeded.runs.succeeded}`)).body;

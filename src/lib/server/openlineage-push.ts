@@ -7,7 +7,7 @@
 import type { Database } from './db';
 import type { RunEvent } from '../types/openlineage';
 import type { JobView } from './repo/jobs';
-import { runEvents, type RunState } from './openlineage-api';
+import { runEvents, type RunState } from './api/openlineage/export';
 
 export interface OpenLineagePush {
 	/** The endpoint events are POSTed to. */

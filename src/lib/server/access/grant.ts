@@ -8,7 +8,8 @@ import type { LineageOwner, ScriptPathFilter, VersionRef } from '../repo/lineage
 import { canReadFolder, canReadPath, canWriteFolder, mayReadPath, mayWritePath, readableFolderPrefix, readablePathFilter } from './folders';
 import { assetPathGate, authoredPathFilter, authoredShownOf, pinnedAuthoredShown, readableLineageOwners, readableVersion, shapePathFilter } from './hidden-nodes';
 import { workspacePrincipal } from './identity';
-import { jobListAccess, jobScopeAllows, mayRun, type JobAccess, type JobListAccess } from './jobs';
+import { adminAllows, mayListTokens, mayManageAccounts, requireAdmin, requireAdminAccess, requireFork, requireMintWithin, requireTokenList, requireTokenMint, requireTokenRevoke, type AdminResource } from './admin';
+import { jobAccess, jobListAccess, jobScopeAllows, mayDelete, mayMintShare, mayRun, requireCancelAccess, requireShareMint, requireRunAccess, requireScriptDelete, requireScriptWrite, type JobAccess, type JobListAccess } from './jobs';
 import type { Principal } from './principal';
 import { requireScope, scopeAllows, scopePathFilter, type ScopePathFilter } from './scopes';
 
@@ -24,8 +25,17 @@ export class Grant {
 		return this.principal.username;
 	}
 
+	get accountId(): string {
+		return this.principal.accountId;
+	}
+
 	get isAdmin(): boolean {
 		return this.principal.isAdmin;
+	}
+
+	/** How the caller signed in: a browser session, or an API token. */
+	get via(): 'session' | 'token' {
+		return this.principal.via;
 	}
 
 	/** The token's scopes; null when nothing narrows the caller (a session, a token without scopes). */
@@ -51,6 +61,84 @@ export class Grant {
 	/** Runs the script at `path` (read and write access, and `jobs:run`). */
 	mayRun(path: string): boolean {
 		return mayRun(this.principal, path);
+	}
+
+	/** mayRun as a refusal: 400 for a malformed path, 404 when the caller cannot read it, 403 otherwise. */
+	requireRun(path: string): void {
+		requireRunAccess(this.principal, path);
+	}
+
+	/** Deploys to `path` (a dbt deploy or preview, a producer): write access and `scripts:write`. */
+	requireWrite(path: string): void {
+		requireScriptWrite(this.principal, path);
+	}
+
+	/** Deletes what is stored under `path` (a page's delete button). */
+	mayDelete(path: string): boolean {
+		return mayDelete(this.principal, path);
+	}
+
+	/** mayDelete as a refusal: 404 when the caller cannot read `path`, 403 otherwise. */
+	requireDelete(path: string): void {
+		requireScriptDelete(this.principal, path);
+	}
+
+	/** Cancels `job`: a reader of it who created it or writes its script, with `jobs:run`. */
+	requireCancel(job: { createdBy: string; scriptPath: string | null }): void {
+		requireCancelAccess(this.principal, job);
+	}
+
+	/** 403 unless the caller administers the workspace. */
+	requireAdmin(): void {
+		requireAdmin(this.principal);
+	}
+
+	/** Administers `resource` (members, groups, folders, warehouses, namespaces): an admin, with `<resource>:<action>` for a token. */
+	administers(resource: AdminResource, action: 'read' | 'write'): boolean {
+		return adminAllows(this.principal, resource, action);
+	}
+
+	/** administers as a refusal. */
+	requireAdministers(resource: AdminResource, action: 'read' | 'write'): void {
+		requireAdminAccess(this.principal, resource, action);
+	}
+
+	/** Forks the workspace: an admin of it, with `workspaces:write` for a token. */
+	requireFork(): void {
+		requireFork(this.principal);
+	}
+
+	/** Lists its own tokens (`tokens:read` for a token). */
+	mayListTokens(): boolean {
+		return mayListTokens(this.principal);
+	}
+
+	requireTokenList(): void {
+		requireTokenList(this.principal);
+	}
+
+	requireTokenMint(): void {
+		requireTokenMint(this.principal);
+	}
+
+	/** Mints a token with `scopes`: never wider than the minting token. */
+	requireMintWithin(scopes: readonly string[]): void {
+		requireMintWithin(this.principal, scopes);
+	}
+
+	/** Revokes `token`: its owner or an admin, with `tokens:write`; 404 for anyone else. */
+	requireTokenRevoke<T extends { owner: string }>(token: T | null): asserts token is T {
+		requireTokenRevoke(this.principal, token);
+	}
+
+	/** Adds an account that exists elsewhere, or sets an existing account's password: an instance admin. */
+	mayManageAccounts(): boolean {
+		return mayManageAccounts(this.principal);
+	}
+
+	/** The folders the caller reads (writers included), by name. */
+	readableFolders(): string[] {
+		return [...this.principal.readFolders];
 	}
 
 	mayReadFolder(folder: string): boolean {
@@ -162,6 +250,30 @@ export class RunGrant {
 		return this.access.canReadScript;
 	}
 
+	/**
+	 * The redaction of the run itself (its args, result, log and progress messages): what its
+	 * author wrote for a caller who reads the project, its shape and outcome for anyone else.
+	 */
+	redactRun(): 'authored' | 'shape' {
+		return this.access.canReadScript ? 'authored' : 'shape';
+	}
+
+	/** Shares the run (mints, lists and revokes its links): someone who sees it on their own account, not through a link. */
+	get mayShare(): boolean {
+		return mayMintShare(this.access);
+	}
+
+	/** mayShare as a refusal (401 without a session, 403 for a link holder); the sharer's grant. */
+	requireShare(): Grant {
+		return grantOf(requireShareMint(this.access));
+	}
+
+	/** Starts the run's project again (resume, or run a recorded run here): mayRun on its path. */
+	get mayResume(): boolean {
+		const p = this.access.principal;
+		return p !== null && this.access.job.scriptPath !== null && mayRun(p, this.access.job.scriptPath);
+	}
+
 	/** The redaction of the run's pinned graph: authored parts, or its shape only (always for a preview's viewer without the project). */
 	redact(pinned: { key: { scriptHash: bigint | null } }): 'authored' | 'shape' {
 		return pinnedAuthoredShown(this.access, pinned) ? 'authored' : 'shape';
@@ -201,6 +313,26 @@ export function grantOf(p: Principal): Grant {
 /** The caller's grant in `ws` (workspacePrincipal's refusals: 400, 401, 404), once per request. */
 export async function workspaceGrant(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Grant> {
 	return grantOf(await workspacePrincipal(event, ws));
+}
+
+/**
+ * The gate of the jobs/{id} endpoints (jobAccess's refusals: 400, 401, 403, 404): the grant of
+ * the run, one per opening.
+ */
+export async function runGrant(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, jobId: string): Promise<RunGrant> {
+	return runGrantOf(await jobAccess(event, ws, jobId));
+}
+
+/**
+ * The share-link endpoints' gate: a member of `ws` first (no credentials 401, a non-member 404,
+ * whatever link they hold, before the job is looked at), then the run, which they must see on
+ * their own account (RunGrant.requireShare).
+ */
+export async function shareGrant(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, jobId: string): Promise<RunGrant> {
+	await workspaceGrant(event, ws);
+	const run = await runGrant(event, ws, jobId);
+	run.requireShare();
+	return run;
 }
 
 /**

@@ -3,6 +3,7 @@
 import { error, redirect, type RequestEvent } from '@sveltejs/kit';
 import type { AuthContext } from '../auth/context';
 import { ApiError, badRequest, forbidden } from '../http';
+import { grantOf, runGrantOf, type Grant, type RunGrant } from './grant';
 import { pinnedAccessOf, type PinnedAccess } from './lineage-gates';
 import { viewTokenOf, workspacePrincipal } from './identity';
 import { jobAccess, type JobAccess } from './jobs';
@@ -30,15 +31,34 @@ export async function pagePrincipal(event: Pick<RequestEvent, 'locals' | 'url'>,
 	}
 }
 
+/** pagePrincipal's grant: what a page load or form action hands its services. */
+export async function pageGrant(event: Pick<RequestEvent, 'locals' | 'url'>, ws: string): Promise<Grant> {
+	return grantOf(await pagePrincipal(event, ws));
+}
+
 /**
  * The run page's gate, and its canvas's (`jobs/run_canvas/{id}`): job read access (a share link
  * included) plus `assets:read`. Unlike pinnedAccess, a job that does not exist is a 404: the
  * page shows one run. A share-link viewer's graph is the shape only unless they may read the
- * project (`canReadScript`), as on the page itself.
+ * project (`RunGrant.redact`), as on the page itself.
  */
-export async function runPageAccess(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<{ access: JobAccess; pinned: PinnedAccess }> {
+export async function runPageAccess(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<{ run: RunGrant; pinned: PinnedAccess }> {
 	const access = await jobAccess(event, ws, id);
-	return { access, pinned: pinnedAccessOf(access) };
+	return { run: runGrantOf(access), pinned: pinnedAccessOf(access) };
+}
+
+/**
+ * runPageAccess for the run page's load: without credentials (and without a link that lets the
+ * caller in) a redirect to the sign-in page; any other refusal is the page's status.
+ */
+export async function runPageGrant(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>, ws: string, id: string): Promise<{ run: RunGrant; pinned: PinnedAccess }> {
+	try {
+		return await runPageAccess(event, ws, id);
+	} catch (e) {
+		if (!(e instanceof ApiError)) throw e;
+		if (e.status === 401 && !event.locals.auth) redirect(303, `/login?next=${encodeURIComponent(event.url.pathname + event.url.search)}`);
+		error(e.status, e.message);
+	}
 }
 
 // ─── Canvas layout ─────────────────────────────────────────────────────────────────────────

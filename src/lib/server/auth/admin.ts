@@ -1,7 +1,7 @@
 // Admin operations with a rule beyond one repo call, shared by the API routes and the settings
 // page so both enforce the same rules.
 import { randomUUID } from 'node:crypto';
-import { mayManageAccounts, requireMintWithin, type Principal } from '../access';
+import type { Grant } from '../access';
 import type { Database } from '../db';
 import { ApiError, badRequest } from '../http';
 import { findAccountByUsername, insertAccount, resetPassword, type AccountRow } from '../repo/accounts';
@@ -30,13 +30,13 @@ export interface AddUserResult {
  *   any sign-up would refuse it, whatever the password.
  */
 export async function addUser(
+	grant: Grant,
 	database: Database,
-	p: Principal,
 	input: { username: string; password?: string; isAdmin?: boolean }
 ): Promise<AddUserResult> {
 	let account: AccountRow | null;
 	let accountCreated = false;
-	if (!mayManageAccounts(p) && !(await findMember(database, p.workspace, input.username))) {
+	if (!grant.mayManageAccounts() && !(await findMember(database, grant.workspace, input.username))) {
 		if (input.password === undefined) {
 			throw badRequest('password: required to create an account; only an instance admin can add an account that already exists');
 		}
@@ -48,7 +48,7 @@ export async function addUser(
 	} else {
 		account = await findAccountByUsername(database, input.username);
 		if (account && input.password !== undefined) {
-			if (!mayManageAccounts(p)) {
+			if (!grant.mayManageAccounts()) {
 				throw new ApiError(409, `password: ${input.username} is already a member; only an instance admin can set the password of an existing account`);
 			}
 			await resetPassword(database, account.id, await hashPassword(input.password));
@@ -61,13 +61,13 @@ export async function addUser(
 		}
 	}
 	if (input.isAdmin === false) {
-		const existing = await findMember(database, p.workspace, input.username);
-		if (existing?.isAdmin && (await countAdmins(database, p.workspace)) <= 1) {
+		const existing = await findMember(database, grant.workspace, input.username);
+		if (existing?.isAdmin && (await countAdmins(database, grant.workspace)) <= 1) {
 			throw new ApiError(409, 'is_admin: a workspace needs at least one admin');
 		}
 	}
 	const m = await upsertMember(database, {
-		workspace: p.workspace,
+		workspace: grant.workspace,
 		accountId: account.id,
 		username: account.username,
 		isAdmin: input.isAdmin
@@ -80,14 +80,14 @@ export async function addUser(
  * narrower-or-equal tokens: otherwise a `tokens:write` token could mint an unrestricted one.
  */
 export async function mintTokenFor(
+	grant: Grant,
 	database: Database,
-	p: Principal,
 	input: { label: string; scopes: string[]; expiresAt: Date | null }
 ): Promise<{ token: string; info: TokenInfo }> {
-	requireMintWithin(p, input.scopes);
+	grant.requireMintWithin(input.scopes);
 	return mintApiToken(database, {
-		workspace: p.workspace,
-		owner: p.username,
+		workspace: grant.workspace,
+		owner: grant.username,
 		label: input.label,
 		scopes: input.scopes,
 		expiresAt: input.expiresAt

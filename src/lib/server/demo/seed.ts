@@ -7,7 +7,7 @@
 // catalog, no index), whose column lineage the queued lineage job infers once the worker starts,
 // with a producer reading it. The runs and the preview go through the same service functions as POST jobs/record
 // and POST scripts/dbt/preview, behind the same gates, as the admin.
-import { buildPrincipal, requireRunAccess, requireScriptWrite, type Principal } from '../access';
+import { buildPrincipal, grantOf, type Grant } from '../access';
 import type { Database } from '../db';
 import { ingestUpload, type UploadRequest } from '../ingest/deploy';
 import { findAccountByUsername } from '../repo/accounts';
@@ -70,9 +70,9 @@ async function uploadOf(project: GeneratedProject): Promise<Pick<UploadRequest, 
 }
 
 /** What `tributary record` uploads after a CI build: run_results and the JSON log, through POST jobs/record's service. */
-async function recordDemoRun(database: Database, p: Principal, project: GeneratedProject): Promise<string> {
-	requireRunAccess(p, DEMO_PROJECT_PATH);
-	const answer = await recordRun(database, runnerIngest, p, {
+async function recordDemoRun(database: Database, grant: Grant, project: GeneratedProject): Promise<string> {
+	grant.requireRun(DEMO_PROJECT_PATH);
+	const answer = await recordRun(grant, database, runnerIngest, {
 		path: DEMO_PROJECT_PATH,
 		runResults: { name: 'run_results.json', bytes: encode(project.runResults) },
 		log: { name: 'dbt.log', bytes: encode(project.eventLog) }
@@ -145,10 +145,10 @@ export async function seedDemo(database: Database, adminUsername: string): Promi
 
 	// The admin as the API would see them after signing in (buildPrincipal reads the process
 	// database, the one the start seeds).
-	const principal = await buildPrincipal({ accountId: admin.id, username: admin.username, instanceAdmin: admin.instanceAdmin, via: 'session' }, DEMO_WORKSPACE);
-	const succeeded = await recordDemoRun(database, principal, project);
-	const failed = await recordDemoRun(database, principal, failing);
-	requireScriptWrite(principal, DEMO_PROJECT_PATH);
+	const grant = grantOf(await buildPrincipal({ accountId: admin.id, username: admin.username, instanceAdmin: admin.instanceAdmin, via: 'session' }, DEMO_WORKSPACE));
+	const succeeded = await recordDemoRun(database, grant, project);
+	const failed = await recordDemoRun(database, grant, failing);
+	grant.requireWrite(DEMO_PROJECT_PATH);
 	const preview = await ingestUpload(database, {
 		workspace: DEMO_WORKSPACE,
 		path: DEMO_PROJECT_PATH,

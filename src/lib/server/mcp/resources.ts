@@ -2,7 +2,7 @@
 // resource type, and its producers), read from the same gated asset graph as search_assets.
 import { assetReadGrant } from '../access';
 import { getDatabase } from '../db';
-import { unpinnedAssetGraph } from '../lineage-api';
+import { unpinnedAssetGraph } from '../api/graph/reads';
 import type { AssetGraph } from '../../types/asset-graph';
 import type { ToolContext } from './tools';
 

@@ -4,16 +4,17 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import { canvasFromAssetGraph } from '../../lineage/canvas-model';
 import { evaluateSelector, selectorGraph } from '../../lineage/selector';
-import { assetReadGrant, diffRefAccess, jobAccess, lineageStampOf } from '../access';
+import { assetReadGrant, diffRefAccess, lineageStampOf, runGrant } from '../access';
+import { runStatusOf } from '../api/jobs/reads';
 import { getDatabase } from '../db';
-import { lineageDiff } from '../graph-diff-api';
+import { lineageDiff } from '../api/diff/reads';
 import { badRequest } from '../http';
-import { parseImpactQuery, unpinnedColumnImpact, unpinnedColumnTrace } from '../impact-api';
-import { jobDetailOf, progressItemOf } from '../jobs-api';
-import { parseAssetPaths, unpinnedAssetGraph } from '../lineage-api';
-import { describeRelation } from '../pages/relation';
+import { parseImpactQuery } from '../api/impact/parse';
+import { unpinnedColumnImpact, unpinnedColumnTrace } from '../api/impact/reads';
+import { parseAssetPaths } from '../api/graph/parse';
+import { unpinnedAssetGraph } from '../api/graph/reads';
+import { describeRelation } from '../api/graph/relation';
 import { requireScriptPath } from '../paths';
-import { getJobPayloadWithoutLog, progressSince } from '../repo/jobs';
 import { hexToHash } from '../../types/script-hash';
 
 /** What a tool runs with: the MCP request's own event (its caller), and the workspace. */
@@ -213,12 +214,7 @@ export const TOOLS: ToolDef[] = [
 			additionalProperties: false
 		},
 		async run(ctx, a) {
-			const acc = await jobAccess(ctx.event, ctx.ws, String(a.job_id));
-			const database = await getDatabase();
-			const payload = await getJobPayloadWithoutLog(database, acc.job.workspace, acc.job.id);
-			const detail = jobDetailOf(acc.job, payload ?? { args: {}, result: null, logs: '', logsTruncated: false }, acc.canReadScript);
-			const progress = await progressSince(database, acc.job.workspace, acc.job.id, 0n);
-			const rows = progress.rows.map((r) => progressItemOf(r, acc.canReadScript));
+			const { detail, rows } = await runStatusOf(await runGrant(ctx.event, ctx.ws, String(a.job_id)));
 			const byStatus: Record<string, number> = {};
 			for (const r of rows) byStatus[r.status] = (byStatus[r.status] ?? 0) + 1;
 			// Failures first: they are what a caller asks about.

@@ -4,7 +4,7 @@
 import type { CancelAnswer, QueuedJob } from '$lib/types/runner';
 import { isJobId } from '$lib/types/jobs';
 import { hashToHex } from '$lib/types/script-hash';
-import type { Principal } from '../access';
+import type { Grant } from '../access';
 import type { Database } from '../db';
 import { ApiError, badRequest, notFound } from '../http';
 import { getJobView, insertJob, type JobView } from '../repo/jobs';
@@ -42,7 +42,7 @@ export interface RunOffer {
  * run of the newest version resumes with `dbt retry`; a recorded run (it ran elsewhere, so there
  * is nothing here to retry) offers a build of the project here when it can run here. The same
  * conditions queueRun refuses on, checked before a button is shown rather than after it is
- * pressed. Whether the caller may run the path at all is the access layer's (runPageRights).
+ * pressed. Whether the caller may run the path at all is the run's grant's (RunGrant.mayResume).
  */
 export async function runOffer(database: Database, job: JobView): Promise<RunOffer | null> {
 	if (!job.scriptPath || (job.kind !== 'run' && job.kind !== 'recorded')) return null;
@@ -71,18 +71,18 @@ export async function runOffer(database: Database, job: JobView): Promise<RunOff
 	};
 }
 
-/** Queues a run of the newest version of `path` for the caller. */
-export async function queueRun(database: Database, p: Principal, path: string, body: Record<string, unknown>): Promise<QueuedJob> {
+/** Queues a run of the newest version of `path` for the caller (whose grant runs it: the route asked before reading the body). */
+export async function queueRun(grant: Grant, database: Database, path: string, body: Record<string, unknown>): Promise<QueuedJob> {
 	const args = parseRunArgs(body);
-	const version = await newestVersion(database.db, p.workspace, path);
+	const version = await newestVersion(database.db, grant.workspace, path);
 	if (!version) throw notFound(`no deployed version at ${path}`);
 	if (version.language !== 'dbt') throw badRequest(`${path} is a ${version.language} script; only dbt projects run as jobs`);
-	if (!(await hasArchive(database.db, p.workspace, version.hash))) throw badRequest(ARTIFACTS_ONLY);
+	if (!(await hasArchive(database.db, grant.workspace, version.hash))) throw badRequest(ARTIFACTS_ONLY);
 	// The worker in this process cannot start dbt at all (no Python, no Fusion binary): say so now.
 	const problem = await processWorker()?.engineProblem(engineKindOf(version.content));
 	if (problem) throw new ApiError(503, problem);
 	if (args.command === 'retry') {
-		const old = await getJobView(database, p.workspace, args.retry_job!);
+		const old = await getJobView(database, grant.workspace, args.retry_job!);
 		if (!old || old.kind !== 'run' || old.scriptPath !== path) throw badRequest(`retry_job ${args.retry_job} is not a run of ${path}`);
 		if (old.status !== 'failure' && old.status !== 'canceled') {
 			throw badRequest(`the run ${old.id} is ${old.status}: only a failed or canceled run can be resumed`);
@@ -93,19 +93,19 @@ export async function queueRun(database: Database, p: Principal, path: string, b
 	}
 	const id = await database.db.transaction((tx) =>
 		insertJob(tx, {
-			workspace: p.workspace,
+			workspace: grant.workspace,
 			kind: 'run',
 			scriptPath: path,
 			scriptHash: version.hash,
-			createdBy: p.username,
-			permissionedAs: `u/${p.username}`,
+			createdBy: grant.username,
+			permissionedAs: `u/${grant.username}`,
 			status: 'queued',
 			args,
 			timeoutS: args.timeout_s ?? null
 		})
 	);
 	processWorker()?.kick();
-	return { job_id: id, url: `/w/${p.workspace}/run/${id}` };
+	return { job_id: id, url: `/w/${grant.workspace}/run/${id}` };
 }
 
 /** The job a cancel names (400 for a malformed id, 404 for none). */
@@ -117,10 +117,12 @@ export async function jobToCancel(database: Database, ws: string, rawId: string)
 	return job;
 }
 
-export async function cancelRun(database: Database, p: Principal, job: JobView): Promise<CancelAnswer> {
+/** Cancels `job` for a caller whose grant may stop it (its creator, or a writer of its script). */
+export async function cancelRun(grant: Grant, database: Database, job: JobView): Promise<CancelAnswer> {
+	grant.requireCancel(job);
 	// Nothing here runs it: its state is what its events say.
 	if (job.kind === 'openlineage') throw new ApiError(409, 'an OpenLineage run is ended by the tool that sends its events (an ABORT or FAIL event), not from here');
-	const status = await requestCancel(database, job.workspace, job.id, p.username);
+	const status = await requestCancel(database, job.workspace, job.id, grant.username);
 	if (status === null) throw new ApiError(409, `the job has already ended (${(await getJobView(database, job.workspace, job.id))?.status ?? job.status})`);
 	return { job_id: job.id, status: status === 'canceled' ? 'canceled' : 'running', cancel_requested: true };
 }

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import type { WarehouseTarget } from '$lib/lineage/relation-path';
 import { hexToHash } from '$lib/types/script-hash';
 import type { RecordAnswer } from '$lib/types/runner';
-import type { Principal } from '../access';
+import type { Grant } from '../access';
 import type { Database } from '../db';
 import { badRequest, notFound } from '../http';
 import { parseDescriptor } from '../dbt-files/descriptor';
@@ -79,19 +79,19 @@ function readEventLog(file: UploadedFile, warehouse: WarehouseTarget): ReadLog {
 	return { changes, text: text.join('\n'), events, notJson };
 }
 
-async function versionFor(database: Database, p: Principal, input: RecordInput): Promise<ScriptVersion | null> {
-	if (input.scriptHash === undefined) return newestVersion(database.db, p.workspace, input.path);
+async function versionFor(grant: Grant, database: Database, input: RecordInput): Promise<ScriptVersion | null> {
+	if (input.scriptHash === undefined) return newestVersion(database.db, grant.workspace, input.path);
 	const hash = hexToHash(input.scriptHash);
 	if (hash === null) throw badRequest('script_hash must be 16 hexadecimal digits (a version hash as the deploy answered it)');
-	const v = await getVersion(database.db, p.workspace, hash);
+	const v = await getVersion(database.db, grant.workspace, hash);
 	if (!v || v.path !== input.path) throw notFound(`no version ${input.scriptHash} at ${input.path}`);
 	return v;
 }
 
-export async function recordRun(database: Database, ingest: IngestPort, p: Principal, input: RecordInput): Promise<RecordAnswer> {
-	const version = await versionFor(database, p, input);
+export async function recordRun(grant: Grant, database: Database, ingest: IngestPort, input: RecordInput): Promise<RecordAnswer> {
+	const version = await versionFor(grant, database, input);
 	const descriptor = parseDescriptor(version?.content ?? '');
-	const wh = await getWarehouse(database, p.workspace, descriptor.warehouse);
+	const wh = await getWarehouse(database, grant.workspace, descriptor.warehouse);
 	const warehouse: WarehouseTarget = { name: descriptor.warehouse, defaultDatabase: wh?.defaultDatabase ?? null };
 
 	const parsed = parseRunResults(decodeUtf8(input.runResults), { fileName: input.runResults.name, strict: true });
@@ -118,7 +118,7 @@ export async function recordRun(database: Database, ingest: IngestPort, p: Princ
 	if (failed) result.error = failureSummary(result.nodes) ?? 'the recorded run has failed nodes';
 
 	const log: string[] = [
-		`recorded run of ${input.path}${version ? '' : ' (no deployed version: its graph is reachable through this job only)'}, uploaded by ${p.username}`,
+		`recorded run of ${input.path}${version ? '' : ' (no deployed version: its graph is reachable through this job only)'}, uploaded by ${grant.username}`,
 		`${input.runResults.name}: ${parsed.schemaVersion ?? 'unknown schema'}, dbt ${parsed.dbtVersion ?? 'unknown'}, ${parsed.nodes.length} results` +
 			(parsed.malformed ? ` (${parsed.malformed} entries without a unique_id or status were skipped)` : '')
 	];
@@ -128,7 +128,7 @@ export async function recordRun(database: Database, ingest: IngestPort, p: Princ
 		if (events.events === 0) log.push('warning: the log holds no JSON events (was it written with --log-format-file json?)');
 	}
 
-	const key = version ? { workspace: p.workspace, scriptPath: input.path, scriptHash: version.hash } : null;
+	const key = version ? { workspace: grant.workspace, scriptPath: input.path, scriptHash: version.hash } : null;
 	const fallback = result.nodes.some((n) => !n.relation_name)
 		? built
 			? new Map(built.content.nodes.filter((n) => n.assetPath).map((n) => [n.uniqueId, n.assetPath!]))
@@ -143,15 +143,15 @@ export async function recordRun(database: Database, ingest: IngestPort, p: Princ
 		let stored = false;
 		if (built) {
 			const stats = { nodes: built.content.nodes.length, edges: built.content.edges.length, source: 'recorded' };
-			if (key) stored = await storeOwnGraph(database, tx, { ...key, jobId }, built.content, `u/${p.username}`, stats);
+			if (key) stored = await storeOwnGraph(database, tx, { ...key, jobId }, built.content, `u/${grant.username}`, stats);
 			else {
 				const { digest, nodeDigests } = await digestGraphInTurns(built.content);
 				await replaceGraph(
 					database,
 					tx,
-					{ workspace: p.workspace, scriptPath: input.path, scriptHash: null, jobId },
+					{ workspace: grant.workspace, scriptPath: input.path, scriptHash: null, jobId },
 					built.content,
-					{ digest, permissionedAs: `u/${p.username}`, stats },
+					{ digest, permissionedAs: `u/${grant.username}`, stats },
 					{ nodeDigests }
 				);
 				stored = true;
@@ -166,12 +166,12 @@ export async function recordRun(database: Database, ingest: IngestPort, p: Princ
 		await insertJob(
 			tx,
 			{
-				workspace: p.workspace,
+				workspace: grant.workspace,
 				kind: 'recorded',
 				scriptPath: input.path,
 				scriptHash: version?.hash ?? null,
-				createdBy: p.username,
-				permissionedAs: `u/${p.username}`,
+				createdBy: grant.username,
+				permissionedAs: `u/${grant.username}`,
 				status: failed ? 'failure' : 'success',
 				args: invocationArgs,
 				result,
@@ -179,17 +179,17 @@ export async function recordRun(database: Database, ingest: IngestPort, p: Princ
 			},
 			jobId
 		);
-		if (events?.changes.length) await upsertProgress(database, p.workspace, jobId, events.changes, tx);
-		await settleProgress(database, p.workspace, jobId, plan, UNREPORTED_MESSAGE, tx);
-		await pruneGraphs(database, tx, p.workspace, input.path);
+		if (events?.changes.length) await upsertProgress(database, grant.workspace, jobId, events.changes, tx);
+		await settleProgress(database, grant.workspace, jobId, plan, UNREPORTED_MESSAGE, tx);
+		await pruneGraphs(database, tx, grant.workspace, input.path);
 		return stored;
 	});
 	return {
 		job_id: jobId,
-		url: `/w/${p.workspace}/run/${jobId}`,
+		url: `/w/${grant.workspace}/run/${jobId}`,
 		status: failed ? 'failure' : 'success',
 		totals: result.totals,
-		progress_rows: (await progressOf(database, p.workspace, jobId)).length,
+		progress_rows: (await progressOf(database, grant.workspace, jobId)).length,
 		graph_snapshot: snapshot
 	};
 }

@@ -1,7 +1,7 @@
 // A deployed dbt version as its API answer shows it: where it is, whether it is live or still
 // being pinned, and the engine it is pinned to (what every run of it starts).
 import { hashToHex, hexToHash } from '$lib/types/script-hash';
-import { mayReadPath, type Principal } from '../../access';
+import type { Grant } from '../../access';
 import { lockOf } from '../../dbt-engine-spec';
 import type { Database } from '../../db';
 import { badRequest, notFound } from '../../http';
@@ -34,9 +34,9 @@ export function parseVersionHash(raw: string): bigint {
 }
 
 /** One version, for a caller who may read its path (any other caller gets the same 404 as for a missing one). */
-export async function readVersion(database: Database, p: Principal, hash: bigint): Promise<VersionAnswer> {
-	const v = await versionDetail(database, p.workspace, hash);
-	if (!v || v.language !== 'dbt' || !mayReadPath(p, v.path)) throw notFound('no dbt project version with this hash');
+export async function readVersion(grant: Grant, database: Database, hash: bigint): Promise<VersionAnswer> {
+	const v = await versionDetail(database, grant.workspace, hash);
+	if (!v || v.language !== 'dbt' || !grant.mayRead(v.path)) throw notFound('no dbt project version with this hash');
 	return {
 		hash: hashToHex(v.hash),
 		path: v.path,

@@ -1,6 +1,6 @@
 // Members of a workspace: list, add (creating the account when new), remove. Each call is
 // gated here, so the API route and the settings page cannot differ.
-import { requireAdminAccess, type Principal } from '../../access';
+import type { Grant } from '../../access';
 import { addUser } from '../../auth/admin';
 import { parseUserInput } from '../../auth/admin-input';
 import { ApiError, badRequest, notFound } from '../../api-error';
@@ -14,15 +14,15 @@ export interface MemberView {
 	groups: string[];
 }
 
-export async function listMembersAs(p: Principal): Promise<MemberView[]> {
-	requireAdminAccess(p, 'users', 'read');
-	const members = await listMembers(await getDatabase(), p.workspace);
+export async function listMembersAs(grant: Grant): Promise<MemberView[]> {
+	grant.requireAdministers('users', 'read');
+	const members = await listMembers(await getDatabase(), grant.workspace);
 	return members.map((m) => ({ username: m.username, is_admin: m.isAdmin, groups: m.groups }));
 }
 
-export async function addMemberAs(p: Principal, body: Record<string, unknown>) {
-	requireAdminAccess(p, 'users', 'write');
-	return addUser(await getDatabase(), p, parseUserInput(body));
+export async function addMemberAs(grant: Grant, body: Record<string, unknown>) {
+	grant.requireAdministers('users', 'write');
+	return addUser(grant, await getDatabase(), parseUserInput(body));
 }
 
 /**
@@ -30,10 +30,10 @@ export async function addMemberAs(p: Principal, body: Record<string, unknown>) {
  * account stays; other workspaces are untouched). The last admin stays, so the workspace keeps
  * someone who can manage it.
  */
-export async function removeMemberAs(p: Principal, username: string): Promise<{ username: string; removed: true; tokens_revoked: number }> {
-	requireAdminAccess(p, 'users', 'write');
+export async function removeMemberAs(grant: Grant, username: string): Promise<{ username: string; removed: true; tokens_revoked: number }> {
+	grant.requireAdministers('users', 'write');
 	if (!isSegment(username)) throw badRequest('username must be a string of up to 100 of [A-Za-z0-9_-]');
-	const r = await removeMemberWithGrants(await getDatabase(), p.workspace, username, { keepAnAdmin: true });
+	const r = await removeMemberWithGrants(await getDatabase(), grant.workspace, username, { keepAnAdmin: true });
 	if (r.lastAdmin) throw new ApiError(409, `username: ${username} is the only admin of this workspace; make another member an admin first`);
 	if (!r.removed) throw notFound(`username: ${username} is not a member of this workspace`);
 	return { username, removed: true, tokens_revoked: r.tokens };

@@ -1,13 +1,13 @@
 // The OpenLineage namespace mapping as the settings page manages it (the same gate and input
 // rules as the namespaces endpoint).
-import { requireAdminAccess, type Principal } from '../../access';
+import type { Grant } from '../../access';
 import { getDatabase } from '../../db';
 import { parseNamespaceInput } from '../../openlineage-in/namespaces';
 import { deleteNamespace, listNamespaces, setNamespace, type NamespaceMapping } from '../../repo/openlineage-in';
 
-export async function listNamespacesAs(p: Principal): Promise<NamespaceMapping[]> {
-	requireAdminAccess(p, 'openlineage', 'read');
-	return listNamespaces(await getDatabase(), p.workspace);
+export async function listNamespacesAs(grant: Grant): Promise<NamespaceMapping[]> {
+	grant.requireAdministers('openlineage', 'read');
+	return listNamespaces(await getDatabase(), grant.workspace);
 }
 
 /** What a namespace change did: the mapping as stored, whether it is new, how many it removed. */
@@ -18,11 +18,11 @@ export interface NamespaceChange {
 }
 
 /** Maps a job namespace into a folder; a null folder removes the mapping. */
-export async function changeNamespaceAs(p: Principal, body: Record<string, unknown>): Promise<NamespaceChange> {
-	requireAdminAccess(p, 'openlineage', 'write');
+export async function changeNamespaceAs(grant: Grant, body: Record<string, unknown>): Promise<NamespaceChange> {
+	grant.requireAdministers('openlineage', 'write');
 	const database = await getDatabase();
-	const input = await parseNamespaceInput(database, p.workspace, body);
-	if (input.folder === null) return { input, created: false, removed: await deleteNamespace(database, p.workspace, input.namespace) };
-	const created = await setNamespace(database, p.workspace, { namespace: input.namespace, folder: input.folder }, p.username);
+	const input = await parseNamespaceInput(database, grant.workspace, body);
+	if (input.folder === null) return { input, created: false, removed: await deleteNamespace(database, grant.workspace, input.namespace) };
+	const created = await setNamespace(database, grant.workspace, { namespace: input.namespace, folder: input.folder }, grant.username);
 	return { input, created, removed: false };
 }

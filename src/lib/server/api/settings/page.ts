@@ -1,7 +1,7 @@
 // The settings page's reads: each section under the gate of the API endpoint that reads it
 // (GET tokens, users, groups, folders, warehouses, openlineage/namespaces), so a token sees there
 // exactly what it could read through the API; a section it may not read is null.
-import { adminAllows, mayListTokens, type AdminResource, type Principal } from '../../access';
+import type { AdminResource, Grant } from '../../access';
 import { passwordIsGenerated } from './account';
 import { listFoldersAs } from './folders';
 import { listGroupsAs } from './groups';
@@ -11,20 +11,20 @@ import { listOwnTokens, listWorkspaceTokens } from './tokens';
 import { listWarehousesAs } from './warehouses';
 import { settingText, NAMED_SETTINGS } from './warehouse-form';
 
-export async function settingsPage(p: Principal) {
-	const account = { username: p.username, mayChangePassword: p.via === 'session', generatedPassword: p.via === 'session' && (await passwordIsGenerated(p.accountId)) };
-	const tokens = mayListTokens(p) ? await listOwnTokens(p) : null;
-	if (!p.isAdmin) return { account, tokens, admin: null };
+export async function settingsPage(grant: Grant) {
+	const account = { username: grant.username, mayChangePassword: grant.via === 'session', generatedPassword: grant.via === 'session' && (await passwordIsGenerated(grant.accountId)) };
+	const tokens = grant.mayListTokens() ? await listOwnTokens(grant) : null;
+	if (!grant.isAdmin) return { account, tokens, admin: null };
 	const when = <T>(resource: AdminResource, read: () => Promise<T>): Promise<T | null> =>
-		adminAllows(p, resource, 'read') ? read() : Promise.resolve(null);
+		grant.administers(resource, 'read') ? read() : Promise.resolve(null);
 	const [members, groups, folders, warehouses, namespaces, allTokens] = await Promise.all([
-		when('users', () => listMembersAs(p)),
-		when('groups', () => listGroupsAs(p)),
-		when('folders', () => listFoldersAs(p)),
-		when('warehouses', () => listWarehousesAs(p)),
-		when('openlineage', () => listNamespacesAs(p)),
+		when('users', () => listMembersAs(grant)),
+		when('groups', () => listGroupsAs(grant)),
+		when('folders', () => listFoldersAs(grant)),
+		when('warehouses', () => listWarehousesAs(grant)),
+		when('openlineage', () => listNamespacesAs(grant)),
 		// Under GET tokens?all=true's gate: an admin, and tokens:read for a token.
-		mayListTokens(p) ? listWorkspaceTokens(p) : Promise.resolve(null)
+		grant.mayListTokens() ? listWorkspaceTokens(grant) : Promise.resolve(null)
 	]);
 	// Each warehouse as its form shows it: the named settings, the rows of the rest, the names of its secrets.
 	const warehouseForms = warehouses?.map((w) => {

@@ -1,6 +1,6 @@
 // Warehouses, gated here for the API route and the settings page alike. Secrets are masked by
 // the repo (`"***"` per key) in every answer.
-import { requireAdminAccess, type Principal } from '../../access';
+import type { Grant } from '../../access';
 import { parseWarehouseInput } from '../../auth/admin-input';
 import { getDatabase } from '../../db';
 import { listWarehouses, upsertWarehouse, type WarehouseView } from '../../repo/warehouses';
@@ -13,13 +13,13 @@ export interface WarehouseApiView {
 
 const view = (w: WarehouseView): WarehouseApiView => ({ name: w.name, default_database: w.defaultDatabase, settings: w.settings });
 
-export async function listWarehousesAs(p: Principal): Promise<WarehouseApiView[]> {
-	requireAdminAccess(p, 'warehouses', 'read');
-	return (await listWarehouses(await getDatabase(), p.workspace)).map(view);
+export async function listWarehousesAs(grant: Grant): Promise<WarehouseApiView[]> {
+	grant.requireAdministers('warehouses', 'read');
+	return (await listWarehouses(await getDatabase(), grant.workspace)).map(view);
 }
 
-export async function saveWarehouseAs(p: Principal, body: Record<string, unknown>): Promise<{ created: boolean; warehouse: WarehouseApiView }> {
-	requireAdminAccess(p, 'warehouses', 'write');
-	const { created, warehouse } = await upsertWarehouse(await getDatabase(), p.workspace, parseWarehouseInput(body));
+export async function saveWarehouseAs(grant: Grant, body: Record<string, unknown>): Promise<{ created: boolean; warehouse: WarehouseApiView }> {
+	grant.requireAdministers('warehouses', 'write');
+	const { created, warehouse } = await upsertWarehouse(await getDatabase(), grant.workspace, parseWarehouseInput(body));
 	return { created, warehouse: view(warehouse) };
 }

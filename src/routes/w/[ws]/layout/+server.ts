@@ -7,7 +7,7 @@ import { json } from '@sveltejs/kit';
 import { layoutAccess, pinnedAccessOf, requireLevelsOfRun } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
-import { jobAssetGraph } from '$lib/server/lineage-api';
+import { jobAssetGraph } from '$lib/server/api/graph/reads';
 import { isCutOf, layoutRequest, parseDirection, parseLevels } from '$lib/server/pages/canvas';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { RequestHandler } from './$types';

@@ -6,8 +6,8 @@ import { json } from '@sveltejs/kit';
 import { assetReadGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi, notFound } from '$lib/server/http';
-import { parseScriptHash } from '$lib/server/lineage-api';
-import { describeRelation } from '$lib/server/pages/relation';
+import { parseScriptHash } from '$lib/server/api/graph/parse';
+import { describeRelation } from '$lib/server/api/graph/relation';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -1,153 +1,25 @@
-import { fail, isActionFailure, redirect } from '@sveltejs/kit';
-import { pagePrincipal, requireAuth, requireFork } from '$lib/server/access';
-import { parseWorkspaceInput } from '$lib/server/auth/admin-input';
-import { getDatabase } from '$lib/server/db';
-import { ApiError } from '$lib/server/http';
-import { forkWorkspaceAs } from '$lib/server/api/workspaces/fork';
-import { changePassword } from '$lib/server/api/settings/account';
-import { saveFolderAs } from '$lib/server/api/settings/folders';
-import { formCall } from '$lib/server/api/settings/form-failure';
-import { saveGroupAs } from '$lib/server/api/settings/groups';
-import { addMemberAs, removeMemberAs } from '$lib/server/api/settings/members';
-import { changeNamespaceAs } from '$lib/server/api/settings/namespaces';
+// The settings page: its sections (api/settings/page.ts) and its forms (api/settings/forms.ts),
+// each form under the page's gate.
+import { pageGrant } from '$lib/server/access';
+import * as forms from '$lib/server/api/settings/forms';
 import { settingsPage } from '$lib/server/api/settings/page';
-import { mintTokenAs, revokeTokenAs } from '$lib/server/api/settings/tokens';
-import { warehouseBodyFromForm } from '$lib/server/api/settings/warehouse-form';
-import { saveWarehouseAs } from '$lib/server/api/settings/warehouses';
 import type { Actions, PageServerLoad } from './$types';
 
-export const load: PageServerLoad = async (event) => settingsPage(await pagePrincipal(event, event.params.ws));
+export const load: PageServerLoad = async (event) => settingsPage(await pageGrant(event, event.params.ws));
 
-/** A list field: names separated by commas or whitespace, from one text input or several checkboxes. */
-const names = (form: FormData, field: string) =>
-	form
-		.getAll(field)
-		.flatMap((v) => String(v).split(/[\s,]+/))
-		.filter(Boolean);
-const text = (form: FormData, field: string) => String(form.get(field) ?? '');
+/** One action: the caller's grant in the workspace and the form, then the form's call. */
+const withForm = <T>(run: forms.SettingsForm<T>) => async (event: Parameters<Actions[string]>[0]) => run(await pageGrant(event, event.params.ws), await event.request.formData(), event);
 
-/** One action: the caller (a member of the workspace) and the form, then the service's call. */
-const withForm =
-	<T>(run: (p: Awaited<ReturnType<typeof pagePrincipal>>, form: FormData, event: Parameters<Actions[string]>[0]) => Promise<T>) =>
-	async (event: Parameters<Actions[string]>[0]) =>
-		run(await pagePrincipal(event, event.params.ws), await event.request.formData(), event);
-
-// Every form calls the service the API route calls, so the page can do nothing the API would
-// refuse; a refusal is shown beside the field it names.
 export const actions: Actions = {
-	changePassword: withForm(async (_p, form, event) => {
-		const fields = ['current_password', 'new_password', 'confirm_password'];
-		return formCall({ section: 'account', fields }, async () => {
-			const body = { current_password: text(form, 'current_password'), new_password: text(form, 'new_password') };
-			if (text(form, 'confirm_password') !== body.new_password) throw new ApiError(400, 'confirm_password: does not match the new password');
-			const r = await changePassword(event, requireAuth(event), body);
-			const others = r.sessions_ended - 1;
-			return { done: `Password changed.${others > 0 ? ` ${others} other session${others === 1 ? '' : 's'} signed out.` : ''}` };
-		});
-	}),
-	fork: withForm(async (p, form) =>
-		formCall({ section: 'fork', fields: ['id', 'name'] }, async () => {
-			requireFork(p);
-			const name = text(form, 'name').trim();
-			const input = parseWorkspaceInput({ id: text(form, 'id').trim(), ...(name ? { name } : {}) });
-			const a = await forkWorkspaceAs(await getDatabase(), p.workspace, input, { accountId: p.accountId, username: p.username });
-			const secrets = a.copied.warehouses_needing_secrets;
-			return {
-				forked: a.id,
-				done:
-					`Forked into ${a.id}: ${a.copied.scripts} scripts, ${a.copied.graphs} graphs, ${a.copied.column_edges.toLocaleString('en-US')} column edges.` +
-					(secrets.length ? ` Set the secrets of ${secrets.join(', ')} there before running.` : '')
-			};
-		})
-	),
-	addMember: withForm(async (p, form) =>
-		formCall({ section: 'members', fields: ['username', 'password', 'is_admin'] }, async () => {
-			const password = text(form, 'password');
-			const r = await addMemberAs(p, { username: text(form, 'username'), ...(password ? { password } : {}), is_admin: form.get('is_admin') === 'on' });
-			return { done: `${r.created ? 'Created' : 'Added'} ${r.username}.` };
-		})
-	),
-	removeMember: withForm(async (p, form) => {
-		const username = text(form, 'username');
-		const r = await formCall({ section: 'members', target: username, fields: ['username'] }, async () => {
-			const r = await removeMemberAs(p, username);
-			return { done: `Removed ${r.username}${r.tokens_revoked ? ` and revoked ${r.tokens_revoked} token${r.tokens_revoked === 1 ? '' : 's'}` : ''}.` };
-		});
-		// Whoever removed themselves is no longer a member: the page would answer 404.
-		if (!isActionFailure(r) && username === p.username) redirect(303, '/');
-		return r;
-	}),
-	saveGroup: withForm(async (p, form) =>
-		formCall({ section: 'groups', target: text(form, 'target') || undefined, fields: ['name', 'members'] }, async () => {
-			const r = await saveGroupAs(p, { name: text(form, 'name'), members: names(form, 'members') });
-			return { done: `Saved g/${r.group.name}.` };
-		})
-	),
-	saveFolder: withForm(async (p, form) =>
-		formCall({ section: 'folders', target: text(form, 'target') || undefined, fields: ['name', 'readers', 'writers'] }, async () => {
-			const r = await saveFolderAs(p, { name: text(form, 'name'), readers: names(form, 'readers'), writers: names(form, 'writers') });
-			return { done: `Saved f/${r.folder.name}: ${r.folder.readers.length} reader${r.folder.readers.length === 1 ? '' : 's'}, ${r.folder.writers.length} writer${r.folder.writers.length === 1 ? '' : 's'}.` };
-		})
-	),
-	// The form with a field per setting; saveWarehouseJson below takes the settings as one JSON object.
-	saveWarehouse: withForm(async (p, form) =>
-		formCall(
-			{
-				section: 'warehouses',
-				target: text(form, 'target') || undefined,
-				fields: ['name', 'default_database', 'settings', 'settings.type', 'settings.network', 'settings.folders', 'settings.openlineage_namespace', 'settings.secrets']
-			},
-			async () => {
-				const r = await saveWarehouseAs(p, warehouseBodyFromForm(form));
-				return { done: `Saved warehouse ${r.warehouse.name}.` };
-			}
-		)
-	),
-	saveWarehouseJson: withForm(async (p, form) =>
-		formCall({ section: 'warehouses', target: 'json', fields: ['name', 'default_database', 'settings'] }, async () => {
-			let settings: unknown = {};
-			const raw = text(form, 'settings').trim();
-			if (raw) {
-				try {
-					settings = JSON.parse(raw);
-				} catch {
-					throw new ApiError(400, 'settings: not valid JSON');
-				}
-			}
-			const db = text(form, 'default_database').trim();
-			const r = await saveWarehouseAs(p, { name: text(form, 'name'), ...(db ? { default_database: db } : {}), settings });
-			return { done: `Saved warehouse ${r.warehouse.name}.` };
-		})
-	),
-	saveNamespace: withForm(async (p, form) =>
-		formCall({ section: 'namespaces', fields: ['namespace', 'folder'] }, async () => {
-			const folder = text(form, 'folder').trim();
-			const r = (await changeNamespaceAs(p, { namespace: text(form, 'namespace'), folder: folder === '' ? null : folder })).input;
-			return { done: r.folder === null ? `Removed the mapping of ${r.namespace}.` : `${r.namespace} writes into f/${r.folder}.` };
-		})
-	),
-	mintToken: withForm(async (p, form) => {
-		const label = text(form, 'label');
-		// Scopes are separated by whitespace: a comma belongs inside one scope's path list.
-		const scopes = text(form, 'scopes').split(/\s+/).filter(Boolean);
-		const expires = text(form, 'expires_at');
-		try {
-			// A date from the form means "through that day" (UTC).
-			const r = await mintTokenAs(p, { label, scopes, expires_at: expires ? `${expires}T23:59:59Z` : null });
-			return { minted: { token: r.token, label: r.label } };
-		} catch (e) {
-			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message, label, scopes: scopes.join('\n') });
-			throw e;
-		}
-	}),
-	revokeToken: withForm(async (p, form) => {
-		// Which list the button was in (the caller's own, or every member's), to answer there.
-		const from = text(form, 'from') === 'all' ? 'all' : 'own';
-		try {
-			return { revoked: (await revokeTokenAs(p, text(form, 'id'))).label, from };
-		} catch (e) {
-			if (e instanceof ApiError) return fail(e.status, { tokenError: e.message, from });
-			throw e;
-		}
-	})
+	changePassword: withForm(forms.changePassword),
+	fork: withForm(forms.fork),
+	addMember: withForm(forms.addMember),
+	removeMember: withForm(forms.removeMember),
+	saveGroup: withForm(forms.saveGroup),
+	saveFolder: withForm(forms.saveFolder),
+	saveWarehouse: withForm(forms.saveWarehouse),
+	saveWarehouseJson: withForm(forms.saveWarehouseJson),
+	saveNamespace: withForm(forms.saveNamespace),
+	mintToken: withForm(forms.mintToken),
+	revokeToken: withForm(forms.revokeToken)
 };

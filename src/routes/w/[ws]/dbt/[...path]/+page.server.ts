@@ -1,93 +1,10 @@
-// A dbt project: its versions (each deploy), the model graph of one version, its runs and
-// previews. Versions are the project's deploy jobs, read with the same job read rule as
-// jobs/list; the graph is the asset graph with that version named (GET assets/graph?
-// dbt_script_hash=), narrowed to this project's relations.
-import { error } from '@sveltejs/kit';
-import { canReadPath, grantOf, mayDelete, mayRun, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
-import { getDatabase } from '$lib/server/db';
-import { ApiError } from '$lib/server/http';
-import { jobSummaryOf } from '$lib/server/jobs-api';
-import { unpinnedAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
-import { folderOf, parseScriptPath } from '$lib/server/paths';
-import { jobResultOf, jobRowsAs } from '$lib/server/api/jobs/reads';
-import { hexToHash } from '$lib/types/script-hash';
-import { readVersion } from '$lib/server/api/scripts/version';
-import { describeLock } from '$lib/server/dbt-engine-spec';
-import { processWorker } from '$lib/server/runner/worker';
+// A dbt project's page (api/scripts/project-page.ts).
+import { pageGrant } from '$lib/server/access';
+import { projectPage } from '$lib/server/api/scripts/project-page';
 import type { PageServerLoad } from './$types';
 
-const engineKindOf = (v: { lock: { engine: string } | null }): 'dbt-core' | 'fusion' => (v.lock?.engine === 'dbt-fusion' ? 'fusion' : 'dbt-core');
-
-export interface VersionRow {
-	hash: string;
-	jobId: string;
-	deployedAt: string;
-	deployedBy: string;
-	nodes: number | null;
-	edges: number | null;
-	columnEdges: number | null;
-	dbtVersion: string | null;
-	hasProjectFiles: boolean;
-	/** False while its deploy job pins it. */
-	live: boolean;
-}
-
 export const load: PageServerLoad = async (event) => {
-	const p = await pagePrincipal(event, event.params.ws);
-	const path = event.params.path;
-	// One answer for "missing" and "not yours", as everywhere else.
-	if (!parseScriptPath(path) || !canReadPath(p, path)) error(404, 'no such project');
-	const database = await getDatabase();
-	const deploys = await jobRowsAs(p, { scriptPath: path, kind: 'deploy', limit: 30 });
-	const versions: VersionRow[] = [];
-	for (const d of deploys) {
-		// A deploy that failed to pin left no version behind.
-		if (d.scriptHash === null || d.status === 'failure' || d.status === 'canceled') continue;
-		const payload = await jobResultOf(p.workspace, d.id);
-		const r = (payload?.result ?? {}) as Record<string, unknown>;
-		const num = (v: unknown) => (typeof v === 'number' ? v : null);
-		versions.push({
-			hash: jobSummaryOf(d).script_hash!,
-			jobId: d.id,
-			deployedAt: d.createdAt.toISOString(),
-			deployedBy: d.createdBy,
-			nodes: num(r.nodes),
-			edges: num(r.edges),
-			columnEdges: num(r.column_edges),
-			dbtVersion: typeof r.dbt_version === 'string' ? r.dbt_version : null,
-			hasProjectFiles: r.has_project_files === true,
-			live: d.status === 'success'
-		});
-	}
-	if (versions.length === 0) error(404, 'no deployed version of this project');
-	const asked = event.url.searchParams.get('v');
-	const version = versions.find((v) => v.hash === asked) ?? versions.find((v) => v.live) ?? versions[0];
-	const detail = await readVersion(database, p, hexToHash(version.hash)!).catch(() => null);
-	// Said beside the Run button before anyone presses it: this worker cannot start dbt at all.
-	const runProblem = detail && mayRun(p, path) ? await processWorker()?.engineProblem(engineKindOf(detail)) : null;
-	let graph;
-	try {
-		// GET assets/graph's gate. The canvas needs the shape only; the details pane reads a
-		// relation's authored fields on selection.
-		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(grantOf(p), database, { folder: folderOf(path), assetKinds: new Set(['dbt']), scriptHash: hexToHash(version.hash) }, { fields: 'shape' });
-	} catch (e) {
-		if (e instanceof ApiError) error(e.status, e.message);
-		throw e;
-	}
-	const runs = (await jobRowsAs(p, { scriptPath: path, limit: 40 })).filter((j) => j.kind !== 'deploy').map(jobSummaryOf);
-	return {
-		path,
-		versions,
-		version,
-		runs,
-		mayRun: mayRun(p, path),
-		mayDeploy: mayWritePath(p, path),
-		mayDelete: mayDelete(p, path),
-		lockLine: detail?.lock ? describeLock(detail.lock) : null,
-		pinJob: detail && !detail.live ? detail.deploy_job : null,
-		runProblem: runProblem ?? null,
-		...canvasPayload(graph, { projectFilter: (s) => s === path, focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) })
-	};
+	const grant = await pageGrant(event, event.params.ws);
+	const q = event.url.searchParams;
+	return projectPage(grant, event.params.path, { v: q.get('v'), select: q.get('select'), cookies: event.cookies });
 };

@@ -1,39 +1,11 @@
-// The pipeline canvas of a folder: its asset graph (the same read and gates as
-// GET assets/graph?folder=&fields=shape: the details pane reads a relation's authored fields
-// on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts). The
-// latest run of each of its dbt projects colours the run lens.
-import { error } from '@sveltejs/kit';
-import { grantOf, mayDelete, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
-import { getDatabase } from '$lib/server/db';
-import { ApiError } from '$lib/server/http';
-import { unpinnedAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
-import { latestRuns } from '$lib/server/pages/latest-runs';
+// The pipeline canvas of a folder (api/graph/pipeline-page.ts).
+import { pageGrant } from '$lib/server/access';
+import { pipelinePage } from '$lib/server/api/graph/pipeline-page';
 import type { PageServerLoad } from './$types';
 
 export const load: PageServerLoad = async (event) => {
-	const p = await pagePrincipal(event, event.params.ws);
+	const grant = await pageGrant(event, event.params.ws);
 	// Re-run by the page while an OpenLineage job's run goes (its card's colour).
 	event.depends('tributary:pipeline-runs');
-	const t0 = performance.now();
-	let graph;
-	try {
-		// GET assets/graph's gate.
-		requireScope(p, 'assets', 'read');
-		graph = await unpinnedAssetGraph(grantOf(p), await getDatabase(), { folder: event.params.folder, assetKinds: null, scriptHash: null }, { fields: 'shape' });
-	} catch (e) {
-		if (e instanceof ApiError) error(e.status, e.message);
-		throw e;
-	}
-	const graphMs = Math.round(performance.now() - t0);
-	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
-	// GET jobs/list's gate, inside: the run lens's latest statuses, for whoever may list the runs.
-	const runs = await latestRuns(grantOf(p), await getDatabase(), graph);
-	// The deploy panel for whoever may upload into the folder (scripts:write, as the upload's gate);
-	// the producers this caller may delete, by path (the button beside a selected one).
-	const folder = event.params.folder;
-	// Any name in the folder stands for a new project's path (a scope names paths by folder).
-	const mayDeploy = mayWritePath(p, `f/${folder}/new_project`);
-	const deletable = graph.runnables.filter((r) => r.language !== 'dbt' && mayDelete(p, r.path)).map((r) => r.path);
-	return { folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs }, mayDeploy, deletable };
+	return pipelinePage(grant, event.params.folder, { select: event.url.searchParams.get('select'), cookies: event.cookies });
 };

@@ -4,7 +4,9 @@
 import { assetReadGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi } from '$lib/server/http';
-import { impactResponse, parseImpactQuery, unpinnedColumnImpact } from '$lib/server/impact-api';
+import { impactResponse } from '$lib/server/api/impact/respond';
+import { parseImpactQuery } from '$lib/server/api/impact/parse';
+import { unpinnedColumnImpact } from '$lib/server/api/impact/reads';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -4,7 +4,9 @@
 import { columnLineageAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseAssetPaths, parseLineageInclude, parseScriptHash, unpinnedColumnLineage } from '$lib/server/lineage-api';
+import { parseAssetPaths, parseScriptHash } from '$lib/server/api/graph/parse';
+import { parseLineageInclude } from '$lib/server/api/lineage/parse';
+import { unpinnedColumnLineage } from '$lib/server/api/lineage/reads';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

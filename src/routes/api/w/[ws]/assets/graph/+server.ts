@@ -5,7 +5,8 @@ import { assetReadGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { graphResponse } from '$lib/server/graph-cache';
 import { handleApi } from '$lib/server/http';
-import { parseGraphFields, parseGraphQuery, unpinnedAssetGraphBody } from '$lib/server/lineage-api';
+import { parseGraphFields, parseGraphQuery } from '$lib/server/api/graph/parse';
+import { unpinnedAssetGraphBody } from '$lib/server/api/graph/reads';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

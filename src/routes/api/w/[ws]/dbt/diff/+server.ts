@@ -2,7 +2,7 @@
 // hash, a preview or run job id, or `latest`, the default `from`). Both refs pass their gate.
 import { diffRefAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
-import { lineageDiff } from '$lib/server/graph-diff-api';
+import { lineageDiff } from '$lib/server/api/diff/reads';
 import { badRequest, handleApi, jsonSafe } from '$lib/server/http';
 import { requireScriptPath } from '$lib/server/paths';
 import type { RequestHandler } from './$types';

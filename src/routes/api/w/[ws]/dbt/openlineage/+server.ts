@@ -4,7 +4,8 @@
 import { workspaceGrant } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi } from '$lib/server/http';
-import { exportVersion, ndjsonResponse, parseVersionRef } from '$lib/server/openlineage-api';
+import { exportVersion, ndjsonResponse } from '$lib/server/api/openlineage/export';
+import { parseVersionRef } from '$lib/server/api/openlineage/parse';
 import { requireScriptPath } from '$lib/server/paths';
 import { hashToHex } from '$lib/types/script-hash';
 import type { RequestHandler } from './$types';

@@ -5,7 +5,7 @@ import { json } from '@sveltejs/kit';
 import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { badRequest, handleApi, notFound } from '$lib/server/http';
-import { describePinnedRelation } from '$lib/server/pages/relation';
+import { describePinnedRelation } from '$lib/server/api/graph/relation';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -4,7 +4,9 @@
 import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi } from '$lib/server/http';
-import { impactResponse, jobColumnImpact, parseImpactQuery } from '$lib/server/impact-api';
+import { impactResponse } from '$lib/server/api/impact/respond';
+import { jobColumnImpact } from '$lib/server/api/impact/reads';
+import { parseImpactQuery } from '$lib/server/api/impact/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -4,7 +4,9 @@
 import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { jobColumnLineage, parseAssetPaths, parseLineageInclude } from '$lib/server/lineage-api';
+import { jobColumnLineage } from '$lib/server/api/lineage/reads';
+import { parseAssetPaths } from '$lib/server/api/graph/parse';
+import { parseLineageInclude } from '$lib/server/api/lineage/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

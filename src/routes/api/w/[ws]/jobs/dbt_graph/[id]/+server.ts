@@ -5,7 +5,8 @@ import { pinnedAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { graphResponse } from '$lib/server/graph-cache';
 import { handleApi } from '$lib/server/http';
-import { jobAssetGraphBody, parseGraphFields, parseGraphQuery } from '$lib/server/lineage-api';
+import { jobAssetGraphBody } from '$lib/server/api/graph/reads';
+import { parseGraphFields, parseGraphQuery } from '$lib/server/api/graph/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

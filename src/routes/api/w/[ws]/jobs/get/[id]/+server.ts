@@ -5,15 +5,15 @@
 // `?progress_since=<cursor>` adds the run's progress changes since the cursor (what
 // jobs/run_progress?since= answers), so a run page polls with one request, one authentication
 // and one access check instead of two.
-import { jobAccess } from '$lib/server/access';
+import { runGrant } from '$lib/server/access';
 import { jobPoll } from '$lib/server/api/jobs/reads';
 import { handleApi, jsonSafe } from '$lib/server/http';
-import { parseJobGetQuery } from '$lib/server/jobs-api';
+import { parseJobGetQuery } from '$lib/server/api/jobs/parse';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const q = parseJobGetQuery(event.url.searchParams);
-	const a = await jobAccess(event, event.params.ws, event.params.id);
-	const { answer, cursor } = await jobPoll(a, q);
+	const grant = await runGrant(event, event.params.ws, event.params.id);
+	const { answer, cursor } = await jobPoll(grant, q);
 	return jsonSafe(answer, { headers: { 'cache-control': 'private, no-store', ...(cursor === null ? {} : { 'x-progress-cursor': cursor }) } });
 });

@@ -3,7 +3,7 @@
 import { jobAccess, pinnedAccessOf, runGrantOf } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { handleApi } from '$lib/server/http';
-import { exportRun, ndjsonResponse } from '$lib/server/openlineage-api';
+import { exportRun, ndjsonResponse } from '$lib/server/api/openlineage/export';
 import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {

@@ -5,7 +5,7 @@ import { runPageAccess } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
 import { graphResponse } from '$lib/server/graph-cache';
 import { badRequest, handleApi } from '$lib/server/http';
-import { jobRunCanvas } from '$lib/server/lineage-api';
+import { jobRunCanvas } from '$lib/server/api/graph/reads';
 import { isDirection } from '$lib/lineage/canvas-sizes';
 import type { RequestHandler } from './$types';
 

@@ -1,6 +1,6 @@
 // GET scripts/p/{path}: what deleting a project or producer would take away (its versions,
 // graphs, runs and previews). DELETE scripts/p/{path}: deletes them, for a writer of the path.
-import { workspacePrincipal } from '$lib/server/access';
+import { workspaceGrant } from '$lib/server/access';
 import { deleteScriptPath, readPathFootprint } from '$lib/server/api/scripts/delete';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
@@ -10,13 +10,13 @@ import type { RequestHandler } from './$types';
 export const GET: RequestHandler = handleApi(async (event) => {
 	const path = event.params.path;
 	requireScriptPath(path);
-	const p = await workspacePrincipal(event, event.params.ws);
-	return jsonSafe(await readPathFootprint(await getDatabase(), p, path));
+	const grant = await workspaceGrant(event, event.params.ws);
+	return jsonSafe(await readPathFootprint(grant, await getDatabase(), path));
 });
 
 export const DELETE: RequestHandler = handleApi(async (event) => {
 	const path = event.params.path;
 	requireScriptPath(path);
-	const p = await workspacePrincipal(event, event.params.ws);
-	return jsonSafe(await deleteScriptPath(await getDatabase(), p, path));
+	const grant = await workspaceGrant(event, event.params.ws);
+	return jsonSafe(await deleteScriptPath(grant, await getDatabase(), path));
 });

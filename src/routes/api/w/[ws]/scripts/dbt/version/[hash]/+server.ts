@@ -1,5 +1,5 @@
 // GET scripts/dbt/version/{hash}: one deployed version, its liveness and its engine lock.
-import { workspacePrincipal } from '$lib/server/access';
+import { workspaceGrant } from '$lib/server/access';
 import { parseVersionHash, readVersion } from '$lib/server/api/scripts/version';
 import { getDatabase } from '$lib/server/db';
 import { handleApi, jsonSafe } from '$lib/server/http';
@@ -7,6 +7,6 @@ import type { RequestHandler } from './$types';
 
 export const GET: RequestHandler = handleApi(async (event) => {
 	const hash = parseVersionHash(event.params.hash);
-	const p = await workspacePrincipal(event, event.params.ws);
-	return jsonSafe(await readVersion(await getDatabase(), p, hash));
+	const grant = await workspaceGrant(event, event.params.ws);
+	return jsonSafe(await readVersion(grant, await getDatabase(), hash));
 });

@@ -1,118 +1,22 @@
-// The column impact read between the routes and the repo: query parsing (400s
-// naming the parameter), the gates — exactly column lineage's, since an impact list is column
-// lineage walked one way — and the walk across dbt's lineage and the producers' lineage.
-import { externalDatasetOf } from '../lineage/openlineage-in';
-import { MAX_NAME_BYTES, MAX_NAMESPACE_BYTES } from './openlineage-in/event';
-import { assetColumns, columnId } from '../lineage/column-trace';
-import {
-	bridgeRelationless,
-	buildImpactGraph,
-	COLUMN_IMPACT_LIMIT,
-	impactCsv,
-	impactRelations,
-	isImpactDirection,
-	walkColumnImpact,
-	type ImpactDirection,
-	type ImpactEntry,
-	type ProducerLineageOf
-} from '../lineage/column-impact';
-import type { ColumnLineageEdge } from '../types/asset-graph';
-import type { ColumnImpactAnswer, ColumnImpactConsumer, ColumnImpactTest } from '../types/column-impact';
-import { graphConsumers } from '../lineage/asset-graph';
-import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
-import type { Grant, PinnedAccess, RunGrant } from './access';
-import type { Database } from './db';
-import { badRequest } from './http';
-import { cachedComponentRead, groupProducerLineage, parseAssetPaths, parseScriptHash } from './lineage-api';
-import { digestKey, graphCacheOf, type ByteLru } from './graph-cache';
-import type { Consumer } from '../types/consumers';
-import {
-	assetPathsOf,
-	columnComponents,
-	consumersOf,
-	edgesOfComponents,
-	EVERY_PATH,
-	graphMarkerVersion,
-	lineageInputsStamp,
-	pinnedGraphOf,
-	relationOwnersEvery,
-	type ProducerLineageRow,
-	readableProducerLineage,
-	relationHasColumn,
-	relationsInGraph,
-	relationsInOwners,
-	relationTests,
-	relationTestsInOwners,
-	type PinnedGraph,
-	type RelationTestRow,
-	type RelationInGraph,
-	type StoredColumnEdge
-} from './repo/lineage';
-import type { GraphKey } from './repo/graph';
-
-// ─── Query parsing ─────────────────────────────────────────────────────────────────────────
-
-export interface ImpactQuery {
-	kind: 'dbt' | 'ducklake' | 'openlineage';
-	assetPath: string;
-	column: string;
-	direction: ImpactDirection;
-	format: 'json' | 'csv';
-	/** Unpinned only: a named dbt version, as on column lineage. */
-	scriptHash: bigint | null;
-}
-
-const MAX_PATH = 255;
-const MAX_COLUMN = 255;
-// Namespace and name as the receiver bounds them (bytes), and the `/` between.
-const MAX_OPENLINEAGE_PATH = MAX_NAMESPACE_BYTES + 1 + MAX_NAME_BYTES;
-// A lake table's path: what a producer's annotation names, `<catalog>/<table>` or with a schema.
-const LAKE_PATH = /^[A-Za-z0-9_$]+(?:\/[A-Za-z0-9_$]+(?:[.-][A-Za-z0-9_$]+)*){1,2}$/;
-// Column names are the engine's, so almost anything: but not a control character, and not empty.
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
-function once(q: URLSearchParams, name: string, what: string): string | undefined {
-	const all = q.getAll(name);
-	if (all.length > 1) throw badRequest(`${name} may be given once: ${what}`);
-	return all[0];
-}
-
-/**
- * `asset_path=` once (a dbt relation as column lineage takes it, or `ducklake://<path>` for a
- * lake table), `column=`, `direction=downstream|upstream` (default downstream), `format=json|csv`
- * (default json), and `dbt_script_hash=` as on column lineage.
- */
-export function parseImpactQuery(q: URLSearchParams): ImpactQuery {
-	const what = 'one relation, dbt://<warehouse>/<schema>/<name>, ducklake://<path> or openlineage://<namespace>/<name>';
-	const raw = once(q, 'asset_path', what);
-	if (raw === undefined || raw === '') throw badRequest(`asset_path is required: ${what}`);
-	let kind: ImpactQuery['kind'] = 'dbt';
-	let assetPath: string;
-	if (raw.startsWith('openlineage://')) {
-		// A dataset an OpenLineage job reported: its identity as the receiver wrote it.
-		kind = 'openlineage';
-		assetPath = raw.slice('openlineage://'.length);
-		if (assetPath.length > MAX_OPENLINEAGE_PATH || CONTROL.test(assetPath) || !externalDatasetOf(assetPath)) {
-			throw badRequest(`asset_path: an OpenLineage dataset is openlineage://<namespace>/<name>, at most ${MAX_OPENLINEAGE_PATH} characters`);
-		}
-	} else if (raw.length > MAX_PATH + 'ducklake://'.length) {
-		throw badRequest(`asset_path is ${raw.length} characters; at most ${MAX_PATH}: ${what}`);
-	} else if (raw.startsWith('ducklake://')) {
-		kind = 'ducklake';
-		assetPath = raw.slice('ducklake://'.length);
-		if (!LAKE_PATH.test(assetPath)) throw badRequest('asset_path: a lake table is ducklake://<catalog>/<table> (letters, digits, _ and $, joined by . or -)');
-	} else {
-		assetPath = parseAssetPaths(new URLSearchParams([['asset_path', raw]]))[0];
-	}
-	const column = once(q, 'column', 'one column name');
-	if (column === undefined || column === '') throw badRequest(`column is required: the name of one column of ${kind}://${assetPath}`);
-	if (column.length > MAX_COLUMN || CONTROL.test(column)) throw badRequest(`column must be a column name: 1 to ${MAX_COLUMN} characters, no control characters`);
-	const direction = once(q, 'direction', 'downstream or upstream') ?? 'downstream';
-	if (!isImpactDirection(direction)) throw badRequest(`direction must be downstream or upstream (got ${JSON.stringify(direction.slice(0, 40))})`);
-	const format = once(q, 'format', 'json or csv') ?? 'json';
-	if (format !== 'json' && format !== 'csv') throw badRequest(`format must be json or csv (got ${JSON.stringify(format.slice(0, 40))})`);
-	return { kind, assetPath, column, direction, format, scriptHash: parseScriptHash(q) };
-}
+// The column impact read between the routes and the repo: the grant's questions (exactly column
+// lineage's, since an impact list is column lineage walked one way) and the walk across dbt's
+// lineage and the producers' lineage.
+import { assetColumns, columnId } from '../../../lineage/column-trace';
+import { bridgeRelationless, buildImpactGraph, COLUMN_IMPACT_LIMIT, impactRelations, walkColumnImpact, type ImpactDirection, type ProducerLineageOf } from '../../../lineage/column-impact';
+import type { ColumnLineageEdge } from '../../../types/asset-graph';
+import type { ColumnImpactAnswer, ColumnImpactConsumer, ColumnImpactTest } from '../../../types/column-impact';
+import { graphConsumers } from '../../../lineage/asset-graph';
+import { consumerIndex, consumersReached } from '../../../lineage/consumer-trace';
+import type { Grant, PinnedAccess, RunGrant } from '../../access';
+import type { Database } from '../../db';
+import { badRequest } from '../../http';
+import { groupProducerLineage } from '../graph/reads';
+import { cachedComponentRead } from '../lineage/reads';
+import { digestKey, graphCacheOf, type ByteLru } from '../../graph-cache';
+import type { Consumer } from '../../../types/consumers';
+import { assetPathsOf, columnComponents, consumersOf, edgesOfComponents, EVERY_PATH, graphMarkerVersion, lineageInputsStamp, pinnedGraphOf, relationOwnersEvery, type ProducerLineageRow, readableProducerLineage, relationHasColumn, relationsInGraph, relationsInOwners, relationTests, relationTestsInOwners, type PinnedGraph, type RelationTestRow, type RelationInGraph, type StoredColumnEdge } from '../../repo/lineage';
+import type { GraphKey } from '../../repo/graph';
+import type { ImpactQuery } from './parse';
 
 // ─── The walk ──────────────────────────────────────────────────────────────────────────────
 
@@ -490,33 +394,4 @@ export async function jobColumnImpact(gate: PinnedAccess, database: Database, q:
 	if (pinned) return pinnedColumnImpact(gate.run, database, pinned, q, opts);
 	const member = gate.run.member;
 	return member ? unpinnedColumnImpact(member, database, unpinned, opts) : noImpact();
-}
-
-// ─── The answer ────────────────────────────────────────────────────────────────────────────
-
-const showTest = (t: ColumnImpactTest) => (t.column ? `${t.kind ?? 'test'}(${t.column})` : (t.kind ?? 'test'));
-
-/**
- * The answer as the route sends it: JSON, or CSV (a header row, one row per column; a row's
- * `tests` are the tests on its relation, `kind(column)`) with `truncated` and
- * `withheld` in headers, since a CSV body has no place for them.
- */
-export function impactResponse(answer: ColumnImpactAnswer, q: ImpactQuery): Response {
-	const headers: Record<string, string> = { 'cache-control': 'private, no-store' };
-	if (q.format === 'json') {
-		return new Response(JSON.stringify(answer), { headers: { ...headers, 'content-type': 'application/json' } });
-	}
-	const csv = impactCsv(answer.columns, (e) =>
-		(e.kind === 'dbt' ? (answer.tests[e.asset_path] ?? []) : []).map(showTest)
-	);
-	const name = `impact-${q.direction}-${q.column}`.replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 120);
-	return new Response(csv, {
-		headers: {
-			...headers,
-			'content-type': 'text/csv; charset=utf-8',
-			'content-disposition': `attachment; filename="${name}.csv"`,
-			'x-impact-truncated': String(answer.truncated),
-			'x-impact-withheld': String(answer.withheld)
-		}
-	});
 }

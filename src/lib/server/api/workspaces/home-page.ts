@@ -1,12 +1,12 @@
 // The workspace page's reads: the projects the caller may see (dbt projects and producer
 // scripts) with their last deploy, size and last run, and the recent jobs the caller may list.
 // Access decisions are the access layer's; this only applies them.
-import type { Grant } from '../access';
-import type { Database } from '../db';
-import { listJobs } from '../repo/jobs';
-import { listProjects, PROJECT_LIST_LIMIT } from '../repo/projects';
-import { processWorker } from '../runner/worker';
-import { hashToHex } from '../../types/script-hash';
+import type { Grant } from '../../access';
+import { getDatabase, type Database } from '../../db';
+import { listJobs } from '../../repo/jobs';
+import { listProjects, PROJECT_LIST_LIMIT } from '../../repo/projects';
+import { processWorker } from '../../runner/worker';
+import { hashToHex } from '../../../types/script-hash';
 
 export interface RecentRun {
 	id: string;
@@ -83,4 +83,10 @@ export async function workspaceHome(grant: Grant, database: Database): Promise<W
 		createdAt: r.createdAt.toISOString()
 	}));
 	return { projects, projectLimit: PROJECT_LIST_LIMIT, recentRuns };
+}
+
+/** The workspace page: the folders the caller reads (and whether it writes each), then workspaceHome. */
+export async function homePage(grant: Grant): Promise<WorkspaceHome & { folders: { name: string; canWrite: boolean }[] }> {
+	const folders = grant.readableFolders().sort().map((name) => ({ name, canWrite: grant.mayWriteFolder(name) }));
+	return { folders, ...(await workspaceHome(grant, await getDatabase())) };
 }

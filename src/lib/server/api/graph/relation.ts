@@ -1,7 +1,7 @@
 // One relation's details for the canvas pages' details pane, read on selection. The folder's
 // asset graph carries every relation's SQL and columns (megabytes in a big folder); the canvas is
 // drawn from a compact summary and the pane asks for the one relation it shows. Same reads and
-// the same gates as the asset graph (lineage-api.ts): the versions the caller may see describe
+// the same grant questions as the asset graph (graph/reads.ts): the versions the caller may see describe
 // the relation, the one redaction predicate decides the authored fields per project.
 import { mergeDescriptions, type DescribedGraph } from '$lib/lineage/asset-graph';
 import type { Grant, PinnedAccess } from '$lib/server/access';
@@ -9,7 +9,7 @@ import type { Database } from '$lib/server/db';
 import type { GraphKey } from '$lib/server/repo/graph';
 import { graphLineageState, nodeOutcomes } from '$lib/server/repo/inference';
 import { describeAssets, pinnedGraphOf, type VersionRef } from '$lib/server/repo/lineage';
-import { jobAssetGraph } from '$lib/server/lineage-api';
+import { jobAssetGraph } from '$lib/server/api/graph/reads';
 import { ZERO_UUID } from '$lib/server/schema';
 import type { DbtProvenance, ModelColumnLineage } from '$lib/types/asset-graph';
 import { hashToHex, hexToHash } from '$lib/types/script-hash';

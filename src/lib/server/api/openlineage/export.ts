@@ -4,51 +4,25 @@
 // gates are access/'s; the mapping is src/lib/lineage/openlineage.ts. A version's events are
 // produced lazily, a batch of nodes' column edges at a time, so an answer streams.
 import { createHash } from 'node:crypto';
-import {
-	consumerEvent,
-	JOB_RESOURCE_TYPES,
-	jobNamespace,
-	leanEvent,
-	modelEvent,
-	OPENLINEAGE_PRODUCER,
-	OPENLINEAGE_SCHEMA_URL,
-	producerEvent,
-	type DatasetNaming,
-	type EventFrame,
-	type OlNode
-} from '../lineage/openlineage';
-import type { JobStatus } from '../types/jobs';
-import type { RunEvent, RunEventType } from '../types/openlineage';
-import type { NodeOutcome, RunNodeResult } from '../types/runner';
-import { hexToHash } from '../types/script-hash';
-import { exportableVersion, type Grant, type RunGrant } from './access';
-import type { Database } from './db';
-import { ApiError, badRequest } from './http';
-import { RETENTION } from './repo/graph';
-import { receivedRunEvents } from './openlineage-in/run-events';
-import type { GraphKey } from './repo/graph';
-import { getJobPayloadWithoutLog, progressOf, type JobView } from './repo/jobs';
-import { consumersOf, pinnedGraphOf, producerLineage } from './repo/lineage';
-import { graphConsumers } from '../lineage/asset-graph';
-import type { GraphConsumer } from '../types/consumers';
-import { dbtVersionAt, exportGraphRows, graphStoredAt, incomingColumnEdges, producerUsage, warehouseDatabases, type IncomingColumnEdge } from './repo/openlineage';
-import { ZERO_UUID } from './schema';
+import { consumerEvent, JOB_RESOURCE_TYPES, jobNamespace, leanEvent, modelEvent, OPENLINEAGE_PRODUCER, OPENLINEAGE_SCHEMA_URL, producerEvent, type DatasetNaming, type EventFrame, type OlNode } from '../../../lineage/openlineage';
+import type { JobStatus } from '../../../types/jobs';
+import type { RunEvent, RunEventType } from '../../../types/openlineage';
+import type { NodeOutcome, RunNodeResult } from '../../../types/runner';
+import { exportableVersion, type Grant, type RunGrant } from '../../access';
+import type { Database } from '../../db';
+import { ApiError } from '../../http';
+import { RETENTION } from '../../repo/graph';
+import { receivedRunEvents } from '../../openlineage-in/run-events';
+import type { GraphKey } from '../../repo/graph';
+import { getJobPayloadWithoutLog, progressOf, type JobView } from '../../repo/jobs';
+import { consumersOf, pinnedGraphOf, producerLineage } from '../../repo/lineage';
+import { graphConsumers } from '../../../lineage/asset-graph';
+import type { GraphConsumer } from '../../../types/consumers';
+import { dbtVersionAt, exportGraphRows, graphStoredAt, incomingColumnEdges, producerUsage, warehouseDatabases, type IncomingColumnEdge } from '../../repo/openlineage';
+import { ZERO_UUID } from '../../schema';
 
 /** Nodes whose column edges one statement reads: bounded memory per step of the stream. */
 const EDGE_BATCH = 250;
-
-// ─── Query parsing ─────────────────────────────────────────────────────────────────────────
-
-/** `ref=`: a version hash (16 hex digits) or `latest` (the default). */
-export function parseVersionRef(q: URLSearchParams): bigint | 'latest' {
-	const all = q.getAll('ref');
-	if (all.length > 1) throw badRequest('ref may be given once');
-	const raw = all[0];
-	if (raw === undefined || raw === '' || raw === 'latest') return 'latest';
-	const h = hexToHash(raw);
-	if (h === null) throw badRequest('ref must be a version hash (16 hex digits) or latest');
-	return h;
-}
 
 // ─── Shared pieces ─────────────────────────────────────────────────────────────────────────
 

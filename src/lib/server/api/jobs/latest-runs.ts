@@ -6,7 +6,7 @@ import type { Grant } from '$lib/server/access';
 import { latestOpenLineageRuns } from '$lib/server/repo/openlineage-in';
 import { OPENLINEAGE_LANGUAGE } from '$lib/lineage/openlineage-in';
 import type { Database } from '$lib/server/db';
-import { progressItemOf } from '$lib/server/jobs-api';
+import { progressShapeOf } from '$lib/server/api/jobs/wire';
 import { getJobPayloadWithoutLog, listJobs, progressOf } from '$lib/server/repo/jobs';
 import { pinnedGraphOf, testOwnersOf } from '$lib/server/repo/lineage';
 import { testStatusesByOwner, type RunState, type TestState } from '$lib/lineage/canvas-lens';
@@ -67,7 +67,7 @@ export async function latestRuns(grant: Grant, database: Database, graph: AssetG
 		const jobs = await listJobs(database, grant.workspace, { scriptPath, limit: LOOK_BACK }, access);
 		const run = jobs.find((j) => (j.kind === 'run' || j.kind === 'recorded') && j.status !== 'queued');
 		if (!run) continue;
-		const progress = (await progressOf(database, grant.workspace, run.id)).map((r) => progressItemOf(r, false));
+		const progress = (await progressOf(database, grant.workspace, run.id)).map(progressShapeOf);
 		const payload = await getJobPayloadWithoutLog(database, grant.workspace, run.id);
 		const result = payload?.result && typeof payload.result === 'object' ? (payload.result as Record<string, unknown>) : null;
 		for (const [id, s] of runStatuses(progress, result, (u) => byUniqueId.get(u))) {

@@ -2,18 +2,18 @@
 // gates (access/ diffRefAccess): reads only what differs (repo/graph-diff.ts), walks the
 // impact of removed and retyped columns over the `from` graph and the workspace's producers
 // (lineage/column-impact.ts) over only the changed columns' downstream edges, and leaves the authored parts out unless both refs show them.
-import { buildImpactGraph, walkColumnImpact, type ImpactGraph } from '../lineage/column-impact';
-import { diffGraphs, emptyDiff, redactDiff, type ChangedNode, type DiffInput } from '../lineage/graph-diff';
-import { graphConsumers } from '../lineage/asset-graph';
-import { consumerIndex, consumersReached } from '../lineage/consumer-trace';
-import type { ColumnLineageEdge } from '../types/asset-graph';
-import type { GraphDiff, ImpactEntry, RefEdgeChange } from '../types/graph-diff';
-import type { DiffRefGrant, Grant } from './access';
-import type { Database } from './db';
-import { groupProducerLineage } from './lineage-api';
-import type { GraphKey } from './repo/graph';
-import { changedNodes, columnEdgesTouching, diffNodesOf, downstreamColumnEdges, graphState, liveProducerVersions, refEdgeChanges } from './repo/graph-diff';
-import { assetPathsOf, consumersOf, producerLineage } from './repo/lineage';
+import { buildImpactGraph, walkColumnImpact, type ImpactGraph } from '../../../lineage/column-impact';
+import { diffGraphs, emptyDiff, redactDiff, type ChangedNode, type DiffInput } from '../../../lineage/graph-diff';
+import { graphConsumers } from '../../../lineage/asset-graph';
+import { consumerIndex, consumersReached } from '../../../lineage/consumer-trace';
+import type { ColumnLineageEdge } from '../../../types/asset-graph';
+import type { GraphDiff, ImpactEntry, RefEdgeChange } from '../../../types/graph-diff';
+import type { DiffRefGrant, Grant } from '../../access';
+import type { Database } from '../../db';
+import { groupProducerLineage } from '../graph/reads';
+import type { GraphKey } from '../../repo/graph';
+import { changedNodes, columnEdgesTouching, diffNodesOf, downstreamColumnEdges, graphState, liveProducerVersions, refEdgeChanges } from '../../repo/graph-diff';
+import { assetPathsOf, consumersOf, producerLineage } from '../../repo/lineage';
 
 const TEST_TYPES = new Set(['test', 'unit_test']);
 

@@ -1,127 +1,21 @@
-// The lineage read API (DESIGN.md §6) between the routes and the repo: query parsing (400s
-// naming the parameter), the gates applied per project, and the assembly of the answers. The
+// The asset graph reads (DESIGN.md §6: GET assets/graph, jobs/dbt_graph, the run canvas, the
+// pages' canvases): the grant asked per project, and the assembly of the answers, cached. The
 // pinned and unpinned forms share everything but WHICH graph they read.
-import { assembleAssetGraph, modelCount, usageOfGraph, type DescribedGraph, type UsageInput } from '../lineage/asset-graph';
-import { keepNearest, reachComponent, type Ranked } from '../lineage/column-walk';
-import {
-	ASSET_KINDS,
-	isAssetKind,
-	isProducerLanguage,
-	type AssetGraph,
-	type AssetKind,
-	type ColumnLineageAnswer,
-	type ColumnLineageEdge,
-	type GraphRunnable,
-	type ProducerColumnLineage,
-	type UsageAccess
-} from '../types/asset-graph';
-import { hashToHex, hexToHash } from '../types/script-hash';
+import { assembleAssetGraph, modelCount, usageOfGraph, type DescribedGraph, type UsageInput } from '../../../lineage/asset-graph';
+import { isAssetKind, isProducerLanguage, type AssetGraph, type AssetKind, type GraphRunnable, type ProducerColumnLineage, type UsageAccess } from '../../../types/asset-graph';
+import { hashToHex, hexToHash } from '../../../types/script-hash';
 import { createHash } from 'node:crypto';
-import type { Grant, PinnedAccess, RunGrant } from './access';
-import type { Database } from './db';
-import { badRequest } from './http';
-import { isSegment } from './paths';
-import { ZERO_UUID } from './schema';
-import {
-	componentEdges,
-	describeAssets,
-	graphMarkerVersion,
-	hiddenDescriberCount,
-	hiddenUsageCount,
-	lineageOwners,
-	loadGraph,
-	pinnedGraphOf,
-	producerLineage,
-	relationsIn,
-	scanEdgesOf,
-	visibleUsage,
-	type LineageOwner,
-	type LoadedGraph,
-	type NodeFields,
-	type PinnedGraph,
-	type ProducerLineageRow,
-	type StoredColumnEdge,
-	type VersionRef
-} from './repo/lineage';
-import { graphInputsStamp } from './repo/graph-read';
-import { getVersion } from './repo/scripts';
-import { OPENLINEAGE_LANGUAGE, parseJobContent } from '../lineage/openlineage-in';
-import { SCAN_EDGE_LIMIT } from './limits';
-import { buildCanvasPayload } from './pages/canvas';
-import type { Direction } from '../lineage/canvas-sizes';
-import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from './graph-cache';
-
-export const MAX_ASSET_PATHS = 1000;
-
-// ─── Query parsing ─────────────────────────────────────────────────────────────────────────
-
-function single(q: URLSearchParams, name: string): string | undefined {
-	const all = q.getAll(name);
-	if (all.length > 1) throw badRequest(`${name} may be given once`);
-	return all[0];
-}
-
-/** `dbt_script_hash`: a version as the API writes it, 16 hex digits. */
-export function parseScriptHash(q: URLSearchParams): bigint | null {
-	const raw = single(q, 'dbt_script_hash');
-	if (raw === undefined) return null;
-	const h = hexToHash(raw);
-	if (h === null) throw badRequest('dbt_script_hash must be a script version: 16 hex digits');
-	return h;
-}
-
-export interface GraphQuery {
-	folder: string | null;
-	assetKinds: Set<AssetKind> | null;
-	scriptHash: bigint | null;
-}
-
-/** `folder=` (optional), `asset_kinds=` (comma list, repeatable), `dbt_script_hash=`. */
-export function parseGraphQuery(q: URLSearchParams): GraphQuery {
-	const folder = single(q, 'folder');
-	if (folder !== undefined && !isSegment(folder)) {
-		throw badRequest('folder must be a folder name (letters, digits, _ and -)');
-	}
-	let assetKinds: Set<AssetKind> | null = null;
-	const kindParams = q.getAll('asset_kinds');
-	if (kindParams.length > 0) {
-		assetKinds = new Set();
-		for (const k of kindParams.flatMap((v) => v.split(','))) {
-			const kind = k.trim();
-			if (!isAssetKind(kind)) {
-				throw badRequest(`asset_kinds: unknown asset kind ${JSON.stringify(kind.slice(0, 40))}; known kinds are ${ASSET_KINDS.join(', ')}`);
-			}
-			assetKinds.add(kind);
-		}
-	}
-	return { folder: folder ?? null, assetKinds, scriptHash: parseScriptHash(q) };
-}
-
-// A relation's path as the ingest writes it: warehouse name, schema (optionally `db.schema`),
-// name. Runs of letters, digits, `_` and `$` joined by single `.` or `-`, which keeps out
-// quotes, comment markers, `..`, control characters and anything outside ASCII.
-const WORD = '[A-Za-z0-9_$]+';
-const ASSET_PATH = new RegExp(`^${WORD}(?:-${WORD})*(?:/${WORD}(?:[.-]${WORD})*){2}$`);
-const MAX_ASSET_PATH = 255;
-
-/**
- * `asset_path=` repeated 1 to 1000 times; each `dbt://<warehouse>/<schema>/<name>` or the bare
- * path. De-duplicated; order does not matter.
- */
-export function parseAssetPaths(q: URLSearchParams): string[] {
-	const raw = q.getAll('asset_path');
-	if (raw.length === 0) throw badRequest('asset_path is required: one to 1000 dbt relations, dbt://<warehouse>/<schema>/<name>');
-	if (raw.length > MAX_ASSET_PATHS) throw badRequest(`asset_path may be given at most ${MAX_ASSET_PATHS} times (got ${raw.length})`);
-	const out = new Set<string>();
-	for (const r of raw) {
-		const path = r.startsWith('dbt://') ? r.slice('dbt://'.length) : r;
-		if (path.length === 0 || path.length > MAX_ASSET_PATH || !ASSET_PATH.test(path)) {
-			throw badRequest('each asset_path must be a dbt relation: dbt://<warehouse>/<schema>/<name> or <warehouse>/<schema>/<name>');
-		}
-		out.add(path);
-	}
-	return [...out].sort();
-}
+import type { Grant, PinnedAccess, RunGrant } from '../../access';
+import type { Database } from '../../db';
+import { ZERO_UUID } from '../../schema';
+import { describeAssets, hiddenDescriberCount, hiddenUsageCount, loadGraph, pinnedGraphOf, producerLineage, visibleUsage, type LoadedGraph, type NodeFields, type PinnedGraph, type ProducerLineageRow, type VersionRef } from '../../repo/lineage';
+import { graphInputsStamp } from '../../repo/graph-read';
+import { getVersion } from '../../repo/scripts';
+import { OPENLINEAGE_LANGUAGE, parseJobContent } from '../../../lineage/openlineage-in';
+import { buildCanvasPayload } from '../../pages/canvas';
+import type { Direction } from '../../../lineage/canvas-sizes';
+import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from '../../graph-cache';
+import type { GraphQuery } from './parse';
 
 const hexOf = (h: bigint | null) => (h === null ? null : hashToHex(h));
 
@@ -168,14 +62,6 @@ export interface GraphReadOptions {
 	 * typed columns, freshness and test arguments are neither read from the database nor served.
 	 */
 	fields?: NodeFields;
-}
-
-/** `fields=shape|full` (default full). */
-export function parseGraphFields(q: URLSearchParams): NodeFields {
-	const raw = single(q, 'fields');
-	if (raw === undefined || raw === 'full') return 'full';
-	if (raw === 'shape') return 'shape';
-	throw badRequest('fields must be shape or full');
 }
 
 /** A shape answer carries no heavy authored key at all (absent, like a redacted one), whatever SQL returned. */
@@ -450,157 +336,4 @@ export async function jobRunCanvas(gate: PinnedAccess, database: Database, direc
 	const graph = await cachedObject(database, plan);
 	const canvas = await cachedBytes(database, `c:${direction}:${plan.key}`, async () => buildCanvasPayload(graph, { direction }), plan.stillValid);
 	return { graph, canvas };
-}
-
-// ─── Column lineage ────────────────────────────────────────────────────────────────────────
-
-export interface LineageOptions {
-	/** The bound on served edges (5000; smaller only in tests). */
-	limit?: number;
-	/** `include=scan`: also the scan edges touching the asked relations, in their own list. */
-	scan?: boolean;
-	/** The bound on served scan edges (SCAN_EDGE_LIMIT; smaller only in tests). */
-	scanLimit?: number;
-}
-
-/** `include=` (comma list, repeatable): `scan` is the only word; default nothing. */
-export function parseLineageInclude(q: URLSearchParams): { scan: boolean } {
-	let scan = false;
-	for (const w of q.getAll('include').flatMap((v) => v.split(','))) {
-		const word = w.trim();
-		if (word === 'scan') scan = true;
-		else throw badRequest(`include: unknown word ${JSON.stringify(word.slice(0, 40))}; the only one is scan`);
-	}
-	return { scan };
-}
-
-type GraphRef = LoadedGraph['key'];
-
-/**
- * rankedEdges of an owner read with its graph's marker version, through the graph cache: the
- * same rows while the marker stays (a replace or an inference run moves it), so the entry is
- * keyed by the version the request read from the database, and a build during which the marker
- * moved is not stored. Per graph and relations, not per caller: the gate chose the owner first.
- */
-function cachedRankedEdges(database: Database, owner: LineageOwner): Promise<Ranked<ColumnLineageEdge>[]> {
-	const { key, uniqueIds, version } = owner;
-	if (!version) return rankedEdges(database, key, uniqueIds);
-	const cache = graphCacheOf(database) as ByteLru<Ranked<ColumnLineageEdge>[]>;
-	return cache.getOrBuild(
-		`cl:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
-		async () => rankComponent(await cachedComponentRead(database, key, version, uniqueIds), uniqueIds),
-		(r) => JSON.stringify(r).length * 2,
-		async () => (await graphMarkerVersion(database, key)) === version
-	);
-}
-
-type ComponentRead = Awaited<ReturnType<typeof componentEdges>>;
-
-/**
- * componentEdges of one graph's relations read with the graph's marker version, through the
- * graph cache: the stored read column lineage ranks and a column walk (impact-api.ts) follows,
- * so either warms it for the other. Keyed by the relations' unique_ids as given (sorted by callers).
- */
-export function cachedComponentRead(database: Database, key: GraphRef, version: string, uniqueIds: readonly string[]): Promise<ComponentRead> {
-	const cache = graphCacheOf(database) as ByteLru<ComponentRead>;
-	return cache.getOrBuild(
-		`ce:${digestKey([key.workspace, key.scriptPath, String(key.scriptHash), key.jobId, version, uniqueIds])}`,
-		() => componentEdges(database, key, uniqueIds),
-		(r) => JSON.stringify(r.edges).length * 2 + JSON.stringify([...r.assetPathOf]).length * 2,
-		async () => (await graphMarkerVersion(database, key)) === version
-	);
-}
-
-/** One graph's served edges, ranked by distance from the selection, in asset terms. */
-async function rankedEdges(database: Database, key: GraphRef, uniqueIds: string[]): Promise<Ranked<ColumnLineageEdge>[]> {
-	return rankComponent(await componentEdges(database, key, uniqueIds), uniqueIds);
-}
-
-function rankComponent({ edges, assetPathOf }: ComponentRead, uniqueIds: string[]): Ranked<ColumnLineageEdge>[] {
-	const out: Ranked<ColumnLineageEdge>[] = [];
-	for (const { edge, depth } of reachComponent(edges, uniqueIds)) {
-		const value = toWireEdge(edge, assetPathOf);
-		if (value) out.push({ key: wireKey(value), depth, value });
-	}
-	return out;
-}
-
-const wireKey = (e: ColumnLineageEdge) => [e.from_asset_path, e.from_column, e.to_asset_path, e.to_column, e.kind].join('\u0000');
-
-function toWireEdge(edge: StoredColumnEdge, assetPathOf: Map<string, string | null>): ColumnLineageEdge | null {
-	const from = assetPathOf.get(edge.parentUniqueId);
-	const to = assetPathOf.get(edge.childUniqueId);
-	// A relation-less node (an ephemeral model) has no place on the canvas.
-	if (!from || !to) return null;
-	return { from_asset_path: from, from_column: edge.parentColumn, to_asset_path: to, to_column: edge.childColumn, kind: edge.lineageKind, provenance: edge.provenance };
-}
-
-/** The scan edges of these graphs' asked relations, merged, de-duplicated, sorted and capped. */
-async function scanAnswer(database: Database, graphs: readonly { key: GraphRef; uniqueIds: string[] }[], limit: number): Promise<Pick<ColumnLineageAnswer, 'scan_edges' | 'scan_truncated'>> {
-	const byKey = new Map<string, ColumnLineageEdge>();
-	for (const g of graphs) {
-		// One more than the cap per graph: enough to know whether the merged list was cut.
-		const { edges, assetPathOf } = await scanEdgesOf(database, g.key, g.uniqueIds, limit + 1);
-		for (const e of edges) {
-			const w = toWireEdge(e, assetPathOf);
-			if (w) byKey.set(wireKey(w), w);
-		}
-	}
-	const sorted = [...byKey.entries()].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0)).map(([, e]) => e);
-	return { scan_edges: sorted.slice(0, limit), scan_truncated: sorted.length > limit };
-}
-
-const noLineage = (opts: LineageOptions = {}): ColumnLineageAnswer =>
-	opts.scan ? { edges: [], truncated: false, scan_edges: [], scan_truncated: false } : { edges: [], truncated: false };
-
-/**
- * Unpinned column lineage: every project version the caller may read (path access AND
- * `scripts:read` scope, applied in SQL) that owns an asked relation answers with its own
- * component; the answers are merged, de-duplicated and bounded together. `candidates`: the
- * owners columnLineageAccess read beside the principal (unnamed reads only), still to be gated.
- */
-export async function unpinnedColumnLineage(
-	grant: Grant,
-	database: Database,
-	assetPaths: string[],
-	scriptHash: bigint | null,
-	opts: LineageOptions = {},
-	candidates: readonly LineageOwner[] | null = null
-): Promise<ColumnLineageAnswer> {
-	const named = await grant.readableVersion(database, scriptHash);
-	// Column lineage is authored: a named version it may not read authored parts of answers none.
-	if (named && grant.redact(named.path) === 'shape') return noLineage(opts);
-	// The candidates (columnLineageAccess) are every project's owners of these relations: the
-	// same gate as the filter lineageOwners applies in SQL, applied here.
-	const owners =
-		named === null && candidates !== null ? grant.readableOwners(candidates) : await lineageOwners(database, grant.workspace, assetPaths, grant.authoredFilter(), named);
-	const items: Ranked<ColumnLineageEdge>[] = [];
-	for (const o of owners) items.push(...(await cachedRankedEdges(database, o)));
-	const { values, truncated } = keepNearest(items, opts.limit);
-	const answer: ColumnLineageAnswer = { edges: values, truncated };
-	return opts.scan ? { ...answer, ...(await scanAnswer(database, owners, opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
-}
-
-/** Column lineage of the job's pinned graph; empty for a caller who may not read the project. */
-export async function pinnedColumnLineage(
-	run: RunGrant,
-	database: Database,
-	pinned: PinnedGraph,
-	assetPaths: string[],
-	opts: LineageOptions = {}
-): Promise<ColumnLineageAnswer> {
-	if (run.redact(pinned) === 'shape') return noLineage(opts);
-	const uids = await relationsIn(database, pinned.key, assetPaths);
-	const { values, truncated } = keepNearest(await rankedEdges(database, pinned.key, uids), opts.limit);
-	const answer: ColumnLineageAnswer = { edges: values, truncated };
-	return opts.scan ? { ...answer, ...(await scanAnswer(database, [{ key: pinned.key, uniqueIds: uids }], opts.scanLimit ?? SCAN_EDGE_LIMIT)) } : answer;
-}
-
-/** `jobs/dbt_column_lineage/{id}`: pinned like jobAssetGraph, with the same fallbacks. */
-export async function jobColumnLineage(gate: PinnedAccess, database: Database, assetPaths: string[], opts: LineageOptions = {}): Promise<ColumnLineageAnswer> {
-	if (gate.kind === 'no_job') return unpinnedColumnLineage(gate.grant, database, assetPaths, null, opts);
-	const pinned = await pinnedGraphOf(database, gate.run.job);
-	if (pinned) return pinnedColumnLineage(gate.run, database, pinned, assetPaths, opts);
-	const member = gate.run.member;
-	return member ? unpinnedColumnLineage(member, database, assetPaths, null, opts) : noLineage(opts);
 }
