@@ -3,6 +3,7 @@
 import { requireAdmin, requireTokenList, requireTokenMint, requireTokenRevoke, type Principal } from '../../access';
 import { mintTokenFor } from '../../auth/admin';
 import { parseTokenInput, tokenView } from '../../auth/admin-input';
+import { authChanged } from '../../auth/cache';
 import { getDatabase } from '../../db';
 import { deleteToken, getToken, listTokensIn, listTokensOf } from '../../repo/tokens';
 
@@ -35,5 +36,6 @@ export async function revokeTokenAs(p: Principal, id: string): Promise<{ id: str
 	const t = id ? await getToken(database, p.workspace, id) : null;
 	requireTokenRevoke(p, t);
 	await deleteToken(database, p.workspace, t.id);
+	authChanged();
 	return { id: t.id, label: t.label, deleted: true };
 }
