@@ -249,7 +249,7 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
 		const dialect = (db as unknown as { dialect: ConstructorParameters<typeof PostgresJsSession>[1] }).dialect;
 		postgresClients.set(handle, {
 			client: client as unknown as ReservableSql,
-			wrap: (c) => new PgDatabase(dialect, new PostgresJsSession(c as never, dialect, undefined)) as unknown as Db
+			wrap: (c) => new PgDatabase(dialect, new PostgresJsSession(c as never, dialect, undefined), undefined) as unknown as Db
 		});
 		if (opts.migrate !== false) {
 			const { migrate } = await import('drizzle-orm/postgres-js/migrator');
