@@ -3,6 +3,7 @@
 import type { Handle, ServerInit } from '@sveltejs/kit';
 import { dev } from '$app/environment';
 import { authenticate } from '$lib/server/auth/authenticate';
+import { authChanged } from '$lib/server/auth/cache';
 import { bootstrap, firstStartBanner } from '$lib/server/bootstrap';
 import { DATABASE_UNAVAILABLE_MESSAGE, getDatabase, isDatabaseUnavailable } from '$lib/server/db';
 import { errorResponse } from '$lib/server/http';
@@ -56,9 +57,14 @@ function isFormContent(request: Request): boolean {
 	return FORM_TYPES.includes(type);
 }
 
+// Routes whose bearer tokens may be judged by a recent lookup (auth/cache.ts): senders call
+// them many times a second, and they change nothing that decides access.
+const CACHED_AUTH_ROUTES = new Set(['/api/w/[ws]/openlineage/api/v1/lineage']);
+
 const authenticateAndCheckOrigin: Handle = async ({ event, resolve }) => {
+	const cachedToken = CACHED_AUTH_ROUTES.has(event.route.id ?? '');
 	try {
-		event.locals.auth = await authenticate(event);
+		event.locals.auth = await authenticate(event, { cachedToken });
 	} catch (e) {
 		if (isDatabaseUnavailable(e)) return errorResponse(503, DATABASE_UNAVAILABLE_MESSAGE, { 'retry-after': '1' });
 		throw e;
@@ -71,6 +77,15 @@ const authenticateAndCheckOrigin: Handle = async ({ event, resolve }) => {
 		const crossSite = origin !== null && origin !== requestOrigin(event.url);
 		if (crossSite && (event.locals.auth?.via === 'session' || isFormContent(event.request))) {
 			return errorResponse(403, 'cross-site request refused: the Origin header does not match this site');
+		}
+		// Any other write may have changed who may do what (a token revoked, a member removed, a
+		// folder's grants edited): the cached identities go once it is done, before it is answered.
+		if (!cachedToken) {
+			try {
+				return await resolve(event);
+			} finally {
+				authChanged();
+			}
 		}
 	}
 	return resolve(event);

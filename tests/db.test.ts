@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../src/lib/server/db';
-import { toBigInt, toNumber } from '../src/lib/server/db';
+import { pipelinedTransaction, toBigInt, toNumber } from '../src/lib/server/db';
 import { script, workspace, dbtNode, ZERO_UUID } from '../src/lib/server/schema';
 import { testBackends } from './support/db';
 
@@ -26,6 +26,30 @@ describe.each(testBackends())('database on $name', (backend) => {
 		]) {
 			expect(names).toContain(t);
 		}
+	});
+
+	it('a pipelined transaction keeps everything when its last statements succeed, and nothing when one fails', async () => {
+		await database.rows(sql`create table pipelined_probe (n int primary key)`);
+		const count = async () => toNumber((await database.rows<{ n: unknown }>(sql`select count(*) as n from pipelined_probe`))[0].n);
+		const run = (lastBad: boolean) =>
+			pipelinedTransaction(database, async (tx) => {
+				const [r] = await database.rows<{ n: unknown }>(sql`select count(*) as n from pipelined_probe`, tx);
+				await database.rows(sql`insert into pipelined_probe values (${toNumber(r.n) + 1})`, tx);
+				const last = Promise.all([
+					database.rows(sql`insert into pipelined_probe values (100 + ${toNumber(r.n)})`, tx),
+					database.rows(lastBad ? sql`insert into pipelined_probe values (1 / 0)` : sql`select 1`, tx)
+				]);
+				return { result: 'done', last };
+			});
+		expect(await run(false)).toBe('done');
+		expect(await count()).toBe(2);
+		const failed = await run(true).then(() => null, (e: { cause?: unknown }) => e);
+		expect(String(failed?.cause ?? failed)).toMatch(/division by zero/);
+		expect(await count()).toBe(2);
+		// The connection it used is back in the pool and usable.
+		expect(await run(false)).toBe('done');
+		expect(await count()).toBe(4);
+		await database.rows(sql`drop table pipelined_probe`);
 	});
 
 	it('normalises raw bigint results above 2^53 and array parameters', async () => {

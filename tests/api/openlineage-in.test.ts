@@ -8,7 +8,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
 import { SenderRate, setSenderRate } from '../../src/lib/server/openlineage-in/rate';
-import type { ApiClient } from '../support/api';
+import { ApiClient } from '../support/api';
 import { pageEventOf, pageOutcome } from '../support/pages';
 import * as settings from '../../src/routes/w/[ws]/settings/+page.server';
 import { testBackends } from '../support/db';
@@ -140,6 +140,28 @@ describeFixtures('OpenLineage in: the receiver', () => {
 				const narrow = await w.token('alice', ['lineage:write:f/etl/prod/*']);
 				expect((await send(narrow, event())).status).toBe(201);
 				expect((await send(w.c.alice, event())).status).toBe(201);
+			});
+
+			it('the receiver remembers a token briefly, yet a grant taken away or a token revoked through the app is refused at once', async () => {
+				const minted = await w.c.alice.post(`/api/w/${WS}/tokens`, { label: 'remembered', scopes: ['lineage:write'] });
+				expect(minted.status).toBe(201);
+				const t = new ApiClient().withBearer(minted.body.token);
+				expect((await send(t, event())).status).toBe(201);
+				expect((await send(t, event())).status).toBe(201);
+				// alice loses write on etl (still reads it): her next event is refused as a reader's.
+				expect((await w.c.root.post(`/api/w/${WS}/folders`, { name: 'etl', readers: ['u/bob', 'u/alice'], writers: [] })).status).toBe(200);
+				try {
+					const r = await send(t, event());
+					expect(r.status).toBe(403);
+					expect(r.body.error).toContain('folder etl, which you may read but not write');
+				} finally {
+					expect((await w.c.root.post(`/api/w/${WS}/folders`, { name: 'etl', readers: ['u/bob'], writers: ['u/alice'] })).status).toBe(200);
+				}
+				expect((await send(t, event())).status).toBe(201);
+				expect((await w.c.alice.call('DELETE', `/api/w/${WS}/tokens/${minted.body.id}`)).status).toBe(200);
+				const before = await storedCounts(database);
+				expect((await send(t, event())).status).toBe(401);
+				expect(await storedCounts(database)).toEqual(before);
 			});
 		});
 

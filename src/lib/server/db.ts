@@ -227,7 +227,8 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
 	let handle: Database;
 	if (opts.url) {
 		const { default: postgres } = await import('postgres');
-		const { drizzle } = await import('drizzle-orm/postgres-js');
+		const { drizzle, PostgresJsSession } = await import('drizzle-orm/postgres-js');
+		const { PgDatabase } = await import('drizzle-orm/pg-core');
 		const client = postgres(opts.url, {
 			max: Number(process.env.TRIBUTARY_DB_POOL ?? 10),
 			onnotice: () => {},
@@ -244,6 +245,12 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
 				await client.end({ timeout: 1 });
 			}
 		};
+		// A reserved connection under the handle's dialect, as Drizzle's own transactions wrap theirs.
+		const dialect = (db as unknown as { dialect: ConstructorParameters<typeof PostgresJsSession>[1] }).dialect;
+		postgresClients.set(handle, {
+			client: client as unknown as ReservableSql,
+			wrap: (c) => new PgDatabase(dialect, new PostgresJsSession(c as never, dialect, undefined), undefined) as unknown as Db
+		});
 		if (opts.migrate !== false) {
 			const { migrate } = await import('drizzle-orm/postgres-js/migrator');
 			await migrate(db as never, { migrationsFolder });
@@ -270,6 +277,79 @@ export async function openDatabase(opts: OpenOptions = {}): Promise<Database> {
 		}
 	}
 	return handle;
+}
+
+// ─── Transactions of few round trips ─────────────────────────────────────────────────────
+
+interface ReservedSql {
+	unsafe(sql: string): Promise<{ command?: string }>;
+	release(): void;
+}
+interface ReservableSql {
+	reserve(): Promise<ReservedSql>;
+}
+const postgresClients = new WeakMap<Database, { client: ReservableSql; wrap: (c: ReservedSql) => Db }>();
+
+/**
+ * A transaction whose BEGIN travels with its first statement and whose COMMIT with its last
+ * ones, for a writer that issues its statements in a few dependent steps: on a loaded machine
+ * each round trip to Postgres waits for two processes to be scheduled, and it is round trips, not
+ * statements, that a short transaction's time goes to. `fn` issues its statements through
+ * `database.rows(q, tx)` and returns its result with the statements it left in flight (`last`);
+ * the COMMIT is sent behind them at once. If any of them fails, Postgres turns that COMMIT into a
+ * ROLLBACK: nothing of the transaction stays, and the failure is thrown. Statements after the
+ * first wait for BEGIN to have succeeded, so none can run outside the transaction (the first
+ * should be a read). PGlite (one process, no round trips): an ordinary transaction.
+ */
+export async function pipelinedTransaction<T>(database: Database, fn: (tx: Tx) => Promise<{ result: T; last: Promise<unknown> }>): Promise<T> {
+	const pg = postgresClients.get(database);
+	if (!pg) {
+		return database.db.transaction(async (tx) => {
+			const { result, last } = await fn(tx);
+			await last;
+			return result;
+		});
+	}
+	const reserved = await pg.client.reserve();
+	try {
+		const begin = reserved.unsafe('begin');
+		begin.catch(() => {});
+		const inner = pg.wrap(reserved);
+		let first = true;
+		const tx = Object.create(inner, {
+			execute: {
+				value: (q: SQL) => {
+					if (first) {
+						first = false;
+						return inner.execute(q);
+					}
+					return begin.then(() => inner.execute(q));
+				}
+			}
+		}) as Db;
+		let out: { result: T; last: Promise<unknown> };
+		try {
+			out = await fn(tx);
+			await begin;
+		} catch (e) {
+			await reserved.unsafe('rollback').catch(() => {});
+			throw e;
+		}
+		const commit = reserved.unsafe('commit');
+		const [last, done] = await Promise.allSettled([out.last, commit]);
+		if (last.status === 'rejected') {
+			if (done.status === 'rejected') await reserved.unsafe('rollback').catch(() => {});
+			throw last.reason;
+		}
+		if (done.status === 'rejected') {
+			await reserved.unsafe('rollback').catch(() => {});
+			throw done.reason;
+		}
+		if (done.value.command !== 'COMMIT') throw new Error(`the transaction ended with ${done.value.command ?? 'nothing'}, not COMMIT`);
+		return out.result;
+	} finally {
+		reserved.release();
+	}
 }
 
 let current: Promise<Database> | null = null;

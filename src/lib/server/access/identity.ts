@@ -2,6 +2,7 @@
 // workspace (memoised per request), and the share link a request carries.
 import type { RequestEvent } from '@sveltejs/kit';
 import type { SQL } from 'drizzle-orm';
+import { AuthCache } from '../auth/cache';
 import type { AuthContext } from '../auth/context';
 import { getDatabase } from '../db';
 import { badRequest, notFound, unauthorized } from '../http';
@@ -27,6 +28,30 @@ export async function workspacePrincipal(event: Pick<RequestEvent, 'locals'>, ws
 	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
 	const auth = requireAuth(event);
 	return memoOf(event).get(ws) ?? remember(event, ws, buildPrincipal(auth, ws));
+}
+
+const tokenPrincipals = new AuthCache<Principal>();
+
+/**
+ * workspacePrincipal for the endpoints whose bearer tokens are judged through auth/cache.ts: a
+ * token's principal in `ws` (its owner's membership and folder grants) is remembered as long as
+ * the token itself, under the same bounds. A session's is always looked up.
+ */
+export async function recentWorkspacePrincipal(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+	if (!isWorkspaceId(ws)) throw badRequest('invalid workspace id: use up to 50 of [a-z0-9-]');
+	const auth = requireAuth(event);
+	if (!auth.token) return workspacePrincipal(event, ws);
+	if (auth.token.workspace !== ws) throw notFound(NO_SUCH_WORKSPACE);
+	const key = `${auth.token.id}\u0000${ws}\u0000${auth.accountId}`;
+	const memoised = memoOf(event).get(ws);
+	if (memoised) return memoised;
+	const shared = tokenPrincipals.through(key, () => buildPrincipal(auth, ws));
+	// Each request its own copy: nothing one request does to its principal reaches another's.
+	return remember(event, ws, shared.then((p) => copyOf(p!)));
+}
+
+function copyOf(p: Principal): Principal {
+	return { ...p, groups: [...p.groups], readFolders: new Set(p.readFolders), writeFolders: new Set(p.writeFolders), scopes: p.scopes && [...p.scopes] };
 }
 
 function memoOf(event: Pick<RequestEvent, 'locals'>): Map<string, Promise<Principal>> {

@@ -4,7 +4,7 @@ import { ApiError, forbidden, notFound } from '../http';
 import { canReadFolder, canReadPath, canWriteFolder } from './folders';
 import type { Grant } from './grant';
 import { authoredShownOf } from './hidden-nodes';
-import { workspacePrincipal } from './identity';
+import { recentWorkspacePrincipal } from './identity';
 import type { Principal } from './principal';
 import { requireScope } from './scopes';
 
@@ -35,10 +35,11 @@ export async function exportableVersion(
 /**
  * The OpenLineage receiver's caller: a member of the workspace (workspacePrincipal's refusals:
  * a stranger learns nothing) whose token allows `lineage:write`. Where each event may land is
- * decided per event (requireLineageWrite).
+ * decided per event (requireLineageWrite). The token and its grants may be a lookup up to
+ * AUTH_CACHE_MS old (auth/cache.ts: a change made through this process is seen at once).
  */
 export async function openLineageSender(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
-	const p = await workspacePrincipal(event, ws);
+	const p = await recentWorkspacePrincipal(event, ws);
 	requireScope(p, 'lineage', 'write');
 	return p;
 }

@@ -1,8 +1,8 @@
 // Browser sessions, following lucia-auth.com's "sessions" guide: a random token in the cookie,
 // only its SHA-256 in the database, 30-day expiry renewed once less than half is left.
 import type { Cookies } from '@sveltejs/kit';
-import { sha256 } from '@oslojs/crypto/sha2';
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
+import { createHash } from 'node:crypto';
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Database } from '../db';
 import { isHttpsRequest } from '../origin';
 import {
@@ -28,7 +28,7 @@ export function generateSessionToken(): string {
 
 /** The stored id of a token (also used for API tokens): hex SHA-256. */
 export function hashToken(token: string): string {
-	return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+	return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
 export async function createSession(database: Database, accountId: string): Promise<{ token: string; session: SessionRow }> {

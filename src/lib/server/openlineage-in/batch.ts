@@ -15,7 +15,7 @@ import {
 } from '../../lineage/openlineage-in';
 import { hashToHex } from '../../types/script-hash';
 import { requireLineageWrite, unmappedNamespace, type Principal } from '../access';
-import type { Database, Tx } from '../db';
+import { pipelinedTransaction, type Database, type Tx } from '../db';
 import { openLineageLimits } from '../limits';
 import { folderOf } from '../paths';
 import {
@@ -108,7 +108,7 @@ class Batcher {
 	private async write(ws: string, items: Item[]): Promise<void> {
 		let slow: Item[] = [];
 		try {
-			const done = await this.database.db.transaction((tx) => writeBatch(this.database, tx, ws, items));
+			const done = await pipelinedTransaction(this.database, (tx) => writeBatch(this.database, tx, ws, items));
 			stats.batches++;
 			stats.events += items.length - done.slow.length;
 			stats.largest = Math.max(stats.largest, items.length - done.slow.length);
@@ -138,7 +138,12 @@ interface BatchOutcome {
 	slow: Item[];
 }
 
-async function writeBatch(database: Database, tx: Tx, ws: string, items: readonly Item[]): Promise<BatchOutcome> {
+/**
+ * The batch's statements in three steps (each one round trip): the jobs locked and read; the
+ * events inserted and the runs' events read; then every write, sent with the COMMIT (left in
+ * flight in `last`: the answers wait for the commit, and a failed write rolls everything back).
+ */
+async function writeBatch(database: Database, tx: Tx, ws: string, items: readonly Item[]): Promise<{ result: BatchOutcome; last: Promise<unknown> }> {
 	const out: BatchOutcome = { answers: [], refused: [], slow: [] };
 	const ctx = await batchContext(database, tx, ws, items.map((it) => it.ev.job!));
 	const at = datasetResolverCache({ workspace: ws, warehouses: ctx.warehouses });
@@ -274,13 +279,12 @@ async function writeBatch(database: Database, tx: Tx, ws: string, items: readonl
 		}
 	}
 	writes.push(upsertRunsProgress(database, tx, ws, byKey(progress)));
-	await Promise.all(writes);
 
 	for (const it of stored) {
 		const st = jobState.get(jobKey(it.ev.job!.namespace, it.ev.job!.name))!;
 		out.answers.push([it, { status: 'stored', job: st.scriptPath, version: hashToHex(st.scriptHash!), warnings: warningsOf.get(it) ?? [], run: `/w/${ws}/run/${runJobId(ws, it.ev.runId!)}` }]);
 	}
-	return out;
+	return { result: out, last: Promise.all(writes) };
 }
 
 const batchers = new WeakMap<Database, Batcher>();

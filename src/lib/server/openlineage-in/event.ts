@@ -52,21 +52,32 @@ function pathOf(parts: readonly (string | number)[]): string {
  * or a lone surrogate (text Postgres refuses) anywhere, in a key or a value, is a 400 naming where.
  */
 function checkShape(root: unknown): void {
-	const stack: { v: unknown; path: (string | number)[] }[] = [{ v: root, path: [] }];
-	const text = (s: string, path: (string | number)[]) => {
-		if (s.includes('\u0000')) throw badRequest(`${pathOf(path)}: contains a NUL character, which cannot be stored`);
-		if (!s.isWellFormed()) throw badRequest(`${pathOf(path)}: contains an unpaired UTF-16 surrogate, which cannot be stored`);
+	// Each entry keeps its parent and its step, not a copy of its path: the path is spelled only
+	// for a refusal, and an accepted event (most of them) allocates one entry per value.
+	type Entry = { v: unknown; parent: Entry | null; step: string | number; depth: number };
+	const pathTo = (e: Entry | null): (string | number)[] => {
+		const steps: (string | number)[] = [];
+		for (let x = e; x && x.parent; x = x.parent) steps.push(x.step);
+		return steps.reverse();
 	};
+	const text = (s: string, at: () => (string | number)[]) => {
+		if (s.includes('\u0000')) throw badRequest(`${pathOf(at())}: contains a NUL character, which cannot be stored`);
+		if (!s.isWellFormed()) throw badRequest(`${pathOf(at())}: contains an unpaired UTF-16 surrogate, which cannot be stored`);
+	};
+	const stack: Entry[] = [{ v: root, parent: null, step: '', depth: 0 }];
 	while (stack.length) {
-		const { v, path } = stack.pop()!;
-		if (typeof v === 'string') text(v, path);
+		const e = stack.pop()!;
+		const v = e.v;
+		if (typeof v === 'string') text(v, () => pathTo(e));
 		else if (v && typeof v === 'object') {
-			if (path.length >= MAX_EVENT_DEPTH) throw badRequest(`${pathOf(path.slice(0, 8))}…: nested deeper than ${MAX_EVENT_DEPTH} levels`);
-			if (Array.isArray(v)) v.forEach((x, i) => stack.push({ v: x, path: [...path, i] }));
+			if (e.depth >= MAX_EVENT_DEPTH) throw badRequest(`${pathOf(pathTo(e).slice(0, 8))}…: nested deeper than ${MAX_EVENT_DEPTH} levels`);
+			const depth = e.depth + 1;
+			if (Array.isArray(v)) for (let i = 0; i < v.length; i++) stack.push({ v: v[i], parent: e, step: i, depth });
 			else
-				for (const [k, x] of Object.entries(v)) {
-					text(k, [...path, k]);
-					stack.push({ v: x, path: [...path, k] });
+				for (const k in v) {
+					const child: Entry = { v: (v as Record<string, unknown>)[k], parent: e, step: k, depth };
+					text(k, () => pathTo(child));
+					stack.push(child);
 				}
 		}
 	}

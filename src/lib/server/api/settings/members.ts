@@ -3,6 +3,7 @@
 import type { Grant } from '../../access';
 import { addUser } from '../../auth/admin';
 import { parseUserInput } from '../../auth/admin-input';
+import { authChanged } from '../../auth/cache';
 import { ApiError, badRequest, notFound } from '../../api-error';
 import { getDatabase } from '../../db';
 import { isSegment } from '../../paths';
@@ -34,6 +35,7 @@ export async function removeMemberAs(grant: Grant, username: string): Promise<{ 
 	grant.requireAdministers('users', 'write');
 	if (!isSegment(username)) throw badRequest('username must be a string of up to 100 of [A-Za-z0-9_-]');
 	const r = await removeMemberWithGrants(await getDatabase(), grant.workspace, username, { keepAnAdmin: true });
+	authChanged();
 	if (r.lastAdmin) throw new ApiError(409, `username: ${username} is the only admin of this workspace; make another member an admin first`);
 	if (!r.removed) throw notFound(`username: ${username} is not a member of this workspace`);
 	return { username, removed: true, tokens_revoked: r.tokens };

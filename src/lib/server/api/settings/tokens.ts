@@ -3,6 +3,7 @@
 import type { Grant } from '../../access';
 import { mintTokenFor } from '../../auth/admin';
 import { parseTokenInput, tokenView } from '../../auth/admin-input';
+import { authChanged } from '../../auth/cache';
 import { getDatabase } from '../../db';
 import { deleteToken, getToken, listTokensIn, listTokensOf } from '../../repo/tokens';
 
@@ -35,5 +36,6 @@ export async function revokeTokenAs(grant: Grant, id: string): Promise<{ id: str
 	const t = id ? await getToken(database, grant.workspace, id) : null;
 	grant.requireTokenRevoke(t);
 	await deleteToken(database, grant.workspace, t.id);
+	authChanged();
 	return { id: t.id, label: t.label, deleted: true };
 }
