@@ -7,7 +7,7 @@ import { grantOf, mayDelete, mayWritePath, pagePrincipal, requireScope } from '$
 import { getDatabase } from '$lib/server/db';
 import { ApiError } from '$lib/server/http';
 import { unpinnedAssetGraph } from '$lib/server/lineage-api';
-import { canvasPayload, directionFromCookies } from '$lib/server/pages/canvas';
+import { directionFromCookies, storedCanvasPayload } from '$lib/server/pages/canvas';
 import { latestRuns } from '$lib/server/pages/latest-runs';
 import type { PageServerLoad } from './$types';
 
@@ -26,7 +26,7 @@ export const load: PageServerLoad = async (event) => {
 		throw e;
 	}
 	const graphMs = Math.round(performance.now() - t0);
-	const payload = canvasPayload(graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
+	const payload = await storedCanvasPayload(await getDatabase(), p.workspace, graph, { focus: event.url.searchParams.get('select'), direction: directionFromCookies(event.cookies) });
 	// GET jobs/list's gate, inside: the run lens's latest statuses, for whoever may list the runs.
 	const runs = await latestRuns(grantOf(p), await getDatabase(), graph);
 	// The deploy panel for whoever may upload into the folder (scripts:write, as the upload's gate);
@@ -35,5 +35,6 @@ export const load: PageServerLoad = async (event) => {
 	// Any name in the folder stands for a new project's path (a scope names paths by folder).
 	const mayDeploy = mayWritePath(p, `f/${folder}/new_project`);
 	const deletable = graph.runnables.filter((r) => r.language !== 'dbt' && mayDelete(p, r.path)).map((r) => r.path);
-	return { folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs }, mayDeploy, deletable };
+	// The canvas as JSON text: the page parses it natively, and the server sends the text it keeps.
+	return { folder, canvas: payload.canvas, latestRuns: runs, timing: { ...payload.timing, graphMs }, mayDeploy, deletable };
 };
