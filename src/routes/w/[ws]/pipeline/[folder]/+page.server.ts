@@ -1,7 +1,8 @@
 // The pipeline canvas of a folder: its asset graph (the same read and gates as
 // GET assets/graph?folder=&fields=shape: the details pane reads a relation's authored fields
-// on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts). The
-// latest run of each of its dbt projects colours the run lens.
+// on selection), reduced to the canvas and laid out here; both cached (graph-cache.ts), in
+// process and in the database, so the first open after a restart reads what it would rebuild.
+// The latest run of each of its dbt projects colours the run lens.
 import { error } from '@sveltejs/kit';
 import { grantOf, mayDelete, mayWritePath, pagePrincipal, requireScope } from '$lib/server/access';
 import { getDatabase } from '$lib/server/db';
