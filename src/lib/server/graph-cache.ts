@@ -14,8 +14,16 @@
 // write that lands during a build cannot be cached under the older stamp. Least recently used
 // entries are dropped past a byte budget (TRIBUTARY_GRAPH_CACHE_MB, default 192; 0 disables).
 // Concurrent misses of one key share one build (200 viewers opening one run page build once).
+// Some answers also have a second level in the database (`persisted` below), so the first read
+// after a restart is a lookup instead of a rebuild.
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { gunzip, gzip } from 'node:zlib';
 import type { Principal } from './access';
+import type { Database } from './db';
+import { readDerived, writeDerived } from './repo/derived-cache';
 
 export interface CacheStats {
 	entries: number;
@@ -193,4 +201,98 @@ export function graphResponse(body: GraphBody, ifNoneMatch: string | null): Resp
 	const headers = { etag: body.etag, 'cache-control': 'private, no-cache', vary: 'cookie, authorization, x-view-token' };
 	if (etagMatches(ifNoneMatch, body.etag)) return new Response(null, { status: 304, headers });
 	return new Response(body.bytes as Uint8Array<ArrayBuffer>, { headers: { ...headers, 'content-type': 'application/json' } });
+}
+
+// ─── The second level: bodies kept across restarts ───────────────────────────────────────────
+
+const gzipAsync = promisify(gzip);
+const gunzipAsync = promisify(gunzip);
+const DEFAULT_DERIVED_MB = 256;
+
+/** The database rows' budget (TRIBUTARY_DERIVED_CACHE_MB, default 256; 0 disables the level). */
+export function derivedBudgetBytes(): number {
+	const raw = process.env.TRIBUTARY_DERIVED_CACHE_MB;
+	const mb = raw === undefined || raw === '' ? DEFAULT_DERIVED_MB : Number(raw);
+	return Number.isFinite(mb) && mb > 0 ? Math.floor(mb * 1024 * 1024) : 0;
+}
+
+const versions = new Map<string, string>();
+
+/**
+ * A digest of the code at `moduleUrl` (the caller's `import.meta.url`): part of every key of a
+ * body kept across restarts, so an upgrade never reads what older code derived. In the built
+ * app a module is a chunk whose content names the hashed chunks it imports, so the digest moves
+ * whenever anything the caller's derivation imports does; a bundle of one file is all of it.
+ */
+export function codeVersion(moduleUrl: string): string {
+	let v = versions.get(moduleUrl);
+	if (!v) {
+		try {
+			v = createHash('sha256').update(readFileSync(fileURLToPath(moduleUrl))).digest('base64url').slice(0, 22);
+		} catch {
+			// Unreadable: a version of this process alone, so nothing it stores is read by another.
+			v = `p${process.pid}-${Date.now()}`;
+		}
+		versions.set(moduleUrl, v);
+	}
+	return v;
+}
+
+// The database key each persisted object was read or built under, by object, so what is
+// derived from an object (a canvas page's payload) can be kept under a key of its own.
+const persistedKeys = new WeakMap<object, string>();
+
+/** The key `persisted` kept `value` under, when it came from there. */
+export function persistedKeyOf(value: object): string | undefined {
+	return persistedKeys.get(value);
+}
+
+let writeFailures = 0;
+// Writes in flight, so a test (or a stopping process) can wait for them.
+const writes = new Set<Promise<void>>();
+
+/** Resolves once every write `persisted` started has ended. */
+export async function persistedWritesDone(): Promise<void> {
+	while (writes.size) await Promise.allSettled([...writes]);
+}
+
+/**
+ * `build()` behind a database row: the JSON value stored under `key` when there is one (read
+ * and parsed, not rebuilt), else built, answered, and stored after the answer (gzipped JSON)
+ * when `stillValid()` still holds, so a build that raced a write is never kept. The key must
+ * name everything the value depends on, as graph cache keys do, and the code that derived it
+ * (codeVersion). A failed read or write only
+ * costs the rebuild: the row is never the source of truth.
+ */
+export async function persisted<V>(database: Database, workspace: string, key: string, build: () => Promise<V>, stillValid: () => Promise<boolean>): Promise<V> {
+	const budget = derivedBudgetBytes();
+	if (budget === 0) return build();
+	try {
+		const body = await readDerived(database, key);
+		if (body) {
+			const v = JSON.parse((await gunzipAsync(body)).toString('utf8')) as V;
+			if (v && typeof v === 'object') persistedKeys.set(v, key);
+			return v;
+		}
+	} catch (e) {
+		warnOnce(e);
+	}
+	const value = await build();
+	if (value && typeof value === 'object') persistedKeys.set(value, key);
+	const write = (async () => {
+		try {
+			if (!(await stillValid())) return;
+			const body = await gzipAsync(serialize(value), { level: 1 });
+			await writeDerived(database, workspace, key, body, budget);
+		} catch (e) {
+			warnOnce(e);
+		}
+	})();
+	writes.add(write);
+	void write.finally(() => writes.delete(write));
+	return value;
+}
+
+function warnOnce(e: unknown): void {
+	if (writeFailures++ === 0) process.stderr.write(`derived cache: ${(e as Error)?.message ?? e} (answers are rebuilt instead)\n`);
 }

@@ -617,3 +617,25 @@ export const openlineageDataset = pgTable(
 	},
 	(t) => [primaryKey({ columns: [t.workspace, t.assetPath] })]
 );
+
+// ─── Derived answers kept across restarts ─────────────────────────────────────────────────
+
+/**
+ * What the app derived from stored rows and would otherwise rebuild after every restart (a
+ * folder's asset graph, a canvas's laid-out first cut), as bytes under a key naming everything
+ * they were derived from (derived-cache.ts). Never a source of truth: a row whose key no
+ * request computes any more is dead weight, pruned least recently used past a byte budget.
+ */
+export const derivedCache = pgTable(
+	'derived_cache',
+	{
+		key: text('key').primaryKey(),
+		workspace: text('workspace')
+			.notNull()
+			.references(() => workspace.id, { onDelete: 'cascade' }),
+		body: bytea('body').notNull(),
+		bytes: integer('bytes').notNull(),
+		usedAt: ts('used_at').notNull().defaultNow()
+	},
+	(t) => [index('derived_cache_used_idx').on(t.usedAt)]
+);

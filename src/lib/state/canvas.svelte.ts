@@ -127,6 +127,15 @@ export class CanvasState {
 
 	#fetchLayout: LayoutFetcher;
 	#cache = new Map<string, Record<string, LevelLayout>>();
+	/** The cut a load brought, not yet entered in #cache. */
+	#initial: { open: ReadonlySet<string>; direction: Direction; layouts: Record<string, LevelLayout> } | null = null;
+
+	#seedCache(): void {
+		const i = this.#initial;
+		if (!i) return;
+		this.#initial = null;
+		this.#cache.set(cutSignature(levelsOf(this.tree, i.open), i.direction), i.layouts);
+	}
 	#generation = 0;
 
 	constructor(fetchLayout: LayoutFetcher) {
@@ -147,7 +156,10 @@ export class CanvasState {
 			this.depthDown = d;
 		}
 		const open = new Set(init.open);
-		this.#cache.set(cutSignature(levelsOf(this.tree, open), this.direction), init.layouts);
+		// The cut's cache entry is made when another cut is first asked for, not here: its key
+		// needs the group tree, which the server's render of the page never needs otherwise.
+		if (!fresh) this.#seedCache();
+		this.#initial = { open, direction: this.direction, layouts: init.layouts };
 		this.open = open;
 		this.layouts = init.layouts;
 		this.layoutPending = false;
@@ -158,6 +170,7 @@ export class CanvasState {
 	/** Show another cut; resolves once it is laid out and drawn (or superseded by a newer one). */
 	async setOpen(next: ReadonlySet<string>, direction: Direction = this.direction): Promise<void> {
 		const generation = ++this.#generation;
+		this.#seedCache();
 		const levels = levelsOf(this.tree, next);
 		const sig = cutSignature(levels, direction);
 		const hit = this.#cache.get(sig);

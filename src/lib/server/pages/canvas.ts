@@ -2,16 +2,19 @@
 // first cut, computed here (never in the browser, never per request when cached) with the
 // per-component layouts cached by digest. The cache only saves work: a miss recomputes from
 // the graph in hand, and the graph always comes from the database.
+import { createHash } from 'node:crypto';
 import { buildGroupTree, reveal, type GroupTree } from '$lib/lineage/canvas-groups';
 import { LayoutCache, layoutLevels, LayoutStopped, type ComponentLayout, type Direction, type LevelInput, type LevelLayout } from '$lib/lineage/canvas-layout';
 import { DIRECTION_COOKIE, isDirection } from '$lib/lineage/canvas-sizes';
 import type { GraphConsumer } from '$lib/types/consumers';
-import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire } from '$lib/lineage/canvas-model';
-import { chooseOpen, levelKey, levelsOf } from '$lib/lineage/canvas-view';
+import { assetNodeId, canvasFromAssetGraph, scriptNodeId, toWire, type CanvasGraph } from '$lib/lineage/canvas-model';
+import { chooseOpen, composeCut, levelKey, levelsOf } from '$lib/lineage/canvas-view';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { CanvasPayload } from '$lib/types/canvas';
 
 export type { CanvasPayload };
+import type { Database } from '../db';
+import { codeVersion, persisted, persistedKeyOf } from '../graph-cache';
 import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from '../limits';
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
@@ -47,13 +50,10 @@ export function canvasPayload(
 	if (opts.projectFilter) return buildCanvasPayload(graph, { ...opts, direction });
 	const focus = focusIn(graph, opts.focus);
 	const key = `${direction} ${focus}`;
-	let byFocus = payloadCache.get(graph);
-	const hit = byFocus?.get(key);
+	const hit = payloadCache.get(graph)?.get(key);
 	if (hit) return { ...hit, timing: { layoutMs: 0, levels: hit.timing.levels } };
 	const payload = buildCanvasPayload(graph, { focus, direction });
-	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
-	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
-	byFocus.set(key, payload);
+	remember(graph, key, payload);
 	return payload;
 }
 
@@ -82,20 +82,108 @@ export function buildCanvasPayload(graph: AssetGraph, opts: { focus?: string | n
 	const canvas = canvasFromAssetGraph(graph, { projectFilter: opts.projectFilter });
 	const tree = buildGroupTree(canvas.nodes, canvas.edges);
 	const t0 = performance.now();
-	const { direction } = opts;
+	return payloadOf(graph, canvas, firstCut(tree, opts.direction, opts.focus ?? ''), opts, t0);
+}
+
+/** The groups a first cut opens and their levels laid out. */
+interface FirstCut {
+	open: string[];
+	layouts: Record<string, LevelLayout>;
+}
+
+/** Chooses and lays out the first cut of `tree` (dagre per component, through the component cache). */
+function firstCut(tree: GroupTree, direction: Direction, focus: string): FirstCut {
 	let open = chooseOpen(tree, { layout: (levels) => layoutLevels(levels, componentCache, { direction }), minZoom: FIRST_CUT_MIN_ZOOM });
-	if (opts.focus && tree.parentOf.has(opts.focus)) open = reveal(tree, open, opts.focus);
-	const levels = levelsOf(tree, open);
-	const layouts = layoutLevels(levels, componentCache, { direction });
+	if (focus && tree.parentOf.has(focus)) open = reveal(tree, open, focus);
+	return { open: [...open].sort(), layouts: layoutLevels(levelsOf(tree, open), componentCache, { direction }) };
+}
+
+function payloadOf(
+	graph: AssetGraph,
+	canvas: CanvasGraph,
+	cut: FirstCut,
+	opts: { projectFilter?: (p: string) => boolean; direction: Direction },
+	t0: number
+): CanvasPayload {
+	const timing = { layoutMs: Math.round(performance.now() - t0), levels: Object.keys(cut.layouts).length };
 	return {
 		wire: toWire(canvas),
-		open: [...open].sort(),
-		direction,
-		layouts,
+		open: cut.open,
+		direction: opts.direction,
+		layouts: cut.layouts,
 		producerLineage: graph.runnables.filter((r) => r.column_lineage?.length).map((r) => ({ path: r.path, column_lineage: r.column_lineage! })),
 		...consumersOf(graph, opts.projectFilter),
-		timing: { layoutMs: Math.round(performance.now() - t0), levels: levels.length }
+		timing
 	};
+}
+
+/** A canvas page's payload as the JSON text the page parses (CanvasPayload without `timing`). */
+export interface CanvasText {
+	canvas: string;
+	timing: CanvasPayload['timing'];
+}
+
+// Payload texts per graph OBJECT, direction and focus, as payloadCache.
+const textCache = new WeakMap<AssetGraph, Map<string, { canvas: string; levels: number }>>();
+
+/**
+ * canvasPayload for a page that opens after a restart about as fast as before it, as JSON text
+ * (parsed natively by the page, and serialized once rather than per request). Two database rows
+ * back it (graph-cache.ts `persisted`): the whole text under the key the graph object was kept
+ * under (so it is exactly as fresh and as private as the graph), and the first cut alone (which
+ * groups open, their layouts) under a digest of what it is computed from (the canvas's
+ * structure, direction, focus), which outlives a deploy elsewhere that moves the graph's key
+ * but not this canvas. A stored cut is used only when it lays out exactly the cut it names.
+ */
+export async function storedCanvasPayload(
+	database: Database,
+	workspace: string,
+	graph: AssetGraph,
+	opts: { focus?: string | null; direction?: Direction } = {}
+): Promise<CanvasText> {
+	const t0 = performance.now();
+	const direction = opts.direction ?? 'LR';
+	const focus = focusIn(graph, opts.focus);
+	const key = `${direction} ${focus}`;
+	const hit = textCache.get(graph)?.get(key);
+	if (hit) return { canvas: hit.canvas, timing: { layoutMs: 0, levels: hit.levels } };
+	const build = async () => {
+		const p = await storedCutPayload(database, workspace, graph, direction, focus);
+		const { timing, ...rest } = p;
+		return { canvas: JSON.stringify(rest), levels: timing.levels };
+	};
+	const graphKey = persistedKeyOf(graph);
+	const text = graphKey ? await persisted(database, workspace, `${codeVersion(import.meta.url)}:cp:${direction}:${focus}:${graphKey}`, build, async () => true) : await build();
+	let byFocus = textCache.get(graph);
+	if (!byFocus) textCache.set(graph, (byFocus = new Map()));
+	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
+	byFocus.set(key, text);
+	return { canvas: text.canvas, timing: { layoutMs: Math.round(performance.now() - t0), levels: text.levels } };
+}
+
+/** The payload with its first cut read from (or stored in) the database, by the canvas's structure. */
+async function storedCutPayload(database: Database, workspace: string, graph: AssetGraph, direction: Direction, focus: string): Promise<CanvasPayload> {
+	const canvas = canvasFromAssetGraph(graph);
+	const tree = buildGroupTree(canvas.nodes, canvas.edges);
+	const t0 = performance.now();
+	const structure = JSON.stringify([
+		workspace,
+		direction,
+		focus,
+		canvas.nodes.map((n) => [n.id, n.type, n.kind, n.schema, n.resourceType ?? '']),
+		canvas.edges.map((e) => [e.source, e.target])
+	]);
+	const storeKey = `${codeVersion(import.meta.url)}:fc:${createHash('sha256').update(structure).digest('base64url')}`;
+	let cut = await persisted(database, workspace, storeKey, async () => firstCut(tree, direction, focus), async () => true);
+	if (!composeCut(tree, new Set(cut.open), cut.layouts)) cut = firstCut(tree, direction, focus);
+	return payloadOf(graph, canvas, cut, { direction }, t0);
+}
+
+function remember(graph: AssetGraph, key: string, payload: CanvasPayload): void {
+	let byFocus = payloadCache.get(graph);
+	if (!byFocus) payloadCache.set(graph, (byFocus = new Map()));
+	if (byFocus.size >= MAX_FOCUSES) byFocus.delete(byFocus.keys().next().value as string);
+	byFocus.set(key, payload);
 }
 
 function consumersOf(graph: AssetGraph, keep?: (p: string) => boolean): { consumers?: GraphConsumer[] } {

@@ -1,12 +1,13 @@
 // The pipeline page of a folder: its asset graph (the same read and grant question as
 // GET assets/graph?folder=&fields=shape: the details pane reads a relation's authored fields on
-// selection), reduced to the canvas and laid out; both cached (graph-cache.ts). The latest run
+// selection), reduced to the canvas and laid out; both cached (graph-cache.ts), in process and
+// in the database, so the first open after a restart reads what it would rebuild. The latest run
 // of each of its dbt projects colours the run lens.
 import { error, type Cookies } from '@sveltejs/kit';
 import type { Grant } from '../../access';
 import { getDatabase } from '../../db';
 import { ApiError } from '../../http';
-import { canvasPayload, directionFromCookies } from '../../pages/canvas';
+import { directionFromCookies, storedCanvasPayload } from '../../pages/canvas';
 import { latestRuns } from '../jobs/latest-runs';
 import { unpinnedAssetGraph } from './reads';
 
@@ -22,7 +23,7 @@ export async function pipelinePage(grant: Grant, folder: string, view: { select:
 		throw e;
 	}
 	const graphMs = Math.round(performance.now() - t0);
-	const payload = canvasPayload(graph, { focus: view.select, direction: directionFromCookies(view.cookies) });
+	const payload = await storedCanvasPayload(await getDatabase(), grant.workspace, graph, { focus: view.select, direction: directionFromCookies(view.cookies) });
 	// GET jobs/list's question, inside: the run lens's latest statuses, for whoever may list the runs.
 	const runs = await latestRuns(grant, await getDatabase(), graph);
 	// The deploy panel for whoever may upload into the folder (scripts:write, as the upload's gate);
@@ -30,5 +31,6 @@ export async function pipelinePage(grant: Grant, folder: string, view: { select:
 	// in the folder stands for a new project's path (a scope names paths by folder).
 	const mayDeploy = grant.mayWrite(`f/${folder}/new_project`);
 	const deletable = graph.runnables.filter((r) => r.language !== 'dbt' && grant.mayDelete(r.path)).map((r) => r.path);
-	return { folder, ...payload, latestRuns: runs, timing: { ...payload.timing, graphMs }, mayDeploy, deletable };
+	// The canvas as JSON text: the page parses it natively, and the server sends the text it keeps.
+	return { folder, canvas: payload.canvas, latestRuns: runs, timing: { ...payload.timing, graphMs }, mayDeploy, deletable };
 }

@@ -14,7 +14,7 @@ import { getVersion } from '../../repo/scripts';
 import { OPENLINEAGE_LANGUAGE, parseJobContent } from '../../../lineage/openlineage-in';
 import { buildCanvasPayload } from '../../pages/canvas';
 import type { Direction } from '../../../lineage/canvas-sizes';
-import { digestKey, graphCacheOf, principalKey, serialize, type ByteLru, type GraphBody } from '../../graph-cache';
+import { codeVersion, digestKey, graphCacheOf, persisted, principalKey, serialize, type ByteLru, type GraphBody } from '../../graph-cache';
 import type { GraphQuery } from './parse';
 
 const hexOf = (h: bigint | null) => (h === null ? null : hashToHex(h));
@@ -145,6 +145,8 @@ interface GraphPlan {
 	build: () => Promise<AssetGraph>;
 	/** Re-reads what the key was computed from: false when it moved (the build is then not stored). */
 	stillValid: () => Promise<boolean>;
+	/** The workspace whose database rows also keep the object across restarts (graph-cache.ts `persisted`). */
+	persistIn?: string;
 }
 
 const kindsKey = (k: Set<AssetKind> | null) => (k === null ? null : [...k].sort());
@@ -164,7 +166,9 @@ async function unpinnedPlan(grant: Grant, database: Database, q: GraphQuery, opt
 	return {
 		key: digestKey(['unpinned', ws, q.folder, kindsKey(q.assetKinds), named ? [named.path, named.hash.toString()] : null, fields, who, stamp]),
 		build: () => buildUnpinned(grant, database, q, folderPrefix, named, fields),
-		stillValid: async () => (await graphInputsStamp(database, ws, folderPrefix, userPrefix)).stamp === stamp
+		stillValid: async () => (await graphInputsStamp(database, ws, folderPrefix, userPrefix)).stamp === stamp,
+		// What the canvas pages read (a shape is small); a full answer is rebuilt after a restart.
+		persistIn: fields === 'shape' ? ws : undefined
 	};
 }
 
@@ -272,7 +276,10 @@ const objectBytes = (g: AssetGraph) => JSON.stringify(g).length * 2;
 
 function cachedObject(database: Database, plan: GraphPlan): Promise<AssetGraph> {
 	const cache = graphCacheOf(database) as ByteLru<AssetGraph>;
-	return cache.getOrBuild(`o:${plan.key}`, plan.build, objectBytes, plan.stillValid);
+	const key = `o:${plan.key}`;
+	const ws = plan.persistIn;
+	const build = ws === undefined ? plan.build : () => persisted(database, ws, `${codeVersion(import.meta.url)}:${key}`, plan.build, plan.stillValid);
+	return cache.getOrBuild(key, build, objectBytes, plan.stillValid);
 }
 
 /** An answer kept as the bytes the API sends, with their ETag, under `key` of the graph cache. */
