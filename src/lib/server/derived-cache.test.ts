@@ -1,5 +1,5 @@
 // The database level of the graph cache (graph-cache.ts `persisted`, repo/derived-cache.ts) and
-// the canvas payload it backs (pages/canvas.ts storedCanvasPayload), on both databases.
+// the canvas payload it backs (api/graph/canvas.ts storedCanvasPayload), on both databases.
 import { randomUUID } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { sql } from 'drizzle-orm';
@@ -8,7 +8,7 @@ import { testBackends } from '../../../tests/support/db';
 import type { AssetGraph, DbtProvenance } from '$lib/types/asset-graph';
 import type { Database } from './db';
 import { persisted, persistedKeyOf, persistedWritesDone } from './graph-cache';
-import { canvasPayload, storedCanvasPayload } from './pages/canvas';
+import { canvasPayload, storedCanvasPayload } from './api/graph/canvas';
 import { insertAccount } from './repo/accounts';
 import { readDerived, writeDerived } from './repo/derived-cache';
 import { createWorkspace } from './repo/workspaces';

@@ -1,7 +1,7 @@
 // A bounded cache of built asset graphs (objects for the pages, serialized bytes for the API),
 // so a read that was already answered costs one small stamp query instead of reading and
 // assembling a whole project again. It can never be stale and never leak, by construction of
-// its keys (lineage-api.ts builds them):
+// its keys (api/graph/reads.ts builds them):
 //   - what the answer was built FROM: the stamp of the stored rows it read (graph markers,
 //     script versions, usage rows, producer lineage; see repo/graph-read.ts), or for a pinned
 //     read the marker of its one graph. Any replace, prune, deploy or delete changes it.

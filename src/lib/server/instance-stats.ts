@@ -2,7 +2,7 @@
 // through the database (queue, workers, connections).
 import type { Database } from './db';
 import { graphCacheOf } from './graph-cache';
-import { layoutCacheStats } from './pages/canvas';
+import { layoutCacheStats } from './api/graph/canvas';
 import { databaseConnections, liveWorkers, queueDepth } from './repo/workers';
 import type { InstanceStats } from '$lib/types/admin';
 

@@ -143,7 +143,7 @@ export function runStateOf(events: readonly RunEventSummary[]): RunState {
 	};
 }
 
-/** The run's job result: its events, and its error (the message and stack trace are authored: jobs-api withholds them). */
+/** The run's job result: its events, and its error (the message and stack trace are authored: the jobs family's wire form withholds them). */
 export function runResult(runId: string, s: RunState): Record<string, unknown> {
 	const out: Record<string, unknown> = { openlineage: { run_id: runId, events: s.events } };
 	if (s.parentRunId) (out.openlineage as Record<string, unknown>).parent = { run_id: s.parentRunId, job: s.parentJob };

@@ -7,7 +7,7 @@ import { error, type Cookies } from '@sveltejs/kit';
 import type { Grant } from '../../access';
 import { getDatabase } from '../../db';
 import { ApiError } from '../../http';
-import { directionFromCookies, storedCanvasPayload } from '../../pages/canvas';
+import { directionFromCookies, storedCanvasPayload } from './canvas';
 import { latestRuns } from '../jobs/latest-runs';
 import { unpinnedAssetGraph } from './reads';
 

@@ -12,7 +12,7 @@ import { describeAssets, hiddenDescriberCount, hiddenUsageCount, loadGraph, pinn
 import { graphInputsStamp } from '../../repo/graph-read';
 import { getVersion } from '../../repo/scripts';
 import { OPENLINEAGE_LANGUAGE, parseJobContent } from '../../../lineage/openlineage-in';
-import { buildCanvasPayload } from '../../pages/canvas';
+import { buildCanvasPayload } from './canvas';
 import type { Direction } from '../../../lineage/canvas-sizes';
 import { codeVersion, digestKey, graphCacheOf, persisted, principalKey, serialize, type ByteLru, type GraphBody } from '../../graph-cache';
 import type { GraphQuery } from './parse';

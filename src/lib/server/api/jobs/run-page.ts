@@ -6,7 +6,7 @@ import { error, type Cookies } from '@sveltejs/kit';
 import type { PinnedAccess, RunGrant } from '../../access';
 import { getDatabase } from '../../db';
 import { ApiError } from '../../http';
-import { directionFromCookies } from '../../pages/canvas';
+import { directionFromCookies } from '../graph/canvas';
 import { runOffer } from '../../runner/enqueue';
 import { jobRunCanvas } from '../graph/reads';
 import { testStatusesOfRun } from './latest-runs';

@@ -7,7 +7,7 @@ import type { Grant } from '../../access';
 import { describeLock } from '../../dbt-engine-spec';
 import { getDatabase } from '../../db';
 import { ApiError } from '../../http';
-import { canvasPayload, directionFromCookies } from '../../pages/canvas';
+import { canvasPayload, directionFromCookies } from '../graph/canvas';
 import { folderOf, parseScriptPath } from '../../paths';
 import { processWorker } from '../../runner/worker';
 import { hexToHash } from '../../../types/script-hash';

@@ -8,7 +8,7 @@ import { layoutAccess, pinnedAccessOf, requireLevelsOfRun } from '$lib/server/ac
 import { getDatabase } from '$lib/server/db';
 import { ApiError, badRequest, handleApi, readJsonObject } from '$lib/server/http';
 import { jobAssetGraph } from '$lib/server/api/graph/reads';
-import { isCutOf, layoutRequest, parseDirection, parseLevels } from '$lib/server/pages/canvas';
+import { isCutOf, layoutRequest, parseDirection, parseLevels } from '$lib/server/api/graph/canvas';
 import type { AssetGraph } from '$lib/types/asset-graph';
 import type { RequestHandler } from './$types';
 

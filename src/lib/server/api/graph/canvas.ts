@@ -13,9 +13,9 @@ import type { AssetGraph } from '$lib/types/asset-graph';
 import type { CanvasPayload } from '$lib/types/canvas';
 
 export type { CanvasPayload };
-import type { Database } from '../db';
-import { codeVersion, persisted, persistedKeyOf } from '../graph-cache';
-import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from '../limits';
+import type { Database } from '../../db';
+import { codeVersion, persisted, persistedKeyOf } from '../../graph-cache';
+import { LAYOUT_LIMITS, layoutDeadline, layoutTimeout, requireLayoutWork } from '../../limits';
 
 const componentCache = new LayoutCache<ComponentLayout>(20_000);
 
