@@ -132,7 +132,7 @@ function mergedUses(uses: readonly AssetUse[]): AssetUse[] {
 }
 
 /** Data per COPY statement when usage is written outside a transaction: each holds the embedded database for its length only. */
-const STAGED_USAGE_STATEMENT_BYTES = 256 * 1024;
+const STAGED_USAGE_STATEMENT_BYTES = 64 * 1024;
 
 async function writeUsageRows(database: Database, tx: Tx, workspace: string, path: string, hash: bigint, uses: readonly AssetUse[], statementBytes?: number): Promise<void> {
 	await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path), eq(assetUsage.scriptHash, hash)));
