@@ -22,7 +22,7 @@ import {
 	type NodeRow
 } from '../src/lib/server/repo/graph';
 import { insertJob } from '../src/lib/server/repo/jobs';
-import { assetUsageOf, dropPendingVersion, insertScriptVersion, newestVersion, publishAssetUsage } from '../src/lib/server/repo/scripts';
+import { assetUsageOf, dropPendingVersion, insertScriptVersion, newestVersion, pruneAssetUsage, publishAssetUsage, settlePendingVersion, stageAssetUsage } from '../src/lib/server/repo/scripts';
 import { script, workspace } from '../src/lib/server/schema';
 import { testBackends } from './support/db';
 import { nodeRow } from './support/graph-rows';
@@ -305,5 +305,64 @@ describe.each(testBackends())('graph storage on $name', (backend) => {
 			const usage = await assetUsageOf(database.db, ws, path);
 			expect(usage).toEqual([{ assetKind: 'dbt', assetPath: `analytics/${newest!.content}`, access: 'w' }]);
 		}
+	});
+
+	it('asset usage staged outside a transaction: unseen until published, then the only rows; a pending version keeps its own through a prune', async () => {
+		const path = 'f/staged/project';
+		const rowsOf = async () =>
+			(await database.rows<{ hash: string; asset_path: string }>(sql`select script_hash::text as hash, asset_path from asset_usage where workspace = ${ws} and script_path = ${path} order by 2`)).map(
+				(r) => `${r.hash}:${r.asset_path}`
+			);
+		const live = await version(path, new Date(Date.now() - 120_000));
+		await database.db.transaction((tx) => publishAssetUsage(database, tx, ws, path, live, [{ assetKind: 'dbt', assetPath: 'analytics/old', access: 'w' }]));
+		// A new version, pending while its rows are staged (more than one COPY statement of them).
+		const next = BigInt(Math.floor(Math.random() * 2 ** 52));
+		await insertScriptVersion(database.db, { workspace: ws, hash: next, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+		const many = Array.from({ length: 12_000 }, (_, i) => ({ assetKind: 'dbt' as const, assetPath: `analytics/${'m'.repeat(20)}_${i}`, access: 'r' as const }));
+		await stageAssetUsage(database, ws, path, next, [...many, { assetKind: 'dbt', assetPath: 'analytics/m_0', access: 'w' }, { assetKind: 'dbt', assetPath: 'analytics/m_0', access: 'r' }]);
+		expect(await assetUsageOf(database.db, ws, path)).toEqual([{ assetKind: 'dbt', assetPath: 'analytics/old', access: 'w' }]);
+		// Another deploy's prune meanwhile leaves the pending version's rows alone.
+		await pruneAssetUsage(database, ws, path);
+		expect((await rowsOf()).length).toBe(1 + many.length + 1);
+		const published = await database.db.transaction(async (tx) => {
+			await settlePendingVersion(tx, ws, next, false);
+			return publishAssetUsage(database, tx, ws, path, next);
+		});
+		expect(published).toBe(true);
+		const usage = await assetUsageOf(database.db, ws, path);
+		expect(usage).toHaveLength(many.length + 1);
+		expect(usage.find((u) => u.assetPath === 'analytics/m_0')).toEqual({ assetKind: 'dbt', assetPath: 'analytics/m_0', access: 'rw' });
+		expect(usage.some((u) => u.assetPath === 'analytics/old')).toBe(false);
+		// The replaced version's row is pruned, a batch at a time; the published ones stay.
+		await pruneAssetUsage(database, ws, path);
+		const left = await rowsOf();
+		expect(left).toHaveLength(many.length + 1);
+		expect(left.every((r) => r.startsWith(`${next}:`))).toBe(true);
+	});
+
+	it('asset usage staged by a version that is dropped goes with it; one staged by a version that lost the race is pruned', async () => {
+		const path = 'f/staged/dropped';
+		const live = await version(path);
+		await database.db.transaction((tx) => publishAssetUsage(database, tx, ws, path, live, [{ assetKind: 'dbt', assetPath: 'analytics/kept', access: 'w' }]));
+		const dropped = BigInt(Math.floor(Math.random() * 2 ** 52));
+		await insertScriptVersion(database.db, { workspace: ws, hash: dropped, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+		await stageAssetUsage(database, ws, path, dropped, [{ assetKind: 'dbt', assetPath: 'analytics/dropped', access: 'w' }]);
+		expect(await dropPendingVersion(database.db, ws, dropped)).toBe(true);
+		const count = async (hash: bigint) =>
+			(await database.rows<{ n: number }>(sql`select count(*)::int as n from asset_usage where workspace = ${ws} and script_path = ${path} and script_hash = ${hash.toString()}::bigint`))[0].n;
+		expect(await count(dropped)).toBe(0);
+		// An older version staged, then settled after a newer one had published: it publishes nothing and its rows go.
+		const older = BigInt(Math.floor(Math.random() * 2 ** 52));
+		await insertScriptVersion(database.db, { workspace: ws, hash: older, path, language: 'dbt', content: '', createdBy: 'alice', pending: true });
+		await database.db.update(script).set({ createdAt: new Date(Date.now() - 3_600_000) }).where(sql`hash = ${older.toString()}::bigint`);
+		await stageAssetUsage(database, ws, path, older, [{ assetKind: 'dbt', assetPath: 'analytics/late', access: 'w' }]);
+		const late = await database.db.transaction(async (tx) => {
+			await settlePendingVersion(tx, ws, older, false);
+			return publishAssetUsage(database, tx, ws, path, older);
+		});
+		expect(late).toBe(false);
+		await pruneAssetUsage(database, ws, path);
+		expect(await count(older)).toBe(0);
+		expect(await assetUsageOf(database.db, ws, path)).toEqual([{ assetKind: 'dbt', assetPath: 'analytics/kept', access: 'w' }]);
 	});
 });

@@ -109,12 +109,15 @@ function driverClient(tx: Tx): unknown {
 
 const quoteIdent = (s: string) => `"${s.replace(/"/g, '""')}"`;
 
-/** COPY data a 256 KB string at a time: the whole table's text never exists at once. */
+/**
+ * COPY data a 64 KB string at a time: the whole table's text never exists at once, and a
+ * statement staged outside a transaction can be as small as one chunk.
+ */
 export function* copyChunks<T>(rows: Iterable<T>, line: (r: T) => string): Generator<string> {
 	let buf = '';
 	for (const r of rows) {
 		buf += line(r);
-		if (buf.length >= 262_144) {
+		if (buf.length >= 65_536) {
 			yield buf;
 			buf = '';
 		}

@@ -453,6 +453,11 @@ export const dbtRunProgress = pgTable(
 	]
 );
 
+// The assets each path reads and writes, per version: a version's rows are written before it is
+// published (a large project's are tens of thousands, too many for the one short transaction
+// that publishes it on the embedded database's only connection), and asset_usage_current names
+// the version whose rows every read sees. Rows of other versions are invisible and pruned after
+// the publish. Rows from before versions were kept here carry script_hash 0.
 export const assetUsage = pgTable(
 	'asset_usage',
 	{
@@ -460,12 +465,24 @@ export const assetUsage = pgTable(
 		assetKind: text('asset_kind').notNull(),
 		assetPath: text('asset_path').notNull(),
 		access: text('access').notNull(),
-		scriptPath: text('script_path').notNull()
+		scriptPath: text('script_path').notNull(),
+		scriptHash: bigint('script_hash', { mode: 'bigint' }).notNull().default(sql`0`)
 	},
 	(t) => [
-		primaryKey({ columns: [t.workspace, t.scriptPath, t.assetKind, t.assetPath] }),
+		primaryKey({ columns: [t.workspace, t.scriptPath, t.scriptHash, t.assetKind, t.assetPath] }),
 		index('asset_usage_asset_idx').on(t.workspace, t.assetKind, t.assetPath)
 	]
+);
+
+/** Per path, the version whose asset_usage rows are published (the only ones reads see). */
+export const assetUsageCurrent = pgTable(
+	'asset_usage_current',
+	{
+		workspace: text('workspace').notNull(),
+		scriptPath: text('script_path').notNull(),
+		scriptHash: bigint('script_hash', { mode: 'bigint' }).notNull()
+	},
+	(t) => [primaryKey({ columns: [t.workspace, t.scriptPath] })]
 );
 
 export const producerColumnLineage = pgTable(

@@ -10,7 +10,7 @@ import { ZERO_UUID } from '../schema';
 import { analyzeGraphTables, deleteGraph, digestGraphInTurns, pruneGraphs, replaceGraph, setMarkerLineageJob, stageGraph, type GraphKey } from '../repo/graph';
 import { storeLineagePlan } from '../repo/inference';
 import { appendJobLog, insertJob } from '../repo/jobs';
-import { dropPendingVersion, insertScriptVersion, newScriptHash, publishAssetUsage, settlePendingVersion, storeArchive, type AssetUse, type PendingPublish } from '../repo/scripts';
+import { dropPendingVersion, insertScriptVersion, newScriptHash, pruneAssetUsage, publishAssetUsage, settlePendingVersion, stageAssetUsage, storeArchive, type AssetUse, type PendingPublish } from '../repo/scripts';
 import { getWarehouse } from '../repo/warehouses';
 import { wakeWorker } from '../wake-worker';
 import type { PlannedInference } from './inference-plan';
@@ -272,6 +272,8 @@ export async function ingestUpload(database: Database, req: UploadRequest): Prom
 		else await database.db.transaction((tx) => deleteGraph(tx, graphKey(previewJobId!)));
 	};
 	let stagedGraphId: number | null = null;
+	// A version live now publishes its asset usage here; one waiting for its pin, in its deploy job.
+	const publishesUsage = staged && hash !== null && pin !== 'before_live';
 	if (staged) {
 		if (hash !== null) {
 			await database.db.transaction(async (tx) => {
@@ -290,6 +292,9 @@ export async function ingestUpload(database: Database, req: UploadRequest): Prom
 		}
 		try {
 			stagedGraphId = await stageGraph(database, graphKey(previewJobId ?? ZERO_UUID), content, marker, { profile: p, nodeDigests });
+			// Its asset usage too (tens of thousands of rows for a large project): publishing it is then one row.
+			if (publishesUsage) await stageAssetUsage(database, req.workspace, req.path, hash!, uses);
+			mark(p, 'store: asset usage');
 		} catch (e) {
 			await unstage();
 			throw e;
@@ -342,8 +347,8 @@ export async function ingestUpload(database: Database, req: UploadRequest): Prom
 		if (stagedGraphId !== null) await setMarkerLineageJob(tx, stagedGraphId, lineageJobId);
 		else await replaceGraph(database, tx, key, content, { ...marker, lineageJobId }, { profile: p, nodeDigests });
 		if (pin === 'before_live') log.push(`this version goes live once deploy job ${id} has pinned its engine and packages`);
-		else if (hash !== null && !req.into) {
-			const published = await publishAssetUsage(database, tx, req.workspace, req.path, hash, uses);
+		else if (publishesUsage) {
+			const published = await publishAssetUsage(database, tx, req.workspace, req.path, hash!);
 			log.push(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
 		}
 		mark(p, 'publish asset usage');
@@ -360,6 +365,9 @@ export async function ingestUpload(database: Database, req: UploadRequest): Prom
 		throw e;
 	});
 	mark(p, 'commit');
+	// What the publish replaced (or, when a newer version won, what this one staged), batch by batch.
+	if (publishesUsage) await pruneAssetUsage(database, req.workspace, req.path);
+	mark(p, 'prune asset usage');
 	if (lineageJobId || pin) wakeWorker();
 	// PGlite runs no autovacuum, and Postgres's may lag a bulk load: without fresh statistics
 	// the planner scans instead of using the component index, several times slower on a

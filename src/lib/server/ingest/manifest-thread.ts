@@ -72,11 +72,33 @@ function slices<T>(items: readonly T[], weight: (t: T) => number, budget: number
 	return out;
 }
 
+/** JSON text a node slice holds at most: a node carries its SQL and docs, so 500 of them can weigh megabytes. */
+const SLICE_NODE_BYTES = 256 * 1024;
+
+/** Nodes as JSON array slices of at most SLICE_NODES nodes or SLICE_NODE_BYTES of text. */
+function nodeSlices(nodes: readonly ParsedNode[]): string[] {
+	const out: string[] = [];
+	let part: string[] = [];
+	let used = 0;
+	for (const n of nodes) {
+		const text = JSON.stringify(n);
+		part.push(text);
+		used += text.length;
+		if (part.length >= SLICE_NODES || used >= SLICE_NODE_BYTES) {
+			out.push(`[${part.join(',')}]`);
+			part = [];
+			used = 0;
+		}
+	}
+	if (part.length) out.push(`[${part.join(',')}]`);
+	return out;
+}
+
 function sliced(u: ParsedUpload): SlicedUpload {
 	const { nodes, edges, ...graph } = u.graph;
 	return {
 		graph,
-		nodes: slices(nodes, () => 1, SLICE_NODES),
+		nodes: nodeSlices(nodes),
 		edges: slices(edges, () => 1, SLICE_ITEMS),
 		catalogColumns: u.catalogColumns ? slices([...u.catalogColumns], ([, cols]) => 1 + cols.length, SLICE_ITEMS) : null,
 		inference: u.inference

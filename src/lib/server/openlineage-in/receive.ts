@@ -49,7 +49,7 @@ import {
 	type StoredJob
 } from '../repo/openlineage-in';
 import { insertProducerLineage } from '../repo/producers';
-import { insertScriptVersion, newScriptHash, publishAssetUsage } from '../repo/scripts';
+import { insertScriptVersion, newScriptHash, pruneAssetUsage, publishAssetUsage } from '../repo/scripts';
 import { dbtOlJobOf, type DbtOlJob } from './dbt-ol';
 import type { ReceivedDataset, ReceivedEvent } from './event';
 
@@ -219,6 +219,7 @@ async function storeVersion(database: Database, tx: Tx, ws: string, path: string
 		);
 	}
 	await publishAssetUsage(database, tx, ws, path, hash, l?.uses ?? []);
+	await pruneAssetUsage(database, ws, path, tx);
 	await pruneJobVersions(database, tx, ws, path, RETENTION.versionsPerPath);
 	return hash;
 }

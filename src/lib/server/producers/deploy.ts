@@ -7,7 +7,7 @@ import { hashToHex } from '$lib/types/script-hash';
 import type { Database } from '../db';
 import { appendJobLog, insertJob } from '../repo/jobs';
 import { insertProducerLineage, lakeTableColumns, relationColumnCandidates, type ProducerLineageRow } from '../repo/producers';
-import { insertScriptVersion, newScriptHash, publishAssetUsage, type AssetUse } from '../repo/scripts';
+import { insertScriptVersion, newScriptHash, pruneAssetUsage, publishAssetUsage, type AssetUse } from '../repo/scripts';
 import { requireProducerAnnotations, requireProducerBytes } from '../limits';
 import { getWarehouse } from '../repo/warehouses';
 import { ApiError } from '../api-error';
@@ -153,6 +153,7 @@ export async function deploySqlScript(database: Database, req: SqlDeployRequest)
 		});
 		await insertProducerLineage(tx, req.workspace, req.path, hash, rows);
 		const published = await publishAssetUsage(database, tx, req.workspace, req.path, hash, uses);
+		await pruneAssetUsage(database, req.workspace, req.path, tx);
 		log.push(published ? 'published the assets this version reads and writes' : 'a newer version of this path owns its assets');
 		// Written last, in the same transaction, so the log describes what committed.
 		await appendJobLog(tx, id, log.join('\n') + '\n');

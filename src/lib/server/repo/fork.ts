@@ -26,6 +26,7 @@ export const FORK_COPIED = [
 	'script',
 	'script_archive',
 	'asset_usage',
+	'asset_usage_current',
 	'producer_column_lineage',
 	'dbt_node',
 	'dbt_edge',
@@ -225,7 +226,11 @@ export async function forkWorkspace(database: Database, f: ForkInput): Promise<F
 		await copyRowsOf(database, tx, schema.scriptArchive, f, { where: sql`src.hash in (select hash from fork_version)` });
 		// Asset usage as published (each path's rows are its newest live version's): all of it, so
 		// every read of the fork, the counts of what it withholds included, answers as the source's.
-		await copyRowsOf(database, tx, schema.assetUsage, f);
+		// Rows staged for a version not published yet, or not pruned yet, stay behind.
+		await copyRowsOf(database, tx, schema.assetUsageCurrent, f);
+		await copyRowsOf(database, tx, schema.assetUsage, f, {
+			where: sql`exists (select 1 from asset_usage_current c where c.workspace = src.workspace and c.script_path = src.script_path and c.script_hash = src.script_hash)`
+		});
 		const producerLineage = await copyRowsOf(database, tx, schema.producerColumnLineage, f, { where: inVersions });
 		const { nodes } = await copyGraphKeyed(database, tx, f);
 		const { graphs, columnEdges } = await copyGraphIdRows(database, tx, f);

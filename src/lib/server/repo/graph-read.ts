@@ -36,7 +36,9 @@ export async function graphInputsStamp(database: Database, ws: string, folderPre
 		         from dbt_graph_snapshot g where g.workspace = ${ws} and g.job_id = ${ZERO_UUID}::uuid) as graphs,
 		      (select count(*)::text || '/' || coalesce(sum(hashtextextended(u.r, 0)), 0)::text || '/' || coalesce(sum(hashtextextended(u.r, 1)), 0)::text
 		         from (select concat_ws(chr(31), a.script_path, a.asset_kind, a.asset_path, a.access) as r
-		                 from asset_usage a where a.workspace = ${ws} and ${usageScope}) u) as usage,
+		                 from asset_usage a
+		                 join asset_usage_current c on c.workspace = a.workspace and c.script_path = a.script_path and c.script_hash = a.script_hash
+		                where a.workspace = ${ws} and ${usageScope}) u) as usage,
 		      (select count(*)::text || '/' || coalesce(max(p.id), 0)::text
 		         from producer_column_lineage p where p.workspace = ${ws}) as producers`,
 		tx

@@ -114,8 +114,9 @@ export async function digestGraphInTurns(g: GraphContent): Promise<GraphDigests>
 /** Lets pending I/O (other requests) run before the caller goes on. */
 export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Rows hashed between two yields of hashSteps. */
+/** Rows hashed between two yields of hashSteps, and the node bytes, whichever comes first. */
 const HASH_SLICE_ROWS = 2000;
+const HASH_SLICE_BYTES = 512 * 1024;
 
 function hashGraph(g: GraphContent, nodeDigests: Map<NodeRow, string> | null): string {
 	const steps = hashSteps(g, nodeDigests);
@@ -129,12 +130,18 @@ function* hashSteps(g: GraphContent, nodeDigests: Map<NodeRow, string> | null): 
 	const sink = new HashSink(createHash('sha256'));
 	const nodes = [...g.nodes].sort((a, b) => (a.uniqueId < b.uniqueId ? -1 : a.uniqueId > b.uniqueId ? 1 : 0));
 	let rows = 0;
+	let sliceBytes = 0;
 	sink.write('nodes\n');
 	for (const n of nodes) {
 		const bytes = sink.writeAndGet(stable(n));
 		nodeDigests?.set(n, createHash('sha256').update(bytes).digest('hex'));
 		sink.write('\n');
-		if (++rows % HASH_SLICE_ROWS === 0) yield;
+		// A node carries its SQL and docs: a slice of big ones is cut by their bytes.
+		sliceBytes += bytes.length;
+		if (++rows % HASH_SLICE_ROWS === 0 || sliceBytes >= HASH_SLICE_BYTES) {
+			sliceBytes = 0;
+			yield;
+		}
 	}
 	sink.write('edges\n');
 	for (const e of g.edges) {
@@ -307,7 +314,7 @@ export async function stageGraph(database: Database, key: GraphKey, g: GraphCont
 }
 
 /** Data per COPY statement while staging: each holds the embedded database for its length only. */
-const STAGED_STATEMENT_BYTES = 256 * 1024;
+const STAGED_STATEMENT_BYTES = 64 * 1024;
 
 async function writeGraph(
 	database: Database,

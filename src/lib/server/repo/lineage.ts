@@ -121,6 +121,7 @@ export async function visibleUsage(database: Database, ws: string, folderPrefix:
 		    )
 		    select a.script_path, a.asset_kind, a.asset_path, a.access, l.hash::text as hash, l.language
 		      from asset_usage a
+		      join asset_usage_current c on c.workspace = a.workspace and c.script_path = a.script_path and c.script_hash = a.script_hash
 		      join live l on l.path = a.script_path
 		     where a.workspace = ${ws} and ${inScope(sql`a.script_path`, folderPrefix)}
 		     order by a.script_path, a.asset_kind, a.asset_path`,
@@ -154,6 +155,7 @@ export async function hiddenUsageCount(
 		sql`with u as (
 		      select a.script_path, a.asset_kind, a.asset_path, ${pathAllowed(sql`a.script_path`, { readable: f.readable, scope: null })} as ok
 		        from asset_usage a
+		        join asset_usage_current c on c.workspace = a.workspace and c.script_path = a.script_path and c.script_hash = a.script_hash
 		       where a.workspace = ${ws} and ${inScope(sql`a.script_path`, folderPrefix)} and ${kindOk}
 		    )
 		    select (select count(distinct script_path) from u where not ok) as scripts,

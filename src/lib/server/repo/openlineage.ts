@@ -115,7 +115,9 @@ export async function producerUsage(database: Database, ws: string, tx?: Tx): Pr
 		       order by s.path, s.created_at desc, s.hash desc
 		    )
 		    select a.script_path, l.hash::text as hash, a.asset_kind, a.asset_path, a.access
-		      from asset_usage a join live l on l.path = a.script_path
+		      from asset_usage a
+		      join asset_usage_current c on c.workspace = a.workspace and c.script_path = a.script_path and c.script_hash = a.script_hash
+		      join live l on l.path = a.script_path
 		     where a.workspace = ${ws}
 		     order by a.script_path, a.asset_kind, a.asset_path`,
 		tx

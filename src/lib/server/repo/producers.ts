@@ -123,6 +123,7 @@ export async function lakeTableColumns(database: Database, workspace: string, as
 	const rows = await database.rows<{ asset_path: string; script_path: string; output_column: string }>(
 		sql`select p.output_asset_path as asset_path, p.script_path, p.output_column
 		      from asset_usage u
+		      join asset_usage_current c on c.workspace = u.workspace and c.script_path = u.script_path and c.script_hash = u.script_hash
 		      join lateral (
 		        select s.hash from script s
 		         where s.workspace = u.workspace and s.path = u.script_path and not s.deleted and not s.archived and not s.pending

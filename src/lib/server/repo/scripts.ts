@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { and, desc, eq, sql } from 'drizzle-orm';
 import { copyChunks, copyField, copyRows, type Database, type Tx } from '../db';
-import { assetUsage, script, scriptArchive } from '../schema';
+import { assetUsage, assetUsageCurrent, script, scriptArchive } from '../schema';
 
 export function newScriptHash(): bigint {
 	return randomBytes(8).readBigInt64BE();
@@ -60,12 +60,14 @@ export async function settlePendingVersion(tx: Tx, workspace: string, hash: bigi
 	return r.length > 0;
 }
 
-/** A pending deploy that failed to pin leaves nothing behind: the version, its archive and graphs go (cascade). */
+/** A pending deploy that failed to pin leaves nothing behind: the version, its archive and graphs go (cascade), and its staged asset usage. */
 export async function dropPendingVersion(tx: Tx, workspace: string, hash: bigint): Promise<boolean> {
 	const r = await tx
 		.delete(script)
 		.where(and(eq(script.workspace, workspace), eq(script.hash, hash), eq(script.pending, true)))
-		.returning({ hash: script.hash });
+		.returning({ path: script.path });
+	// Asset usage it staged goes too (it has no foreign key: rows from before versions were kept carry no version).
+	if (r.length > 0) await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, r[0].path), eq(assetUsage.scriptHash, hash)));
 	return r.length > 0;
 }
 
@@ -116,46 +118,109 @@ export interface PendingPublish {
 	uses: [path: string, access: AssetUse['access']][];
 }
 
-const ASSET_USAGE_COPY_COLUMNS = ['workspace', 'script_path', 'asset_kind', 'asset_path', 'access'];
+const ASSET_USAGE_COPY_COLUMNS = ['workspace', 'script_path', 'script_hash', 'asset_kind', 'asset_path', 'access'];
 
-/**
- * Publishes which assets a path reads and writes, but only when `hash` is the newest live
- * version of the path. The transaction-scoped advisory lock on the path serialises two deploys
- * of one path: whichever publishes second sees the other's committed version and decides
- * correctly, so the newest always ends up owning the rows.
- */
-
-export async function publishAssetUsage(
-	database: Database,
-	tx: Tx,
-	workspace: string,
-	path: string,
-	hash: bigint,
-	uses: AssetUse[]
-): Promise<boolean> {
-	await database.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}:${path}`}, 0))`, tx);
-	const newest = await newestVersion(tx, workspace, path);
-	if (!newest || newest.hash !== hash) return false;
-	await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)));
+/** One row per asset, reads and writes of one asset folded into `rw`. */
+function mergedUses(uses: readonly AssetUse[]): AssetUse[] {
 	const merged = new Map<string, AssetUse>();
 	for (const u of uses) {
 		const k = `${u.assetKind}\u0000${u.assetPath}`;
 		const prev = merged.get(k);
 		merged.set(k, prev && prev.access !== u.access ? { ...u, access: 'rw' } : u);
 	}
+	return [...merged.values()];
+}
+
+/** Data per COPY statement when usage is written outside a transaction: each holds the embedded database for its length only. */
+const STAGED_USAGE_STATEMENT_BYTES = 64 * 1024;
+
+async function writeUsageRows(database: Database, tx: Tx, workspace: string, path: string, hash: bigint, uses: readonly AssetUse[], statementBytes?: number): Promise<void> {
+	await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path), eq(assetUsage.scriptHash, hash)));
+	const rows = mergedUses(uses);
+	if (rows.length === 0) return;
 	// COPY: a 3000-model project's few thousand rows as multi-row inserts cost more than its graph's edges.
-	const prefix = `${copyField(workspace)}\t${copyField(path)}\t`;
-	const rows = [...merged.values()];
-	if (rows.length) {
-		await copyRows(database, tx, 'asset_usage', ASSET_USAGE_COPY_COLUMNS, copyChunks(rows, (u) => `${prefix}${copyField(u.assetKind)}\t${copyField(u.assetPath)}\t${copyField(u.access)}\n`));
-	}
+	const prefix = `${copyField(workspace)}\t${copyField(path)}\t${copyField(hash)}\t`;
+	const lines = copyChunks(rows, (u) => `${prefix}${copyField(u.assetKind)}\t${copyField(u.assetPath)}\t${copyField(u.access)}\n`);
+	await copyRows(database, tx, 'asset_usage', ASSET_USAGE_COPY_COLUMNS, lines, { statementBytes });
+}
+
+/**
+ * Writes a version's asset usage before it is published, outside any transaction: a COPY
+ * statement at a time, each committed on its own. Nothing reads these rows until
+ * publishAssetUsage names the version (asset_usage_current); a version dropped before that takes
+ * them with it (dropPendingVersion), and pruneAssetUsage removes any left over.
+ */
+export async function stageAssetUsage(database: Database, workspace: string, path: string, hash: bigint, uses: readonly AssetUse[]): Promise<void> {
+	await writeUsageRows(database, database.db, workspace, path, hash, uses, STAGED_USAGE_STATEMENT_BYTES);
+}
+
+/**
+ * Publishes which assets a path reads and writes, but only when `hash` is the newest live
+ * version of the path: its rows become the ones every read sees. With `uses`, they are written
+ * here, in the caller's transaction; without, they were staged before (stageAssetUsage), and
+ * publishing is one row. The transaction-scoped advisory lock on the path serialises two deploys
+ * of one path: whichever publishes second sees the other's committed version and decides
+ * correctly, so the newest always ends up owning the rows. The previous version's rows stay,
+ * unread, until pruneAssetUsage.
+ */
+export async function publishAssetUsage(
+	database: Database,
+	tx: Tx,
+	workspace: string,
+	path: string,
+	hash: bigint,
+	uses?: readonly AssetUse[]
+): Promise<boolean> {
+	await database.rows(sql`select pg_advisory_xact_lock(hashtextextended(${`${workspace}:${path}`}, 0))`, tx);
+	const newest = await newestVersion(tx, workspace, path);
+	if (!newest || newest.hash !== hash) return false;
+	if (uses) await writeUsageRows(database, tx, workspace, path, hash, uses);
+	await database.rows(
+		sql`insert into asset_usage_current (workspace, script_path, script_hash) values (${workspace}, ${path}, ${hash.toString()}::bigint)
+		    on conflict (workspace, script_path) do update set script_hash = excluded.script_hash`,
+		tx
+	);
 	return true;
 }
 
+/** Rows deleted per statement by pruneAssetUsage outside a transaction. */
+const PRUNE_BATCH_ROWS = 2000;
+
+/**
+ * Removes a path's usage rows of every version but the published one and the pending ones (what
+ * a publish replaced, what a version that lost the race staged). Inside `tx`: one statement. Without:
+ * a batch at a time, each its own statement with a turn of the event loop between, so the
+ * embedded database answers other requests meanwhile.
+ */
+export async function pruneAssetUsage(database: Database, workspace: string, path: string, tx?: Tx): Promise<void> {
+	// A pending version's rows are being staged, or wait for its pin: they stay.
+	const stale = sql`a.workspace = ${workspace} and a.script_path = ${path}
+	              and a.script_hash is distinct from (select c.script_hash from asset_usage_current c where c.workspace = ${workspace} and c.script_path = ${path})
+	              and not exists (select 1 from script s where s.workspace = ${workspace} and s.hash = a.script_hash and s.pending)`;
+	if (tx) {
+		await database.rows(sql`delete from asset_usage a where ${stale}`, tx);
+		return;
+	}
+	for (;;) {
+		const r = await database.rows<{ n: number }>(
+			sql`with gone as (
+			      delete from asset_usage where ctid in (select a.ctid from asset_usage a where ${stale} limit ${PRUNE_BATCH_ROWS}) returning 1
+			    ) select count(*)::int as n from gone`
+		);
+		if ((r[0]?.n ?? 0) < PRUNE_BATCH_ROWS) return;
+		await new Promise<void>((resolve) => setImmediate(resolve));
+	}
+}
+
+/** The published asset usage of a path. */
 export async function assetUsageOf(tx: Tx, workspace: string, path: string) {
 	return tx
 		.select({ assetKind: assetUsage.assetKind, assetPath: assetUsage.assetPath, access: assetUsage.access })
 		.from(assetUsage)
+		.innerJoin(
+			assetUsageCurrent,
+			and(eq(assetUsageCurrent.workspace, assetUsage.workspace), eq(assetUsageCurrent.scriptPath, assetUsage.scriptPath), eq(assetUsageCurrent.scriptHash, assetUsage.scriptHash))
+		)
 		.where(and(eq(assetUsage.workspace, workspace), eq(assetUsage.scriptPath, path)))
 		.orderBy(assetUsage.assetKind, assetUsage.assetPath);
 }
@@ -251,6 +316,7 @@ export async function deletePath(database: Database, ws: string, path: string): 
 		await database.rows(sql`delete from job where workspace = ${ws} and script_path = ${path}`, tx);
 		await database.rows(sql`delete from script where workspace = ${ws} and path = ${path}`, tx);
 		await tx.delete(assetUsage).where(and(eq(assetUsage.workspace, ws), eq(assetUsage.scriptPath, path)));
+		await tx.delete(assetUsageCurrent).where(and(eq(assetUsageCurrent.workspace, ws), eq(assetUsageCurrent.scriptPath, path)));
 		return f;
 	});
 }

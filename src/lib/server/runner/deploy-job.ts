@@ -12,7 +12,7 @@ import type { PinMode, RunArgs } from '$lib/types/runner';
 import { describeLock, type EngineLock } from '../dbt-engine-spec';
 import { parseDescriptor } from '../dbt-files/descriptor';
 import { getJob } from '../repo/jobs';
-import { dropPendingVersion, getVersion, makeVersionLive, publishAssetUsage, setVersionLock, type PendingPublish } from '../repo/scripts';
+import { dropPendingVersion, getVersion, makeVersionLive, pruneAssetUsage, publishAssetUsage, setVersionLock, stageAssetUsage, type PendingPublish } from '../repo/scripts';
 import {
 	depsPhase,
 	EngineMissingFailure,
@@ -93,16 +93,21 @@ export async function executeDeployJob(ctx: ExecContext): Promise<JobEnd> {
 		}
 		const lock = lockFromRun(p, packages);
 		const publish = made?.answer.pending_publish ?? requestPublish ?? null;
+		const uses = publish?.uses.map(([assetPath, access]) => ({ assetKind: 'dbt' as const, assetPath, access })) ?? null;
+		// While the version is pending nothing reads its usage rows: they are written before the
+		// transaction that makes it live, which then only names them.
+		const staged = uses !== null && mode === 'before_live';
+		if (staged) await stageAssetUsage(database, job.workspace, job.scriptPath!, hash, uses);
 		await database.db.transaction(async (tx) => {
 			if (mode === 'before_live') {
 				if (!(await makeVersionLive(tx, job.workspace, hash, lock))) throw new JobFailure('the version was removed while it was being pinned');
 			} else await setVersionLock(tx, job.workspace, hash, lock);
-			if (publish) {
-				const uses = publish.uses.map(([assetPath, access]) => ({ assetKind: 'dbt' as const, assetPath, access }));
-				const published = await publishAssetUsage(database, tx, job.workspace, job.scriptPath!, hash, uses);
+			if (uses) {
+				const published = await publishAssetUsage(database, tx, job.workspace, job.scriptPath!, hash, staged ? undefined : uses);
 				log.say(published ? 'published the relations this version reads and writes' : 'a newer version of this path owns its relations');
 			}
 		});
+		if (uses) await pruneAssetUsage(database, job.workspace, job.scriptPath!);
 		log.say(`pinned to ${describeLock(lock)}`);
 		log.say(mode === 'before_live' ? 'the version is live' : 'the version was live already; its runs now use this engine');
 		const { log: _lines, pending_publish: _publish, ...answer } = made?.answer ?? { log: [], pending_publish: undefined };
@@ -138,6 +143,7 @@ async function liveUnpinned(ctx: ExecContext, mode: PinMode, prior: Record<strin
 			await publishAssetUsage(database, tx, job.workspace, job.scriptPath!, hash, uses);
 		}
 	});
+	if (publish) await pruneAssetUsage(database, job.workspace, job.scriptPath!);
 	const warning = `not pinned: ${why.replace(/ dbt was not started\.$/, '')} The version is live and can be browsed; its runs need that fixed first.`;
 	log.say(`warning: ${warning}`);
 	const warnings = Array.isArray(prior.warnings) ? [...(prior.warnings as string[]), warning] : [warning];
