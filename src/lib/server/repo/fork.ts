@@ -51,7 +51,9 @@ export const FORK_NOT_COPIED = [
 	'worker_presence',
 	'dbt_run_progress',
 	'lineage_plan',
-	'openlineage_event'
+	'openlineage_event',
+	// Values derived from the rows above (canvases, first cuts): the fork's first reads rebuild them.
+	'derived_cache'
 ] as const;
 
 /**
