@@ -140,9 +140,11 @@ export async function run(): Promise<BenchResult> {
 	const sqlglotSpeed = timedProcess(py, [PEERS_PY, 'speed', project.manifestFile, project.catalogFile, sqlglotOut]);
 	const sqlglotFigures = JSON.parse(readFileSync(sqlglotOut, 'utf8'));
 	const speedup = sqlglotSpeed.wall / oursSpeed.wall;
+	// CPU seconds of each process (threads included), as each measures itself: beside the wall ratio, one the machine's load moves less.
+	const cpuRatio = sqlglotFigures.cpu_seconds && oursSpeed.out.cpuSeconds ? sqlglotFigures.cpu_seconds / oursSpeed.out.cpuSeconds : null;
 	rows.push(
-		{ dialect: `${project.models} models: tributary (1 thread, process wall)`, runs: oursSpeed.out.models, 'tributary F1': `${oursSpeed.wall.toFixed(1)} s`, 'sqlglot F1': `edges ${oursSpeed.out.edges}, failed ${oursSpeed.out.failed}` },
-		{ dialect: `${project.models} models: sqlglot lineage (process wall)`, runs: sqlglotFigures.models, 'tributary F1': `${sqlglotSpeed.wall.toFixed(1)} s`, 'sqlglot F1': `edges ${sqlglotFigures.edges}, failed ${sqlglotFigures.failures}` }
+		{ dialect: `${project.models} models: tributary (1 thread, process wall)`, runs: oursSpeed.out.models, 'tributary F1': `${oursSpeed.wall.toFixed(1)} s`, 'sqlglot F1': `edges ${oursSpeed.out.edges}, failed ${oursSpeed.out.failed}, CPU ${oursSpeed.out.cpuSeconds?.toFixed(1)} s` },
+		{ dialect: `${project.models} models: sqlglot lineage (process wall)`, runs: sqlglotFigures.models, 'tributary F1': `${sqlglotSpeed.wall.toFixed(1)} s`, 'sqlglot F1': `edges ${sqlglotFigures.edges}, failed ${sqlglotFigures.failures}, CPU ${sqlglotFigures.cpu_seconds?.toFixed(1)} s` }
 	);
 
 	const db = 'pglite' as const;
@@ -154,7 +156,7 @@ export async function run(): Promise<BenchResult> {
 		metric('cll_speedup_over_sqlglot_3000', speedup, '×', db, {
 			goal: QUICK ? null : 50,
 			better: 'higher',
-			note: `${project.models} models, cold, one process each: sqlglot ${sqlglotSpeed.wall.toFixed(1)} s / ours ${oursSpeed.wall.toFixed(1)} s`
+			note: `${project.models} models, cold, one process each: sqlglot ${sqlglotSpeed.wall.toFixed(1)} s / ours ${oursSpeed.wall.toFixed(1)} s${cpuRatio === null ? '' : ` (CPU ${sqlglotFigures.cpu_seconds.toFixed(1)} s / ${oursSpeed.out.cpuSeconds.toFixed(1)} s = ${cpuRatio.toFixed(1)}×)`}`
 		}),
 		metric('cll_3000_seconds_tributary', oursSpeed.wall, 's', db, { note: `${project.models} models, 1 thread, process wall` }),
 		metric('cll_3000_seconds_sqlglot', sqlglotSpeed.wall, 's', db, { note: `${project.models} models, sqlglot ${PEER_VERSIONS.sqlglot}, process wall` })
@@ -168,9 +170,10 @@ export async function run(): Promise<BenchResult> {
 		rows,
 		ratios: [
 			{ name: 'sqlglot seconds / ours', value: speedup, note: `${project.models} models, cold, one process each` },
+			...(cpuRatio === null ? [] : [{ name: 'sqlglot CPU seconds / ours', value: cpuRatio, note: `${project.models} models, each process's CPU, its threads included` }]),
 			...['ALL', ...TARGET_DIALECTS].map((g) => ({ name: `F1 ours − best peer (${g})`, value: f1('tributary', g) - bestPeer(g), note: 'positive: ours is higher' }))
 		],
-		environment: { oursSuiteSeconds: oursSeconds, peerVersions: PEER_VERSIONS, models: project.models },
+		environment: { oursSuiteSeconds: oursSeconds, peerVersions: PEER_VERSIONS, models: project.models, cpuSeconds: { tributary: oursSpeed.out.cpuSeconds ?? null, sqlglot: sqlglotFigures.cpu_seconds ?? null } },
 		metrics
 	};
 }
