@@ -89,12 +89,6 @@ interface ThreadInput {
 	tag: typeof THREAD_TAG;
 	relations: PlannedRelation[];
 	dialect: InferDialect;
-	/**
-	 * Two Int32 slots the thread writes and the pool reads without a message: the id of the task
-	 * it is inferring (-1 between tasks), and when it started it, in ms after `epoch`.
-	 */
-	progress: SharedArrayBuffer;
-	epoch: number;
 }
 
 interface Task {
@@ -110,16 +104,7 @@ interface Task {
 	attempt: number;
 }
 
-type ThreadAnswer = { ready: true } | { answers: { id: number; lineage: Omit<ModelLineage, 'node' | 'cacheKey'> }[] };
-
-/** After a model this long its thread is replaced: the parser's memory grows with the SQL and is never given back. */
-const RECYCLE_SQL_CHARS = 256 * 1024;
-
-/**
- * A thread holds its answers this long before it sends them, while it has more to do: a message
- * per model cost as much as inferring it, on a loaded machine more (each one wakes the caller's thread).
- */
-const ANSWER_BATCH_MS = 20;
+type ThreadAnswer = { ready: true } | { id: number; lineage: Omit<ModelLineage, 'node' | 'cacheKey'> };
 
 /** The columns a result says the model has, when it knows all of them by name. */
 function knownColumns(result: InferResult, untraced: Untraced[]): string[] | null {
@@ -154,38 +139,10 @@ async function runThread(input: ThreadInput): Promise<void> {
 	const infer = await import('../../lineage/infer/infer');
 	const inferred = new Map<string, string[]>();
 	const resolver = resolverOf({ relations: input.relations }, inferred);
-	const progress = new Int32Array(input.progress);
-	const queue: Task[] = [];
-	let held: { id: number; lineage: Omit<ModelLineage, 'node' | 'cacheKey'> }[] = [];
-	let heldSince = 0;
-	let scheduled = false;
-	// One task a turn of the event loop, so tasks the pool sends meanwhile join the queue.
-	const next = () => {
-		scheduled = false;
-		const task = queue.shift();
-		if (!task) return;
-		for (const [node, columns] of task.parents) inferred.set(node, columns);
-		Atomics.store(progress, 1, Date.now() - input.epoch);
-		Atomics.store(progress, 0, task.id);
-		const lineage = lineageOf(infer, task, resolver.forModel(task), input.dialect);
-		Atomics.store(progress, 0, -1);
-		if (held.length === 0) heldSince = performance.now();
-		held.push({ id: task.id, lineage });
-		// Nothing is held while the thread idles, nor past a long model (its thread may be recycled).
-		if (queue.length === 0 || performance.now() - heldSince >= ANSWER_BATCH_MS || task.sql.length > RECYCLE_SQL_CHARS) {
-			parentPort!.postMessage({ answers: held } satisfies ThreadAnswer);
-			held = [];
-		}
-		schedule();
-	};
-	const schedule = () => {
-		if (scheduled || queue.length === 0) return;
-		scheduled = true;
-		setImmediate(next);
-	};
 	parentPort!.on('message', (task: Task) => {
-		queue.push(task);
-		schedule();
+		for (const [node, columns] of task.parents) inferred.set(node, columns);
+		const lineage = lineageOf(infer, task, resolver.forModel(task), input.dialect);
+		parentPort!.postMessage({ id: task.id, lineage } satisfies ThreadAnswer);
 	});
 	// The WASM's first parse pays for compiling it: not the first model's budget.
 	infer.inferModel({ sql: 'select 1 as warm_up', dialect: input.dialect, resolve: () => null });
@@ -218,8 +175,8 @@ const DEFAULT_THREAD_HEAP_MB = 256;
 const MODELS_PER_THREAD = 200;
 /** The scans before parsing run at most this long on the caller's thread before it yields to other work. */
 const SCAN_SLICE_MS = 10;
-/** Models sent to a thread ahead of its answers: enough to keep it busy while its answers travel. */
-const PIPELINE_DEPTH = 64;
+/** After a model this long its thread is replaced: the parser's memory grows with the SQL and is never given back. */
+const RECYCLE_SQL_CHARS = 256 * 1024;
 
 /** The cache key of a model: its SQL, the dialect, its own catalog columns and its parents' columns as it sees them. */
 export function inferCacheKey(parts: { sql: string; dialect: InferDialect; outputColumns: string[] | null; parents: [string, string[] | null, string[] | null][] }): string {
@@ -238,11 +195,7 @@ class AbortedError extends Error {
 interface Slot {
 	worker: Worker;
 	ready: boolean;
-	/** Sent to the thread and not answered yet, in the order it infers them. */
-	tasks: Task[];
-	/** What the thread is inferring, and since when (ThreadInput.progress). */
-	progress: Int32Array;
-	/** Watches the budget of the task the thread is on. */
+	task: Task | null;
 	timer: ReturnType<typeof setTimeout> | null;
 	/** Set once this slot's worker is given up (terminated or exited): its late events are ignored. */
 	gone: boolean;
@@ -380,7 +333,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			ms: null
 		});
 
-	const epoch = Date.now();
+	const input: ThreadInput = { tag: THREAD_TAG, relations: plan.relations, dialect: plan.dialect };
 
 	const retire = (slot: Slot) => {
 		if (slot.gone) return;
@@ -390,71 +343,30 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 		void slot.worker.terminate();
 	};
 
-	// The task the thread is on (its index in slot.tasks), -1 between tasks. The ones before it are
-	// done, their answers held by the thread; the ones after it not started.
-	const runningIndex = (slot: Slot): number => {
-		const id = Atomics.load(slot.progress, 0);
-		return id < 0 ? -1 : slot.tasks.findIndex((t) => t.id === id);
-	};
-
-	// A retired thread's tasks go back to the front of the queue, in their order; `except` is the one it was on.
-	const requeue = (slot: Slot, except: Task | null, retry: Task | null) => {
-		tasks.unshift(...slot.tasks.flatMap((t) => (t === except ? (retry ? [retry] : []) : [t])));
-		slot.tasks = [];
-	};
-
-	// A model's budget runs from when its thread started it (the thread says when, in slot.progress).
-	const watch = (slot: Slot, ms: number) => {
-		if (slot.timer) clearTimeout(slot.timer);
-		slot.timer = setTimeout(() => {
-			slot.timer = null;
-			if (slot.gone || slot.tasks.length === 0) return;
-			const k = runningIndex(slot);
-			const elapsed = Date.now() - epoch - Atomics.load(slot.progress, 1);
-			if (k < 0 || elapsed < budgetMs) return watch(slot, k < 0 ? budgetMs : Math.max(1, budgetMs - elapsed));
-			// A WASM parse cannot be interrupted: the thread goes, a fresh one takes its place. On a
-			// loaded machine a stall can eat a budget, so a model fails only on its second attempt.
-			const task = slot.tasks[k];
-			requeue(slot, task, task.attempt === 0 ? { ...task, attempt: 1 } : null);
-			retire(slot);
-			if (task.attempt > 0) failModel(task, `too complex to analyse: over the ${budgetMs} ms budget, twice`);
-			dispatch();
-			poke();
-		}, ms);
-	};
-
 	const spawn = () => {
-		const progress = new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT);
-		const slot: Slot = { worker: startThread({ tag: THREAD_TAG, relations: plan.relations, dialect: plan.dialect, progress, epoch }, heapMb), ready: false, tasks: [], progress: new Int32Array(progress), timer: null, gone: false };
-		slot.progress[0] = -1;
+		const slot: Slot = { worker: startThread(input, heapMb), ready: false, task: null, timer: null, gone: false };
 		slots.push(slot);
 		slot.worker.on('message', (answer: ThreadAnswer) => {
 			if (slot.gone) return;
 			if ('ready' in answer) slot.ready = true;
-			else
-				for (const { id, lineage: answered } of answer.answers) {
-					if (slot.tasks[0]?.id !== id) continue;
-					const task = slot.tasks.shift()!;
-					const lineage: ModelLineage = { node: task.node, ...answered, cacheKey: keys.get(task.node) ?? null };
-					// A budget hit inside the thread depends on the machine's load, not only on the SQL.
-					if (lineage.outcome === 'failed' && lineage.message?.includes(' ms budget')) lineage.cacheKey = null;
-					if (lineage.cacheKey) fresh.push(lineage);
-					complete(lineage);
-					if (task.sql.length > RECYCLE_SQL_CHARS) {
-						requeue(slot, null, null);
-						retire(slot);
-						break;
-					}
-				}
+			else if (slot.task && answer.id === slot.task.id) {
+				const task = slot.task;
+				slot.task = null;
+				if (slot.timer) clearTimeout(slot.timer);
+				const lineage: ModelLineage = { node: task.node, ...answer.lineage, cacheKey: keys.get(task.node) ?? null };
+				// A budget hit inside the thread depends on the machine's load, not only on the SQL.
+				if (lineage.outcome === 'failed' && lineage.message?.includes(' ms budget')) lineage.cacheKey = null;
+				if (lineage.cacheKey) fresh.push(lineage);
+				complete(lineage);
+				if (task.sql.length > RECYCLE_SQL_CHARS) retire(slot);
+			}
 			dispatch();
 			poke();
 		});
 		const lost = (why: string) => {
 			if (slot.gone) return;
-			const k = runningIndex(slot);
-			const task = k < 0 ? null : slot.tasks[k];
+			const task = slot.task;
 			const wasReady = slot.ready;
-			requeue(slot, task, null);
 			retire(slot);
 			if (task) failModel(task, why);
 			else if (!wasReady) failure ??= new Error(`the column lineage thread could not start: ${why}`);
@@ -474,26 +386,24 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 	const dispatch = () => {
 		if (failure || signal?.aborted) return;
 		for (const slot of slots) {
-			if (!slot.ready) continue;
-			// A few models wait on the thread behind the one it infers, so it never idles while this
-			// thread takes an answer and sends the next; a long model is not queued behind (it may
-			// recycle the thread), nor anything behind it.
-			while (tasks.length && slot.tasks.length < PIPELINE_DEPTH && !slot.tasks.some((t) => t.sql.length > RECYCLE_SQL_CHARS)) {
-				if (slot.tasks.length && tasks[0].sql.length > RECYCLE_SQL_CHARS) break;
-				const task = tasks.shift()!;
-				slot.tasks.push(task);
-				if (!slot.timer) watch(slot, budgetMs);
-				slot.worker.postMessage(task);
-			}
+			if (!slot.ready || slot.task || tasks.length === 0) continue;
+			const task = tasks.shift()!;
+			slot.task = task;
+			slot.timer = setTimeout(() => {
+				if (slot.gone || slot.task !== task) return;
+				// A WASM parse cannot be interrupted: the thread goes, a fresh one takes its place. On a
+				// loaded machine a stall can eat a budget, so a model fails only on its second attempt.
+				retire(slot);
+				if (task.attempt === 0) tasks.unshift({ ...task, attempt: 1 });
+				else failModel(task, `too complex to analyse: over the ${budgetMs} ms budget, twice`);
+				dispatch();
+				poke();
+			}, budgetMs);
+			slot.worker.postMessage(task);
 		}
-		startThreads(0);
-	};
-
-	// Threads start as work waits for them, up to the limit: a thread's start (compiling the
-	// parser) costs as much as hundreds of models, so a redeploy of a few needs no second one.
-	const startThreads = (coming: number) => {
-		if (failure || signal?.aborted) return;
-		const want = Math.min(threads, Math.ceil((slots.reduce((n, s) => n + s.tasks.length, 0) + tasks.length + coming) / MODELS_PER_THREAD));
+		// Threads start as work waits for them, up to the limit: a thread's start (compiling the
+		// parser) costs as much as hundreds of models, so a redeploy of a few needs no second one.
+		const want = Math.min(threads, Math.ceil((slots.filter((s) => s.task).length + tasks.length) / MODELS_PER_THREAD));
 		while (slots.length < want) spawn();
 	};
 
@@ -543,9 +453,6 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 			if (ready.length) {
 				const waiting = ready;
 				ready = [];
-				// Without a cache each of these models will be parsed (bar the few the scan rejects): the
-				// threads compile the parser while this thread scans them.
-				if (!opts.cache) startThreads(waiting.length);
 				const batch: PlannedModel[] = [];
 				let slice = performance.now();
 				for (const m of waiting) {
@@ -571,7 +478,7 @@ export async function inferProject(plan: InferencePlan, opts: InferOptions = {})
 				dispatch();
 				continue;
 			}
-			if (tasks.length === 0 && slots.every((s) => s.tasks.length === 0)) {
+			if (tasks.length === 0 && slots.every((s) => !s.task)) {
 				// Nothing runs and nothing is ready, yet models wait: a cycle in depends_on. Release them.
 				for (const [node, left] of waits) if (left > 0 && !results.has(node)) {
 					waits.set(node, 0);
