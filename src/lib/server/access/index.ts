@@ -17,7 +17,7 @@ export type { JobReadDecision, JobAccess, JobListAccess } from './jobs';
 export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, readableLineageOwners, readableVersion, pinnedAuthoredShown } from './hidden-nodes';
 export { columnLineageAccess, principalWithLineageStamp, lineageStampOf, pinnedAccessOf, pinnedAccess } from './lineage-gates';
 export type { PinnedAccess } from './lineage-gates';
-export { pageAuth, pageGrant, pagePrincipal, runPageAccess, runPageGrant, layoutAccess, requireLevelsOfRun } from './pages';
+export { pageAuth, pageGrant, layoutPageGrant, pagePrincipal, runPageAccess, runPageGrant, layoutAccess, requireLevelsOfRun } from './pages';
 export { NO_EXPORTABLE_VERSION, exportableVersion, openLineageSender, requireLineageWrite, unmappedNamespace } from './openlineage';
 export { mayRunAgainstWarehouse } from './warehouses';
 export { NO_SUCH_DIFF_REF, diffRefAccess } from './diff';

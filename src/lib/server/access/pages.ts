@@ -37,6 +37,21 @@ export async function pageGrant(event: Pick<RequestEvent, 'locals' | 'url'>, ws:
 }
 
 /**
+ * The workspace layout's caller: a member's grant, as pageGrant. With a share link in the URL the
+ * viewer may be no member (or not signed in): null then, and the layout reveals nothing beyond
+ * the URL (the run page verifies the link itself).
+ */
+export async function layoutPageGrant(event: Pick<RequestEvent, 'locals' | 'url'>, ws: string): Promise<Grant | null> {
+	if (!event.url.searchParams.has('view_token')) return pageGrant(event, ws);
+	try {
+		return grantOf(await workspacePrincipal(event, ws));
+	} catch (e) {
+		if (e instanceof ApiError) return null;
+		throw e;
+	}
+}
+
+/**
  * The run page's gate, and its canvas's (`jobs/run_canvas/{id}`): job read access (a share link
  * included) plus `assets:read`. Unlike pinnedAccess, a job that does not exist is a 404: the
  * page shows one run. A share-link viewer's graph is the shape only unless they may read the

@@ -1,6 +1,7 @@
 // The workspaces a caller sees and may create, and the one a page names: the reads behind the
 // home page, whoami, sign-in's landing and every workspace page's header, behind their gates.
-import { requireWorkspaceCreate, visibleWorkspaces } from '../../access';
+import { error } from '@sveltejs/kit';
+import { requireWorkspaceCreate, visibleWorkspaces, type Grant } from '../../access';
 import type { AuthContext } from '../../auth/context';
 import { ApiError } from '../../api-error';
 import { getDatabase } from '../../db';
@@ -30,4 +31,15 @@ export async function createWorkspaceAs(auth: AuthContext, body: Record<string, 
 /** The workspace a page of it names, read after its gate let the caller in. */
 export async function workspaceNamed(id: string): Promise<{ id: string; name: string } | null> {
 	return getWorkspace(await getDatabase(), id);
+}
+
+/**
+ * The workspace layout's data: the workspace's name and who is signed in. A share link's viewer
+ * who is no member (`grant` null) learns nothing beyond the URL.
+ */
+export async function workspaceLayout(grant: Grant | null, ws: string): Promise<{ workspace: { id: string; name: string }; me: { username: string; isAdmin: boolean } | null }> {
+	if (!grant) return { workspace: { id: ws, name: ws }, me: null };
+	const row = await workspaceNamed(grant.workspace);
+	if (!row) error(404, 'no such workspace');
+	return { workspace: { id: row.id, name: row.name }, me: { username: grant.username, isAdmin: grant.isAdmin } };
 }
