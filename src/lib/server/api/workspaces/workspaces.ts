@@ -1,7 +1,7 @@
 // The workspaces a caller sees and may create, and the one a page names: the reads behind the
 // home page, whoami, sign-in's landing and every workspace page's header, behind their gates.
-import { error } from '@sveltejs/kit';
-import { requireWorkspaceCreate, visibleWorkspaces, type Grant } from '../../access';
+import { error, fail, redirect, type RequestEvent } from '@sveltejs/kit';
+import { pageAuth, requireWorkspaceCreate, visibleWorkspaces, type Grant } from '../../access';
 import type { AuthContext } from '../../auth/context';
 import { ApiError } from '../../api-error';
 import { getDatabase } from '../../db';
@@ -42,4 +42,20 @@ export async function workspaceLayout(grant: Grant | null, ws: string): Promise<
 	const row = await workspaceNamed(grant.workspace);
 	if (!row) error(404, 'no such workspace');
 	return { workspace: { id: row.id, name: row.name }, me: { username: grant.username, isAdmin: grant.isAdmin } };
+}
+
+/** The landing page's create form: the workspace made, or the refusal shown beside the form. */
+export async function createWorkspaceForm(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>) {
+	const auth = pageAuth(event);
+	const form = await event.request.formData();
+	const body = { id: form.get('id') ?? undefined, name: form.get('name') || undefined };
+	let created: { id: string };
+	try {
+		created = await createWorkspaceAs(auth, body);
+	} catch (e) {
+		if (e instanceof ApiError && e.status === 409) return fail(409, { error: `A workspace with id ${String(body.id)} already exists.`, id: String(body.id ?? '') });
+		if (e instanceof ApiError) return fail(e.status, { error: e.message, id: String(body.id ?? '') });
+		throw e;
+	}
+	redirect(303, `/w/${created.id}`);
 }
