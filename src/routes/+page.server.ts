@@ -8,4 +8,6 @@ export const load: PageServerLoad = async (event) => {
 	return { username: auth.username, instanceAdmin: auth.instanceAdmin, workspaces: await workspacesVisibleTo(auth) };
 };
 
-export const actions: Actions = { create: createWorkspaceForm };
+export const actions: Actions = {
+	create: async (event) => createWorkspaceForm(pageAuth(event), event.request)
+};

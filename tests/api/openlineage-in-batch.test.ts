@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/lib/server/db';
-import { buildPrincipal } from '../../src/lib/server/access';
+import { buildPrincipal, grantOf } from '../../src/lib/server/access';
 import { openLineageBatchStats, receive } from '../../src/lib/server/openlineage-in/batch';
 import { parseEvent } from '../../src/lib/server/openlineage-in/event';
 import type { ApiClient } from '../support/api';
@@ -125,12 +125,12 @@ describeFixtures('OpenLineage in: bursts written in batches', () => {
 
 		it('events handed over together are written as one batch, each answered as receiveEvent answers it', async () => {
 			const [acct] = await database.rows<{ id: string }>(sql`select id::text as id from account where username = 'alice'`);
-			const p = await buildPrincipal({ accountId: acct.id, username: 'alice', instanceAdmin: false, via: 'session' }, WS);
+			const grant = grantOf(await buildPrincipal({ accountId: acct.id, username: 'alice', instanceAdmin: false, via: 'session' }, WS));
 			const runIds = Array.from({ length: 10 }, () => randomUUID());
 			const before = openLineageBatchStats();
 			// Handed over in one tick: the first two start the two batch writers, the rest wait for one.
 			const answers = await Promise.all(
-				runIds.map((runId, i) => receive(database, p, parseEvent(JSON.stringify(runEvent({ type: 'COMPLETE', runId, job: JOB, time: at(70 + i), inputs: [SRC2], outputs: [output(SRC2)] })))))
+				runIds.map((runId, i) => receive(database, grant, parseEvent(JSON.stringify(runEvent({ type: 'COMPLETE', runId, job: JOB, time: at(70 + i), inputs: [SRC2], outputs: [output(SRC2)] })))))
 			);
 			const after = openLineageBatchStats();
 			expect(after.largest).toBeGreaterThanOrEqual(runIds.length - 2);

@@ -17,6 +17,7 @@ const GATES = [
 	'assetReadGrant',
 	'pagePrincipal',
 	'pageGrant',
+	'layoutPageGrant',
 	'jobAccess',
 	'runGrant',
 	'shareGrant',

@@ -8,4 +8,7 @@ export const load: PageServerLoad = async ({ locals, url }) => {
 	return {};
 };
 
-export const actions: Actions = { login: signInForm, logout: signOutForm };
+export const actions: Actions = {
+	login: (event) => signInForm(event),
+	logout: (event) => signOutForm(event)
+};

@@ -5,7 +5,8 @@
 import type { RequestEvent } from '@sveltejs/kit';
 import type { Database } from '../db';
 import type { LineageOwner, ScriptPathFilter, VersionRef } from '../repo/lineage';
-import { canReadFolder, canReadPath, canWriteFolder, mayReadPath, mayWritePath, readableFolderPrefix, readablePathFilter } from './folders';
+import { forbidden } from '../http';
+import { canReadFolder, canReadPath, canWriteFolder, canWritePath, mayReadPath, mayWritePath, readableFolderPrefix, readablePathFilter } from './folders';
 import { assetPathGate, authoredPathFilter, authoredShownOf, pinnedAuthoredShown, readableLineageOwners, readableVersion, shapePathFilter } from './hidden-nodes';
 import { workspacePrincipal } from './identity';
 import { adminAllows, mayListTokens, mayManageAccounts, requireAdmin, requireAdminAccess, requireFork, requireMintWithin, requireTokenList, requireTokenMint, requireTokenRevoke, type AdminResource } from './admin';
@@ -147,6 +148,26 @@ export class Grant {
 
 	mayWriteFolder(folder: string): boolean {
 		return canWriteFolder(this.principal, folder);
+	}
+
+	/**
+	 * An OpenLineage event writes the job at `path` in `folder`: a writer of the folder (or an
+	 * admin) whose token's `lineage:write` covers the path. A member who cannot even read the
+	 * folder is not told its name (only the namespace it sent); one who reads it is told it needs
+	 * write access.
+	 */
+	requireLineageWrite(namespace: string, folder: string, path: string): void {
+		if (!canWriteFolder(this.principal, folder)) {
+			if (!canReadFolder(this.principal, folder)) throw forbidden(`you may not send OpenLineage events for the namespace ${JSON.stringify(namespace)}`);
+			throw forbidden(`the namespace ${JSON.stringify(namespace)} writes into the folder ${folder}, which you may read but not write`);
+		}
+		requireScope(this.principal, 'lineage', 'write', path);
+	}
+
+	/** A dbt-ol event records a run of the deployed project at `path`: write access to it and `lineage:write` on it. */
+	requireProjectRunWrite(path: string): void {
+		if (!canWritePath(this.principal, path)) throw forbidden(`this dbt run belongs to ${path}: recording its runs needs write access to it`);
+		requireScope(this.principal, 'lineage', 'write', path);
 	}
 
 	/** Whether the token allows `domain:action` (on `path` when given); narrowing only. */

@@ -18,7 +18,7 @@ export { shapePathFilter, authoredPathFilter, assetPathGate, authoredShownOf, re
 export { columnLineageAccess, principalWithLineageStamp, lineageStampOf, pinnedAccessOf, pinnedAccess } from './lineage-gates';
 export type { PinnedAccess } from './lineage-gates';
 export { pageAuth, pageGrant, layoutPageGrant, pagePrincipal, runPageAccess, runPageGrant, layoutAccess, requireLevelsOfRun } from './pages';
-export { NO_EXPORTABLE_VERSION, exportableVersion, openLineageSender, requireLineageWrite, unmappedNamespace } from './openlineage';
+export { NO_EXPORTABLE_VERSION, exportableVersion, openLineageSender, unmappedNamespace } from './openlineage';
 export { mayRunAgainstWarehouse } from './warehouses';
 export { NO_SUCH_DIFF_REF, diffRefAccess } from './diff';
 export type { DiffRefGrant } from './diff';

@@ -1,11 +1,10 @@
 // OpenLineage: what an export of a project or a run shows, and where a sender's events may land.
 import type { RequestEvent } from '@sveltejs/kit';
 import { ApiError, forbidden, notFound } from '../http';
-import { canReadFolder, canReadPath, canWriteFolder } from './folders';
-import type { Grant } from './grant';
+import { canReadPath } from './folders';
+import { grantOf, type Grant } from './grant';
 import { authoredShownOf } from './hidden-nodes';
 import { recentWorkspacePrincipal } from './identity';
-import type { Principal } from './principal';
 import { requireScope } from './scopes';
 
 export const NO_EXPORTABLE_VERSION = 'no dbt project version at this path and ref';
@@ -35,26 +34,13 @@ export async function exportableVersion(
 /**
  * The OpenLineage receiver's caller: a member of the workspace (workspacePrincipal's refusals:
  * a stranger learns nothing) whose token allows `lineage:write`. Where each event may land is
- * decided per event (requireLineageWrite). The token and its grants may be a lookup up to
+ * decided per event (Grant.requireLineageWrite). The token and its grants may be a lookup up to
  * AUTH_CACHE_MS old (auth/cache.ts: a change made through this process is seen at once).
  */
-export async function openLineageSender(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Principal> {
+export async function openLineageSender(event: Pick<RequestEvent, 'locals'>, ws: string): Promise<Grant> {
 	const p = await recentWorkspacePrincipal(event, ws);
 	requireScope(p, 'lineage', 'write');
-	return p;
-}
-
-/**
- * An event writes the job at `path` in `folder`: a writer of the folder (or an admin), whose
- * token's `lineage:write` covers the path. A member who cannot even read the folder is not told
- * its name (only the namespace it sent); one who reads it is told it needs write access.
- */
-export function requireLineageWrite(p: Principal, namespace: string, folder: string, path: string): void {
-	if (!canWriteFolder(p, folder)) {
-		if (!canReadFolder(p, folder)) throw forbidden(`you may not send OpenLineage events for the namespace ${JSON.stringify(namespace)}`);
-		throw forbidden(`the namespace ${JSON.stringify(namespace)} writes into the folder ${folder}, which you may read but not write`);
-	}
-	requireScope(p, 'lineage', 'write', path);
+	return grantOf(p);
 }
 
 /** The refusal of an event whose job namespace maps to no folder (and the workspace sets no default). */

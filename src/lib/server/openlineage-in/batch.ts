@@ -14,7 +14,7 @@ import {
 	datasetResolverCache
 } from '../../lineage/openlineage-in';
 import { hashToHex } from '../../types/script-hash';
-import { requireLineageWrite, unmappedNamespace, type Principal } from '../access';
+import { unmappedNamespace, type Grant } from '../access';
 import { pipelinedTransaction, type Database, type Tx } from '../db';
 import { openLineageLimits } from '../limits';
 import { folderOf } from '../paths';
@@ -55,7 +55,7 @@ const MAX_BATCH = 200;
 const CONCURRENT_BATCHES = 2;
 
 interface Item {
-	p: Principal;
+	grant: Grant;
 	ev: ReceivedEvent;
 	resolve: (a: ReceiveAnswer) => void;
 	reject: (e: unknown) => void;
@@ -79,9 +79,9 @@ class Batcher {
 	private running = 0;
 	constructor(private readonly database: Database) {}
 
-	submit(p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	submit(grant: Grant, ev: ReceivedEvent): Promise<ReceiveAnswer> {
 		return new Promise<ReceiveAnswer>((resolve, reject) => {
-			this.pending.push({ p, ev, resolve, reject });
+			this.pending.push({ grant, ev, resolve, reject });
 			if (this.running < CONCURRENT_BATCHES) void this.loop();
 		});
 	}
@@ -93,10 +93,10 @@ class Batcher {
 			while (this.pending.length) {
 				// One workspace per batch (its statements are per workspace): the first waiting
 				// event's, and every waiting event of it up to the batch size.
-				const ws = this.pending[0].p.workspace;
+				const ws = this.pending[0].grant.workspace;
 				const items: Item[] = [];
 				const rest: Item[] = [];
-				for (const it of this.pending) (it.p.workspace === ws && items.length < MAX_BATCH ? items : rest).push(it);
+				for (const it of this.pending) (it.grant.workspace === ws && items.length < MAX_BATCH ? items : rest).push(it);
 				this.pending = rest;
 				await this.write(ws, items);
 			}
@@ -122,7 +122,7 @@ class Batcher {
 		}
 		for (const it of slow) {
 			try {
-				it.resolve(await receiveEvent(this.database, it.p, it.ev));
+				it.resolve(await receiveEvent(this.database, it.grant, it.ev));
 			} catch (e) {
 				it.reject(e);
 			}
@@ -161,7 +161,7 @@ async function writeBatch(database: Database, tx: Tx, ws: string, items: readonl
 		try {
 			if (folder === null) throw unmappedNamespace(job.namespace);
 			// A new job's path is only known once created; the gate for it is receiveEvent's.
-			if (stored) requireLineageWrite(it.p, job.namespace, folder, stored.scriptPath);
+			if (stored) it.grant.requireLineageWrite(job.namespace, folder, stored.scriptPath);
 		} catch (e) {
 			out.refused.push([it, e]);
 			continue;
@@ -191,7 +191,7 @@ async function writeBatch(database: Database, tx: Tx, ws: string, items: readonl
 			database,
 			tx,
 			ws,
-			[...firstOfKey.values()].map(({ p, ev }) => ({ key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: ev.job!.namespace, jobName: ev.job!.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body }))
+			[...firstOfKey.values()].map(({ grant, ev }) => ({ key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: ev.job!.namespace, jobName: ev.job!.name, eventTime: ev.eventTime, sentBy: grant.username, body: ev.body }))
 		),
 		runsEventSummaries(database, tx, ws, [...new Set(kept.map((it) => it.ev.runId!))])
 	]);
@@ -293,9 +293,9 @@ const batchers = new WeakMap<Database, Batcher>();
  * Receives one checked event (receiveEvent's answer and refusals): a run event of a known job in
  * a batch, anything else on its own.
  */
-export function receive(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
-	if (!batchable(p.workspace, ev)) return receiveEvent(database, p, ev);
+export function receive(database: Database, grant: Grant, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	if (!batchable(grant.workspace, ev)) return receiveEvent(database, grant, ev);
 	let b = batchers.get(database);
 	if (!b) batchers.set(database, (b = new Batcher(database)));
-	return b.submit(p, ev);
+	return b.submit(grant, ev);
 }

@@ -20,8 +20,7 @@ import {
 import { jobNamespace } from '../../lineage/openlineage';
 import { isJobId } from '../../types/jobs';
 import { hashToHex } from '../../types/script-hash';
-import { canReadPath, canWritePath, requireLineageWrite, requireScope, unmappedNamespace, type Principal } from '../access';
-import { forbidden } from '../api-error';
+import { unmappedNamespace, type Grant } from '../access';
 import type { Database, Tx } from '../db';
 import { openLineageLimits } from '../limits';
 import { folderOf } from '../paths';
@@ -237,22 +236,22 @@ export function externalRows(datasets: readonly ReceivedDataset[], at: (d: Recei
 }
 
 /** Receives one checked event for the caller: 403 when its namespace is unmapped or its folder not the caller's to write. */
-export async function receiveEvent(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
-	const ws = p.workspace;
-	if (ev.kind === 'dataset') return receiveDatasetEvent(database, p, ev);
+export async function receiveEvent(database: Database, grant: Grant, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	const ws = grant.workspace;
+	if (ev.kind === 'dataset') return receiveDatasetEvent(database, grant, ev);
 	const job = ev.job!;
 	if (ev.kind === 'run') {
 		const dbtOl = dbtOlJobOf(job.facets, ev.runFacets);
-		if (dbtOl?.kind === 'invocation') return receiveDbtInvocation(database, p, ev);
+		if (dbtOl?.kind === 'invocation') return receiveDbtInvocation(database, grant, ev);
 		if (dbtOl?.kind === 'node') {
-			const attached = await receiveDbtNode(database, p, ev, dbtOl);
+			const attached = await receiveDbtNode(database, grant, ev, dbtOl);
 			if (attached) return attached;
 		}
 	}
 	const ctx = await ingestContext(database, ws, job.namespace, job.name);
 	const folder = ctx.job ? folderOf(ctx.job.scriptPath) : ctx.mappedFolder;
 	if (folder === null) throw unmappedNamespace(job.namespace);
-	requireLineageWrite(p, job.namespace, folder, ctx.job?.scriptPath ?? jobScriptPath(folder, job));
+	grant.requireLineageWrite(job.namespace, folder, ctx.job?.scriptPath ?? jobScriptPath(folder, job));
 	const at = datasetResolverCache({ workspace: ws, warehouses: ctx.warehouses });
 	const { edges: maxEdges } = openLineageLimits();
 	const answer = await database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
@@ -263,7 +262,7 @@ export async function receiveEvent(database: Database, p: Principal, ev: Receive
 			jobNamespace: job.namespace,
 			jobName: job.name,
 			eventTime: ev.eventTime,
-			sentBy: p.username,
+			sentBy: grant.username,
 			body: ev.body
 		});
 		if (!stored) return { status: 'duplicate', warnings: [] };
@@ -273,7 +272,7 @@ export async function receiveEvent(database: Database, p: Principal, ev: Receive
 		if (!state) {
 			const path = await freePath(database, tx, ws, folder, job);
 			// Another event may have created the job meanwhile: then its row (and path) stands.
-			await insertJobRow(database, tx, ws, { namespace: job.namespace, name: job.name, scriptPath: path, createdBy: p.username });
+			await insertJobRow(database, tx, ws, { namespace: job.namespace, name: job.name, scriptPath: path, createdBy: grant.username });
 			state = (await lockJob(database, tx, ws, job.namespace, job.name))!;
 		}
 		const warnings: string[] = [];
@@ -286,10 +285,10 @@ export async function receiveEvent(database: Database, p: Principal, ev: Receive
 				);
 			}
 			const digest = lineageDigest(lineage);
-			if (digest !== state.lineageDigest || hash === null) hash = await storeVersion(database, tx, ws, state.scriptPath, job, p.username, lineage);
+			if (digest !== state.lineageDigest || hash === null) hash = await storeVersion(database, tx, ws, state.scriptPath, job, grant.username, lineage);
 			await setJobLineage(database, tx, ws, job, { eventTime: ev.eventTime, fromComplete: ev.eventType === 'COMPLETE' || ev.kind === 'job', digest, warnings });
 		} else if (hash === null) {
-			hash = await storeVersion(database, tx, ws, state.scriptPath, job, p.username, null);
+			hash = await storeVersion(database, tx, ws, state.scriptPath, job, grant.username, null);
 		}
 		if (Object.keys(job.facets).length > 0) await mergeJobFacets(database, tx, ws, job, job.facets, ev.eventTime);
 		await upsertExternalDatasets(database, tx, ws, externalRows([...ev.inputs, ...ev.outputs], at), ev.eventTime);
@@ -326,15 +325,15 @@ export async function receiveEvent(database: Database, p: Principal, ev: Receive
 }
 
 /** A dataset event: the dataset's identity and schema, in the folder its namespace maps to. */
-async function receiveDatasetEvent(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
-	const ws = p.workspace;
+async function receiveDatasetEvent(database: Database, grant: Grant, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	const ws = grant.workspace;
 	const d = ev.dataset!;
 	const ctx = await ingestContext(database, ws, d.namespace, null);
 	if (ctx.mappedFolder === null) throw unmappedNamespace(d.namespace);
-	requireLineageWrite(p, d.namespace, ctx.mappedFolder, jobScriptPath(ctx.mappedFolder, d));
+	grant.requireLineageWrite(d.namespace, ctx.mappedFolder, jobScriptPath(ctx.mappedFolder, d));
 	const resolver: DatasetResolver = { workspace: ws, warehouses: ctx.warehouses };
 	const answer = await database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
-		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: null, runId: null, jobNamespace: null, jobName: null, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: null, runId: null, jobNamespace: null, jobName: null, eventTime: ev.eventTime, sentBy: grant.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };
 		await upsertExternalDatasets(database, tx, ws, externalRows([d], (x) => resolveDataset(x, resolver)), ev.eventTime);
 		return { status: 'stored', warnings: [] };
@@ -344,12 +343,6 @@ async function receiveDatasetEvent(database: Database, p: Principal, ev: Receive
 }
 
 // ─── dbt-ol ────────────────────────────────────────────────────────────────────────────────
-
-/** The sender records a run of the project at `path`: write access to it, and lineage:write over it. */
-function requireProjectRunWrite(p: Principal, path: string): void {
-	if (!canWritePath(p, path)) throw forbidden(`this dbt run belongs to ${path}: recording its runs needs write access to it`);
-	requireScope(p, 'lineage', 'write', path);
-}
 
 function runRowOf(ws: string, runId: string, at: { scriptPath: string; scriptHash: bigint | null }, job: { namespace: string; name: string }, s: RunState) {
 	return {
@@ -373,19 +366,19 @@ function runRowOf(ws: string, runId: string, at: { scriptPath: string; scriptHas
  * its output names, when it names one), its run the invocation's (its parent). Null when no
  * readable project holds it, or several do: it is then an ordinary job.
  */
-async function receiveDbtNode(database: Database, p: Principal, ev: ReceivedEvent, dbt: Extract<DbtOlJob, { kind: 'node' }>): Promise<ReceiveAnswer | null> {
-	const ws = p.workspace;
+async function receiveDbtNode(database: Database, grant: Grant, ev: ReceivedEvent, dbt: Extract<DbtOlJob, { kind: 'node' }>): Promise<ReceiveAnswer | null> {
+	const ws = grant.workspace;
 	const resolver: DatasetResolver = { workspace: ws, warehouses: await warehouseNamings(database, ws) };
 	const output = ev.outputs[0] ? resolveDataset(ev.outputs[0], resolver) : null;
 	const owners = await dbtNodeOwners(database, ws, dbt.uniqueId, output?.kind === 'dbt' ? output.path : null);
-	if (owners.length !== 1 || !canReadPath(p, owners[0].scriptPath)) return null;
+	if (owners.length !== 1 || !grant.maySee(owners[0].scriptPath)) return null;
 	const project = owners[0];
-	requireProjectRunWrite(p, project.scriptPath);
+	grant.requireProjectRunWrite(project.scriptPath);
 	const runId = dbt.parentRunId ?? ev.runId!;
 	const id = runJobId(ws, runId);
 	return database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
 		const job = ev.job!;
-		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: grant.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };
 		const node = runStateOf(await runEventSummaries(database, tx, ws, ev.runId!));
 		const invocationEvents = runId === ev.runId ? [] : await runEventSummaries(database, tx, ws, runId);
@@ -399,14 +392,14 @@ async function receiveDbtNode(database: Database, p: Principal, ev: ReceivedEven
 }
 
 /** The dbt-ol invocation's own event: the run's state, once a node event attached it to its project. */
-async function receiveDbtInvocation(database: Database, p: Principal, ev: ReceivedEvent): Promise<ReceiveAnswer> {
-	const ws = p.workspace;
+async function receiveDbtInvocation(database: Database, grant: Grant, ev: ReceivedEvent): Promise<ReceiveAnswer> {
+	const ws = grant.workspace;
 	const id = runJobId(ws, ev.runId!);
 	const attached = await database.db.transaction((tx) => openLineageRunRow(database, tx, ws, id));
-	if (attached) requireProjectRunWrite(p, attached.scriptPath);
+	if (attached) grant.requireProjectRunWrite(attached.scriptPath);
 	return database.db.transaction(async (tx): Promise<ReceiveAnswer> => {
 		const job = ev.job!;
-		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: p.username, body: ev.body });
+		const stored = await insertEvent(database, tx, ws, { key: ev.key, eventType: ev.eventType, runId: ev.runId, jobNamespace: job.namespace, jobName: job.name, eventTime: ev.eventTime, sentBy: grant.username, body: ev.body });
 		if (!stored) return { status: 'duplicate', warnings: [] };
 		const row = await openLineageRunRow(database, tx, ws, id);
 		if (!row) return { status: 'stored', warnings: ["a dbt-ol invocation: its run joins its project when its models' events arrive"] };

@@ -1,7 +1,7 @@
 // The workspaces a caller sees and may create, and the one a page names: the reads behind the
 // home page, whoami, sign-in's landing and every workspace page's header, behind their gates.
-import { error, fail, redirect, type RequestEvent } from '@sveltejs/kit';
-import { pageAuth, requireWorkspaceCreate, visibleWorkspaces, type Grant } from '../../access';
+import { error, fail, redirect } from '@sveltejs/kit';
+import { requireWorkspaceCreate, visibleWorkspaces, type Grant } from '../../access';
 import type { AuthContext } from '../../auth/context';
 import { ApiError } from '../../api-error';
 import { getDatabase } from '../../db';
@@ -45,9 +45,8 @@ export async function workspaceLayout(grant: Grant | null, ws: string): Promise<
 }
 
 /** The landing page's create form: the workspace made, or the refusal shown beside the form. */
-export async function createWorkspaceForm(event: Pick<RequestEvent, 'locals' | 'url' | 'request'>) {
-	const auth = pageAuth(event);
-	const form = await event.request.formData();
+export async function createWorkspaceForm(auth: AuthContext, request: Request) {
+	const form = await request.formData();
 	const body = { id: form.get('id') ?? undefined, name: form.get('name') || undefined };
 	let created: { id: string };
 	try {

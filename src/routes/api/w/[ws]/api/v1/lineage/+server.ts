@@ -12,8 +12,8 @@ import { receive } from '$lib/server/openlineage-in/batch';
 import type { RequestHandler } from './$types';
 
 export const POST: RequestHandler = handleApi(async (event) => {
-	const p = await openLineageSender(event, event.params.ws);
-	takeEventSlot(event.locals.auth!.token?.id ?? `account:${p.accountId}`);
+	const grant = await openLineageSender(event, event.params.ws);
+	takeEventSlot(event.locals.auth!.token?.id ?? `account:${grant.accountId}`);
 	const received = parseEvent(await readEventText(event.request));
-	return json(await receive(await getDatabase(), p, received), { status: 201 });
+	return json(await receive(await getDatabase(), grant, received), { status: 201 });
 });
