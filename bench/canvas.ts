@@ -104,7 +104,9 @@ export async function run(): Promise<BenchResult> {
 						if (await page.locator('[data-testid=group-card]').count()) {
 							const t0 = Date.now();
 							await page.locator('[data-testid=group-card]').first().click();
-							await page.waitForFunction((cards) => Number(document.querySelector('[data-testid=canvas]')!.getAttribute('data-cards')) !== cards, before, { timeout: 60_000 });
+							// A layout the server refused (its time bound, on a loaded machine) ends the wait with its message.
+							await page.waitForFunction((cards) => Number(document.querySelector('[data-testid=canvas]')!.getAttribute('data-cards')) !== cards || !!document.querySelector('.busy.error'), before, { timeout: 60_000 });
+							if (await page.locator('.busy.error').count()) throw new Error(`opening a group: ${await page.locator('.busy.error').first().textContent()}`);
 							s.openGroupMs = Date.now() - t0;
 						}
 						const box = page.getByRole('searchbox', { name: /search relations/i });
