@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openCanvas, shot, useDemoBrowser, watchErrors } from './support';
+import { openCanvas, openDemoRelation, shot, useDemoBrowser, watchErrors } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 const node = (id: string) => `.svelte-flow__node[data-id="${id}"]`;
@@ -110,12 +110,7 @@ describe('columns on the canvas (chromium, built app, demo workspace)', () => {
 	}, 120_000);
 
 	it('widens the details pane\'s trace over the canvas, with no lane cut at the left', async () => {
-		const page = await demo.member.newPage();
-		await page.setViewportSize({ width: 1440, height: 900 });
-		const errors = watchErrors(page);
-		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(ORDERS)}`);
-		const pane = page.getByTestId('details-pane');
-		await expect.poll(() => pane.getByTestId('trace-section').getAttribute('data-trace-state'), { timeout: 30_000 }).toBe('ready');
+		const { page, pane, errors } = await openDemoRelation(demo, ORDERS);
 		expect(await cutAtLeft(page, '[data-testid=details-pane]')).toBe(0);
 		await shot(page, 'trace-in-pane');
 		await pane.getByTestId('widen-trace').click();

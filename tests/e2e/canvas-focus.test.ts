@@ -9,7 +9,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { openCanvas, smallestCardTextPx, useDemoBrowser, watchErrors } from './support';
+import { openCanvas, openDemoRelation, smallestCardTextPx, useDemoBrowser, watchErrors } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 const DOCS_SHOTS = path.resolve('docs/screenshots');
@@ -100,12 +100,7 @@ describe('focus on a column (chromium, built app, demo workspace)', () => {
 	const demo = useDemoBrowser();
 
 	it('focuses the canvas on a traced column\'s path, fitted and readable, and toggles back to the view it had', async () => {
-		const page = await demo.member.newPage();
-		await page.setViewportSize({ width: 1440, height: 900 });
-		const errors = watchErrors(page);
-		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(ORDERS)}`);
-		const pane = page.getByTestId('details-pane');
-		await expect.poll(() => pane.getByTestId('trace-section').getAttribute('data-trace-state'), { timeout: 30_000 }).toBe('ready');
+		const { page, pane, errors } = await openDemoRelation(demo, ORDERS);
 
 		// Nothing traced yet: the toggle is there, disabled, and says why.
 		const toggle = page.getByTestId('canvas-focus');
@@ -195,12 +190,7 @@ describe('focus on a column (chromium, built app, demo workspace)', () => {
 	}, 120_000);
 
 	it('opens the widened trace of a wide lineage readable around the traced column; Fit shows it whole', async () => {
-		const page = await demo.member.newPage();
-		await page.setViewportSize({ width: 1440, height: 900 });
-		const errors = watchErrors(page);
-		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(ORDERS)}`);
-		const pane = page.getByTestId('details-pane');
-		await expect.poll(() => pane.getByTestId('trace-section').getAttribute('data-trace-state'), { timeout: 30_000 }).toBe('ready');
+		const { page, pane, errors } = await openDemoRelation(demo, ORDERS);
 		await pane.locator('[data-testid=column-name][data-column=amount]').click();
 		const wide = page.getByTestId('wide-trace');
 		await wide.waitFor();

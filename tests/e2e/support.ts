@@ -2,7 +2,7 @@
 // seeded runs, a big project), and a browser context carrying the session.
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { demoProducers, generateProject, projectTarGz, type GeneratedProject } from '../../src/lib/server/demo/generator';
 import { tarGz } from '../../src/lib/server/demo/tarball';
@@ -162,6 +162,20 @@ export function watchErrors(page: Page): string[] {
 export async function openCanvas(page: Page, url: string): Promise<void> {
 	await page.goto(url);
 	await page.locator('[data-testid=card], [data-testid=group-card]').first().waitFor({ timeout: 60_000 });
+}
+
+/**
+ * A 1440×900 page of the demo's pipeline with the relation `path` selected, once its details
+ * pane has read the relation's trace; with the page's errors collected from the start.
+ */
+export async function openDemoRelation(demo: DemoBrowser, path: string): Promise<{ page: Page; pane: Locator; errors: string[] }> {
+	const page = await demo.member.newPage();
+	await page.setViewportSize({ width: 1440, height: 900 });
+	const errors = watchErrors(page);
+	await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(path)}`);
+	const pane = page.getByTestId('details-pane');
+	await expect.poll(() => pane.getByTestId('trace-section').getAttribute('data-trace-state'), { timeout: 30_000 }).toBe('ready');
+	return { page, pane, errors };
 }
 
 /**

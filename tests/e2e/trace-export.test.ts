@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { screenshotDir } from './server';
-import { openCanvas, shot, useDemoBrowser, watchErrors } from './support';
+import { openCanvas, openDemoRelation, shot, useDemoBrowser, watchErrors } from './support';
 
 const ORDERS = 'dbt:main/analytics/orders';
 
@@ -60,12 +60,7 @@ describe('trace from a column and export (chromium, built app, demo workspace)',
 	const demo = useDemoBrowser();
 
 	it('traces a column of the pane\'s table over the canvas, readable and whole with Fit, scripts as boxes; focus keeps only its path and gives the view back', async () => {
-		const page = await demo.member.newPage();
-		await page.setViewportSize({ width: 1440, height: 900 });
-		const errors = watchErrors(page);
-		await openCanvas(page, `${demo.app.url}/w/demo/pipeline/demo?select=${encodeURIComponent(ORDERS)}`);
-		const pane = page.getByTestId('details-pane');
-		await expect.poll(() => pane.getByTestId('trace-section').getAttribute('data-trace-state'), { timeout: 30_000 }).toBe('ready');
+		const { page, pane, errors } = await openDemoRelation(demo, ORDERS);
 
 		// The column table's name is the way in: one click traces it over the canvas.
 		const name = pane.locator('[data-testid=column-name][data-column=amount]');
