@@ -7,12 +7,13 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { inferModel } from '../../src/lib/lineage/infer/infer';
-import { inferencePlan, resolverOf, type InferencePlan } from '../../src/lib/lineage/infer/manifest';
+import { resolverOf } from '../../src/lib/lineage/infer/manifest';
 import { parseStatement } from '../../src/lib/lineage/sql-lineage/parse';
 import { LineageSession } from '../../src/lib/lineage/sql-lineage/session';
 import { blankComments, splitStatements, statementHead } from '../../src/lib/lineage/sql-lineage/text';
-import type { NameResolver, SqlDialect } from '../../src/lib/lineage/sql-lineage/types';
-import { loadSuite, modelNode, projectOf, scriptOf, slugOf, SUITE_DIR, suiteRuns, type CaseRun, type SuiteCase } from '../support/public-lineage';
+import type { SqlDialect } from '../../src/lib/lineage/sql-lineage/types';
+import { loadProject, scriptResolver } from '../support/public-lineage-ours';
+import { loadSuite, modelNode, projectOf, scriptOf, slugOf, SUITE_DIR, suiteRuns, type CaseRun } from '../support/public-lineage';
 
 interface Outcome {
 	run: string;
@@ -24,30 +25,10 @@ interface Outcome {
 	sql: string;
 }
 
-const plans = new Map<string, InferencePlan>();
-function planOf(rel: string): InferencePlan {
-	let plan = plans.get(rel);
-	if (!plan) {
-		const dir = path.join(SUITE_DIR, 'projects', rel);
-		plan = inferencePlan(JSON.parse(readFileSync(path.join(dir, 'manifest.json'), 'utf8')), JSON.parse(readFileSync(path.join(dir, 'catalog.json'), 'utf8')));
-		plans.set(rel, plan);
-	}
-	return plan;
-}
-
-function scriptResolver(c: SuiteCase): NameResolver {
-	const schema = new Map(Object.entries(c.schema).map(([k, v]) => [k.toLowerCase(), v]));
-	return (parts) => {
-		const name = parts.join('.').toLowerCase();
-		const columns = schema.get(name) ?? null;
-		return { node: name, label: name, columns, complete: columns !== null };
-	};
-}
-
 function outcomesOf(run: CaseRun): Omit<Outcome, 'run' | 'id' | 'source' | 'dialect'>[] {
 	const out: Omit<Outcome, 'run' | 'id' | 'source' | 'dialect'>[] = [];
 	if (run.c.form === 'model') {
-		const plan = planOf(projectOf(run.source, run.c));
+		const plan = loadProject(projectOf(run.source, run.c)).plan;
 		const slug = slugOf(run.c.id);
 		const inferred = new Map<string, string[]>();
 		const resolver = resolverOf(plan, inferred);

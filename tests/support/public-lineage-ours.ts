@@ -28,7 +28,8 @@ interface LoadedProject {
 
 const projects = new Map<string, LoadedProject>();
 
-function loadProject(rel: string): LoadedProject {
+/** A suite project's inference plan and its table names, read once. */
+export function loadProject(rel: string): LoadedProject {
 	let p = projects.get(rel);
 	if (!p) {
 		const dir = path.join(SUITE_DIR, 'projects', rel);
@@ -65,7 +66,7 @@ function runModels(run: CaseRun): OurAnswer {
 }
 
 /** A script's names: every table is a relation of that name, with the columns the case's test gives it. */
-function scriptResolver(c: SuiteCase): NameResolver {
+export function scriptResolver(c: SuiteCase): NameResolver {
 	const schema = new Map(Object.entries(c.schema).map(([k, v]) => [k.toLowerCase(), v]));
 	return (parts) => {
 		const name = parts.join('.').toLowerCase();
